@@ -1,0 +1,149 @@
+"""Cards as small ints and sets of cards as 52-bit masks.
+
+A card is an int 0..51: ``suit * 13 + rank``, suits in the order clubs, diamonds,
+spades, hearts (C, D, S, H) and ranks 2..A as 0..12. A set of cards is a 52-bit int
+(``CardMask``) with bit ``card`` set when the card is in the set, so each suit is one
+13-bit field and "the cards of the led suit" is one AND with ``SUIT_MASKS[suit]``.
+
+Text form: rank then suit, ``2C``, ``TD``, ``JD``, ``QS``, ``AH``; parsing also accepts
+``10D`` and lower case.
+
+>>> format_card(QUEEN_SPADES)
+'QS'
+>>> parse_card("10d") == parse_card("TD")
+True
+>>> format_mask(parse_mask("QS 2C AH"))
+'2C QS AH'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+Card = int
+CardMask = int
+
+SUITS = "CDSH"
+RANKS = "23456789TJQKA"
+SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
+CLUBS, DIAMONDS, SPADES, HEARTS = 0, 1, 2, 3
+N_CARDS = 52
+
+SUIT_MASKS: tuple[CardMask, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+FULL_DECK: CardMask = (1 << N_CARDS) - 1
+
+
+class CardParseError(ValueError):
+    """A card or card list could not be read; ``text`` holds the offending text."""
+
+    def __init__(self, text: str, reason: str = "") -> None:
+        self.text = text
+        detail = f": {reason}" if reason else ""
+        super().__init__(
+            f"cannot read card {text!r}{detail} "
+            "(write rank then suit: 2-9, T or 10, J, Q, K, A and C, D, S, H, e.g. QS or 10D)"
+        )
+
+
+def card(rank: int, suit: int) -> Card:
+    """Return the card of ``rank`` (0 = two .. 12 = ace) and ``suit`` (0..3, CDSH)."""
+    return suit * 13 + rank
+
+
+def suit_of(c: Card) -> int:
+    """Return the suit of card ``c``: 0 clubs, 1 diamonds, 2 spades, 3 hearts."""
+    return c // 13
+
+
+def rank_of(c: Card) -> int:
+    """Return the rank of card ``c``: 0 for a two up to 12 for an ace."""
+    return c % 13
+
+
+def parse_card(text: str) -> Card:
+    """Read one card such as ``QS``, ``td``, ``10D``.
+
+    :raises CardParseError: the text is not a card.
+    """
+    t = text.strip().upper()
+    if len(t) == 3 and t.startswith("10"):
+        t = "T" + t[2]
+    if len(t) != 2:
+        raise CardParseError(text, "expected two characters")
+    r, s = t
+    if r not in RANKS:
+        raise CardParseError(text, f"unknown rank {r!r}")
+    if s not in SUITS:
+        raise CardParseError(text, f"unknown suit {s!r}")
+    return card(RANKS.index(r), SUITS.index(s))
+
+
+def format_card(c: Card) -> str:
+    """Return the two-character code of card ``c`` (0..51), e.g. ``QS``.
+
+    :raises ValueError: ``c`` is not in 0..51.
+    """
+    if not 0 <= c < N_CARDS:
+        raise ValueError(f"card number {c} is outside 0..51")
+    return RANKS[c % 13] + SUITS[c // 13]
+
+
+def split_cards(text: str) -> list[str]:
+    """Split a card list written with spaces or commas, or run together (``2C7CQS``)."""
+    parts = text.replace(",", " ").split()
+    out: list[str] = []
+    for part in parts:
+        i = 0
+        while i < len(part):
+            n = 3 if part[i : i + 2] == "10" else 2
+            out.append(part[i : i + n])
+            i += n
+    return out
+
+
+def parse_cards(text: str) -> list[Card]:
+    """Read a list of cards, in order, e.g. ``"QS TD 2c"`` or ``"QSTD2C"``.
+
+    :raises CardParseError: a piece is not a card.
+    """
+    return [parse_card(p) for p in split_cards(text)]
+
+
+def parse_mask(text: str) -> CardMask:
+    """Read a set of cards as a mask.
+
+    :raises CardParseError: a piece is not a card, or a card is repeated.
+    """
+    m = 0
+    for c in parse_cards(text):
+        if m >> c & 1:
+            raise CardParseError(format_card(c), "card listed twice")
+        m |= 1 << c
+    return m
+
+
+def mask_of(cards: Iterable[Card]) -> CardMask:
+    """Return the mask holding ``cards``."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: CardMask) -> Iterator[Card]:
+    """Yield the cards of ``mask`` in increasing order (clubs first, two first)."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def format_mask(mask: CardMask, sep: str = " ") -> str:
+    """Return the cards of ``mask`` as codes in increasing order, joined by ``sep``."""
+    return sep.join(format_card(c) for c in cards_of(mask))
+
+
+TWO_CLUBS: Card = parse_card("2C")
+QUEEN_SPADES: Card = parse_card("QS")
+JACK_DIAMONDS: Card = parse_card("JD")
+HEARTS_MASK: CardMask = SUIT_MASKS[HEARTS]

@@ -1,0 +1,382 @@
+"""The game loop: one state machine for compiled and plain-Python seats.
+
+:func:`next_decision` moves a game on to the next decision (dealing when a deal starts)
+and names the seat and the kind of decision; the answer goes to ``submit_pass``,
+``submit_play`` or ``submit_moon``, which validate it and move the game on (scoring a
+finished deal, ending the game). :func:`play_games` drives that loop in compiled code
+for compiled strategies, given as first-class function values (one bundle per seat,
+signatures in :mod:`hsim.engine.signatures`); the plain-Python driver in
+:mod:`hsim.play` drives the same kernels for Python strategies.
+"""
+
+from __future__ import annotations
+
+from numba import njit, types
+
+from hsim._jit import kernel
+from hsim.engine.bits import popcount
+from hsim.engine.hearts import (
+    HEARTS_MASK,
+    JACK_DIAMONDS,
+    N_SEATS,
+    N_TRICKS,
+    QUEEN_SPADES,
+    apply_passes,
+    game_end,
+    jack_taker_of,
+    legal_plays,
+    moon_choice_asked,
+    moon_shooter,
+    pass_direction,
+    place_of,
+    play_card,
+    score_deal,
+    shuffle_deal,
+    start_play,
+    valid_pass,
+)
+from hsim.engine.layout import (
+    D_DEAL,
+    D_DEAL_SCORE,
+    D_GAME,
+    D_HAND,
+    D_HEARTS,
+    D_JACK_DIAMONDS,
+    D_MOON,
+    D_MOON_CHOICE,
+    D_PASS_DIR,
+    D_PASSED,
+    D_POINTS,
+    D_QUEEN_SPADES,
+    D_RECEIVED,
+    D_SCORE,
+    D_SEAT,
+    D_TRICKS,
+    G_DEALS,
+    G_ENDED_BY,
+    G_GAME,
+    G_PLACE,
+    G_SCORE,
+    G_SEAT,
+    G_WINNER,
+    H_DEAL_ROWS,
+    H_DECIDER,
+    H_ERROR_CODE,
+    H_ERROR_VALUE,
+    H_GAME,
+    H_GAME_ROWS,
+    H_MOON_CHOICE,
+    H_PASS_SEAT,
+    H_PENDING_PASS,
+    H_PHASE,
+    H_SCRATCH,
+    MOON_SUBTRACT,
+    P_DEAL,
+    P_MOON_SHOOTER,
+    P_N_SEATS,
+    P_PASS_DIR,
+    P_POINTS,
+    P_RULES,
+    P_SCORES,
+    P_TAKEN,
+    P_TO_ACT,
+    P_TRICK,
+    P_TRICKS_WON,
+    PASS_HOLD,
+    PH_DEAL_START,
+    PH_GAME_OVER,
+    PH_MOON,
+    PH_PASS,
+    PH_PLAY,
+    R_MAX_DEALS,
+    ST_ERR_ILLEGAL,
+    ST_ERR_MOON,
+    ST_ERR_NOT_HELD,
+    ST_ERR_PASS,
+    ST_GAME_OVER,
+    ST_NEED_MOON,
+    ST_NEED_PASS,
+    ST_NEED_PLAY,
+    ST_OK,
+    V_DEALT,
+    V_HAND,
+    V_PASSED,
+    V_RECEIVED,
+    V_SEAT,
+)
+from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
+from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
+
+
+@kernel
+def new_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
+    """Reset the state arrays for game ``game`` of run ``run_seed`` (uint64).
+
+    Derives the deal stream and each seat's stream (hsim.rng), zeroes the scores and
+    sets the phase to the start of deal 0. Output row counters in ``hidden`` are kept.
+    """
+    public[:] = 0
+    public[P_N_SEATS] = N_SEATS
+    public[P_MOON_SHOOTER] = -1
+    for r in range(rules.shape[0]):
+        public[P_RULES + r] = rules[r]
+    for s in range(N_SEATS):
+        private[s, :] = 0
+        private[s, V_SEAT] = s
+    hidden[H_GAME] = game
+    hidden[H_PHASE] = PH_DEAL_START
+    hidden[H_ERROR_CODE] = 0
+    rngs[0, 0] = stream_state(run_seed, game, PURPOSE_DEAL)
+    for s in range(N_SEATS):
+        rngs[1 + s, 0] = stream_state(run_seed, game, PURPOSE_SEAT + s)
+
+
+@kernel
+def begin_deal(public, private, hidden, rngs, rules) -> None:
+    """Deal the cards of deal ``public[P_DEAL]`` and enter its pass (or play) phase."""
+    direction = pass_direction(rules, public[P_DEAL])
+    public[P_PASS_DIR] = direction
+    public[P_MOON_SHOOTER] = -1
+    shuffle_deal(private, hidden, rngs[0])
+    start_play(public, private)
+    if direction == PASS_HOLD:
+        hidden[H_PHASE] = PH_PLAY
+    else:
+        hidden[H_PHASE] = PH_PASS
+        hidden[H_PASS_SEAT] = 0
+
+
+@kernel
+def _fail(hidden, code, value):
+    hidden[H_ERROR_CODE] = code
+    hidden[H_ERROR_VALUE] = value
+    return code
+
+
+@kernel
+def submit_pass(public, private, hidden, cards) -> int:
+    """Record the pass of the seat being asked (``hidden[H_PASS_SEAT]``); ST_OK or ST_ERR_PASS.
+
+    cards: 3-card mask from that seat's hand. After the last seat, all passes happen at
+    once and play starts (A1.2, A1.3).
+    """
+    s = hidden[H_PASS_SEAT]
+    if not valid_pass(private[s, V_HAND], cards):
+        return _fail(hidden, ST_ERR_PASS, cards)
+    hidden[H_PENDING_PASS + s] = cards
+    if s + 1 < N_SEATS:
+        hidden[H_PASS_SEAT] = s + 1
+    else:
+        apply_passes(public, private, hidden)
+        start_play(public, private)
+        hidden[H_PHASE] = PH_PLAY
+    return ST_OK
+
+
+@kernel
+def write_deal_rows(public, private, hidden, deal_score, scores, outcome, shooter, deal_out):
+    """Append one deal row per seat to ``deal_out`` (columns D_* of the layout)."""
+    row = hidden[H_DEAL_ROWS]
+    for s in range(N_SEATS):
+        r = deal_out[row + s]
+        taken = public[P_TAKEN + s]
+        r[D_GAME] = hidden[H_GAME]
+        r[D_DEAL] = public[P_DEAL]
+        r[D_SEAT] = s
+        r[D_PASS_DIR] = public[P_PASS_DIR]
+        r[D_HAND] = private[s, V_DEALT]
+        r[D_PASSED] = private[s, V_PASSED]
+        r[D_RECEIVED] = private[s, V_RECEIVED]
+        r[D_HEARTS] = popcount(taken & HEARTS_MASK)
+        r[D_QUEEN_SPADES] = (taken >> QUEEN_SPADES) & 1
+        r[D_JACK_DIAMONDS] = (taken >> JACK_DIAMONDS) & 1
+        r[D_TRICKS] = public[P_TRICKS_WON + s]
+        r[D_POINTS] = public[P_POINTS + s]
+        r[D_MOON] = 1 if s == shooter else 0
+        r[D_MOON_CHOICE] = outcome if s == shooter else 0
+        r[D_DEAL_SCORE] = deal_score[s]
+        r[D_SCORE] = scores[s]
+    hidden[H_DEAL_ROWS] = row + N_SEATS
+
+
+@kernel
+def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> None:
+    """Score the finished deal (A2), record it, and end the game or start the next deal (A3)."""
+    points = public[P_POINTS : P_POINTS + N_SEATS]
+    tricks = public[P_TRICKS_WON : P_TRICKS_WON + N_SEATS]
+    before = public[P_SCORES : P_SCORES + N_SEATS]
+    jack = jack_taker_of(public)
+    deal_score = hidden[H_SCRATCH : H_SCRATCH + N_SEATS]
+    scores = hidden[H_SCRATCH + N_SEATS : H_SCRATCH + 2 * N_SEATS]
+    outcome = score_deal(rules, points, tricks, jack, before, choice, deal_score, scores)
+    shooter = moon_shooter(rules, points, jack)
+    write_deal_rows(public, private, hidden, deal_score, scores, outcome, shooter, deal_out)
+    for s in range(N_SEATS):
+        public[P_SCORES + s] = scores[s]
+    deals = public[P_DEAL] + 1
+    ended_by = game_end(rules, scores, deals)
+    if ended_by < 0:
+        public[P_DEAL] = deals
+        hidden[H_PHASE] = PH_DEAL_START
+        return
+    hidden[H_PHASE] = PH_GAME_OVER
+    row = hidden[H_GAME_ROWS]
+    low = scores[0]
+    for s in range(1, N_SEATS):
+        low = min(low, scores[s])
+    for s in range(N_SEATS):
+        g = game_out[row + s]
+        g[G_GAME] = hidden[H_GAME]
+        g[G_SEAT] = s
+        g[G_SCORE] = scores[s]
+        g[G_PLACE] = place_of(scores, s)
+        g[G_WINNER] = 1 if scores[s] == low else 0
+        g[G_DEALS] = deals
+        g[G_ENDED_BY] = ended_by
+    hidden[H_GAME_ROWS] = row + N_SEATS
+
+
+@kernel
+def submit_play(public, private, hidden, rules, card, deal_out, game_out) -> int:
+    """Play ``card`` for the seat to act; ST_OK, ST_ERR_NOT_HELD or ST_ERR_ILLEGAL.
+
+    After the last trick the deal is scored, unless the shooter's New Moon choice is
+    needed first (phase PH_MOON).
+    """
+    s = public[P_TO_ACT]
+    hand = private[s, V_HAND]
+    if card < 0 or card > 51 or not (hand >> card) & 1:
+        return _fail(hidden, ST_ERR_NOT_HELD, card)
+    if not (legal_plays(public, rules, hand) >> card) & 1:
+        return _fail(hidden, ST_ERR_ILLEGAL, card)
+    play_card(public, private, s, card)
+    if public[P_TRICK] == N_TRICKS:
+        points = public[P_POINTS : P_POINTS + N_SEATS]
+        shooter = moon_shooter(rules, points, jack_taker_of(public))
+        if moon_choice_asked(rules, public[P_SCORES : P_SCORES + N_SEATS], shooter):
+            public[P_MOON_SHOOTER] = shooter
+            hidden[H_PHASE] = PH_MOON
+        else:
+            finish_deal(public, private, hidden, rules, 0, deal_out, game_out)
+    return ST_OK
+
+
+@kernel
+def submit_moon(public, private, hidden, rules, choice, deal_out, game_out) -> int:
+    """Apply the shooter's New Moon choice (0 default, 1 add, 2 subtract); ST_OK or ST_ERR_MOON."""
+    if choice < 0 or choice > MOON_SUBTRACT:
+        return _fail(hidden, ST_ERR_MOON, choice)
+    hidden[H_MOON_CHOICE] = choice
+    finish_deal(public, private, hidden, rules, choice, deal_out, game_out)
+    return ST_OK
+
+
+@kernel
+def next_decision(public, private, hidden, rngs, rules) -> int:
+    """Move the game on to its next decision and say whose and which it is.
+
+    Deals the cards when a deal starts. Returns ST_NEED_PASS, ST_NEED_PLAY or
+    ST_NEED_MOON with the deciding seat in ``hidden[H_DECIDER]`` (and
+    ``public[P_TO_ACT]``), or ST_GAME_OVER. The answer goes to the matching
+    ``submit_*`` kernel, whoever gives it: a compiled strategy or a Python one.
+    """
+    if hidden[H_PHASE] == PH_DEAL_START:
+        begin_deal(public, private, hidden, rngs, rules)
+    phase = hidden[H_PHASE]
+    if phase == PH_PASS:
+        s = hidden[H_PASS_SEAT]
+        public[P_TO_ACT] = s
+        st = ST_NEED_PASS
+    elif phase == PH_PLAY:
+        s = public[P_TO_ACT]
+        st = ST_NEED_PLAY
+    elif phase == PH_MOON:
+        s = public[P_MOON_SHOOTER]
+        public[P_TO_ACT] = s
+        st = ST_NEED_MOON
+    else:
+        return ST_GAME_OVER
+    hidden[H_DECIDER] = s
+    return st
+
+
+_I1 = types.int64[::1]
+_I2 = types.int64[:, ::1]
+_U2 = types.uint64[:, ::1]
+_F2 = types.float64[:, ::1]
+PLAY_GAMES_SIG = types.int64(
+    types.uint64,
+    types.int64,
+    types.int64,
+    _I1,
+    types.UniTuple(PASS_FN, 4),
+    types.UniTuple(PLAY_FN, 4),
+    types.UniTuple(MOON_FN, 4),
+    _F2,
+    _I1,
+    _I2,
+    _I1,
+    _U2,
+    _I2,
+    _I2,
+)
+
+
+@njit(PLAY_GAMES_SIG, cache=True, _nrt=False)
+def play_games(
+    run_seed,
+    first_game,
+    n_games,
+    rules,
+    pass_fns,
+    play_fns,
+    moon_fns,
+    params,
+    public,
+    private,
+    hidden,
+    rngs,
+    deal_out,
+    game_out,
+):
+    """Play games ``first_game ..`` with compiled seats; return how many were completed.
+
+    Stops early, between games, when ``deal_out`` could not hold another game of
+    ``max_deals`` deals, or on an error (``hidden[H_ERROR_CODE]`` set, the failing game
+    in ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``). Rows are appended from the
+    counters ``hidden[H_DEAL_ROWS]`` and ``hidden[H_GAME_ROWS]``.
+    """
+    need = N_SEATS * rules[R_MAX_DEALS]
+    done = 0
+    while done < n_games:
+        if deal_out.shape[0] - hidden[H_DEAL_ROWS] < need:
+            break
+        if game_out.shape[0] - hidden[H_GAME_ROWS] < N_SEATS:
+            break
+        new_game(public, private, hidden, rngs, rules, run_seed, first_game + done)
+        st = next_decision(public, private, hidden, rngs, rules)
+        while st != ST_GAME_OVER:
+            s = hidden[H_DECIDER]
+            if st == ST_NEED_PLAY:
+                legal = legal_plays(public, rules, private[s, V_HAND])
+                card = play_fns[s](public, private[s], legal, rngs[1 + s], params[s])
+                st = submit_play(public, private, hidden, rules, card, deal_out, game_out)
+            elif st == ST_NEED_PASS:
+                cards = pass_fns[s](public, private[s], rngs[1 + s], params[s])
+                st = submit_pass(public, private, hidden, cards)
+            else:
+                choice = moon_fns[s](public, private[s], rngs[1 + s], params[s])
+                st = submit_moon(public, private, hidden, rules, choice, deal_out, game_out)
+            if st != ST_OK:
+                return done
+            st = next_decision(public, private, hidden, rngs, rules)
+        done += 1
+    return done
+
+
+ERROR_NAMES = {
+    ST_ERR_PASS: "a pass that is not exactly three cards of its hand",
+    ST_ERR_NOT_HELD: "a card it does not hold",
+    ST_ERR_ILLEGAL: "a card the rules do not allow now",
+    ST_ERR_MOON: "a moon choice other than 0 (default), 1 (add) or 2 (subtract)",
+}

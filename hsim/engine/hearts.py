@@ -1,0 +1,389 @@
+"""Hearts rule kernels (RULES.md part A): deal, pass, legal plays, play a card, scoring.
+
+Design notes
+- Cards are ints ``suit * 13 + rank`` (suits C, D, S, H; ranks 2..A), hands 52-bit
+  masks in int64 (see :mod:`hsim.cards`). State lives in the arrays of
+  :mod:`hsim.engine.layout`; every kernel reads the rules vector, never Python objects.
+- "points" means penalty points taken in a deal: 1 per heart, 13 for QS (A1.8).
+- Pass directions are 0 left (to seat + 1), 1 right (seat - 1), 2 across (seat + 2),
+  3 hold (A1.2).
+- Hearts are broken from the moment a heart is played, the current trick included, and
+  this is tracked whatever ``hearts_must_be_broken`` says (A1.6).
+"""
+
+from __future__ import annotations
+
+from hsim._jit import kernel
+from hsim.engine.bits import popcount
+from hsim.engine.layout import (
+    H_DECK,
+    H_PENDING_PASS,
+    MOON_ADD,
+    MOON_DEFAULT,
+    MOON_SUBTRACT,
+    P_HEARTS_BROKEN,
+    P_LEADER,
+    P_LED_SUIT,
+    P_N_PLAYS,
+    P_PASS_DIR,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_PLAYED,
+    P_POINTS,
+    P_RULES,
+    P_TAKEN,
+    P_TO_ACT,
+    P_TRICK,
+    P_TRICK_CARDS,
+    P_TRICK_LEADER,
+    P_TRICK_LEN,
+    P_TRICK_WINNER,
+    P_TRICKS_WON,
+    P_VOIDS,
+    PASS_HOLD,
+    R_CLAMP_AT_ZERO,
+    R_END_SCORE,
+    R_FIRST_TRICK_ONLY_POINTS,
+    R_FIRST_TRICK_POINTS,
+    R_HEARTS_MUST_BE_BROKEN,
+    R_JACK_IN_MOON_DEAL,
+    R_LEAD_ANY_CLUB,
+    R_LEAD_HEARTS_INSTEAD_OF_QUEEN,
+    R_MAX_DEALS,
+    R_MOON,
+    R_MOON_REQUIRES_JACK,
+    R_NO_DRAW,
+    R_NO_TRICK_BONUS,
+    R_OMNIBUS,
+    R_PASSING,
+    R_PERFECT_100,
+    R_QUEEN_BREAKS_HEARTS,
+    R_QUEEN_WAITS,
+    V_DEALT,
+    V_HAND,
+    V_PASSED,
+    V_RECEIVED,
+)
+from hsim.rng import below
+
+N_SEATS = 4
+N_TRICKS = 13
+SUIT_MASK = (1 << 13) - 1
+CLUBS_MASK = SUIT_MASK
+HEARTS_MASK = SUIT_MASK << 39
+TWO_CLUBS = 0
+JACK_DIAMONDS = 13 + 9
+QUEEN_SPADES = 26 + 10
+QS_BIT = 1 << QUEEN_SPADES
+POINTS_MASK = HEARTS_MASK | QS_BIT
+
+
+@kernel
+def card_points(cards: int) -> int:
+    """Return the penalty points in mask ``cards``: 1 per heart, 13 for QS (A1.8)."""
+    return popcount(cards & HEARTS_MASK) + 13 * ((cards >> QUEEN_SPADES) & 1)
+
+
+@kernel
+def pass_direction(rules, deal: int) -> int:
+    """Return the pass direction of deal ``deal`` (0-based): 0..3 = left/right/across/hold.
+
+    RULES.md A1.2: ``passing=cycle`` follows left, right, across, hold; ``none`` holds.
+    """
+    if rules[R_PASSING] == 1:
+        return PASS_HOLD
+    return deal % 4
+
+
+@kernel
+def pass_target(seat: int, direction: int) -> int:
+    """Return the seat that receives ``seat``'s pass in ``direction`` (0..2)."""
+    return (seat + (1, 3, 2)[direction]) % N_SEATS
+
+
+@kernel
+def shuffle_deal(private, hidden, deal_rng) -> None:
+    """Shuffle and deal 13 cards to each seat (A1.1) from stream ``deal_rng``.
+
+    The deck order goes to ``hidden[H_DECK:]`` (seat s gets positions 13s..13s+12, its
+    dealing order); hands to ``private[s, V_HAND]`` and ``V_DEALT``.
+    """
+    deck = hidden[H_DECK : H_DECK + 52]
+    for i in range(52):
+        deck[i] = i
+    for i in range(51, 0, -1):  # Fisher-Yates
+        j = below(deal_rng, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    for s in range(N_SEATS):
+        hand = 0
+        for k in range(13):
+            hand |= 1 << deck[13 * s + k]
+        private[s, V_HAND] = hand
+        private[s, V_DEALT] = hand
+        private[s, V_PASSED] = 0
+        private[s, V_RECEIVED] = 0
+
+
+@kernel
+def valid_pass(hand: int, cards: int) -> bool:
+    """Return whether ``cards`` is exactly three cards of ``hand`` (A1.2)."""
+    return cards & ~hand == 0 and popcount(cards) == 3
+
+
+@kernel
+def apply_passes(public, private, hidden) -> None:
+    """Move every seat's pending pass to its receiver at once (A1.2).
+
+    Reads the passes from ``hidden[H_PENDING_PASS + s]``; sets V_PASSED / V_RECEIVED.
+    """
+    direction = public[P_PASS_DIR]
+    for s in range(N_SEATS):
+        private[s, V_HAND] &= ~hidden[H_PENDING_PASS + s]
+        private[s, V_PASSED] = hidden[H_PENDING_PASS + s]
+    for s in range(N_SEATS):
+        to = pass_target(s, direction)
+        private[to, V_HAND] |= hidden[H_PENDING_PASS + s]
+        private[to, V_RECEIVED] = hidden[H_PENDING_PASS + s]
+
+
+@kernel
+def start_play(public, private) -> None:
+    """Reset the per-deal public facts and give the lead of trick 1 to the 2C holder (A1.3)."""
+    leader = 0
+    for s in range(N_SEATS):
+        if private[s, V_HAND] & 1:
+            leader = s
+        public[P_POINTS + s] = 0
+        public[P_TRICKS_WON + s] = 0
+        public[P_VOIDS + s] = 0
+        public[P_TAKEN + s] = 0
+    public[P_TRICK] = 0
+    public[P_LEADER] = leader
+    public[P_TO_ACT] = leader
+    public[P_TRICK_LEN] = 0
+    public[P_HEARTS_BROKEN] = 0
+    public[P_PLAYED] = 0
+    public[P_TRICK_CARDS] = 0
+    public[P_LED_SUIT] = -1
+    public[P_N_PLAYS] = 0
+    for t in range(N_TRICKS):
+        public[P_TRICK_LEADER + t] = -1
+        public[P_TRICK_WINNER + t] = -1
+    public[P_TRICK_LEADER] = leader
+
+
+@kernel
+def legal_plays(public, rules, hand: int) -> int:
+    """Return the mask of cards of ``hand`` that may be played now (A1.3-A1.7).
+
+    ``hand`` must be the hand of the seat to act (``public[P_TO_ACT]``). Empty only when
+    the hand is empty.
+    """
+    first_trick = public[P_TRICK] == 0
+    unbroken = public[P_HEARTS_BROKEN] == 0
+    if public[P_TRICK_LEN] == 0:
+        if first_trick:
+            # A1.3: the 2C holder leads it, or any club with lead_any_club.
+            if rules[R_LEAD_ANY_CLUB] and hand & CLUBS_MASK:
+                legal = hand & CLUBS_MASK
+            else:
+                legal = hand & 1
+        else:
+            legal = hand
+            if rules[R_HEARTS_MUST_BE_BROKEN] and unbroken:
+                # A1.6: no heart lead while unbroken, unless only hearts are held; a
+                # hand of only hearts and QS must lead QS unless the option frees it.
+                others = hand & ~HEARTS_MASK
+                if others == QS_BIT:
+                    if not rules[R_LEAD_HEARTS_INSTEAD_OF_QUEEN]:
+                        legal = QS_BIT
+                elif others:
+                    legal = others
+    else:
+        follow = hand & (SUIT_MASK << (13 * public[P_LED_SUIT]))
+        if follow:
+            legal = follow  # A1.4
+        else:
+            legal = hand
+            if first_trick and rules[R_FIRST_TRICK_POINTS] == 0:
+                # A1.5: no points on trick 1 while holding a card that is not a point.
+                safe = hand & ~POINTS_MASK
+                if safe:
+                    legal = safe
+                elif hand & QS_BIT and rules[R_FIRST_TRICK_ONLY_POINTS] == 0:
+                    legal = QS_BIT
+    if rules[R_QUEEN_WAITS] and unbroken and legal & QS_BIT and legal != QS_BIT:
+        legal &= ~QS_BIT  # A1.7: QS waits while it is not the only legal card
+    return legal
+
+
+@kernel
+def play_card(public, private, seat: int, c: int) -> bool:
+    """Play card ``c`` from ``seat``'s hand; close the trick when it is complete.
+
+    Updates the hand, the play history, hearts broken (A1.6), shown voids and, at a
+    complete trick, the winner (A1.4), points, tricks won, taken cards and the next
+    leader. The caller checks legality first. Returns True when the trick closed.
+    """
+    bit = 1 << c
+    private[seat, V_HAND] &= ~bit
+    n = public[P_N_PLAYS]
+    public[P_PLAY_CARD + n] = c
+    public[P_PLAY_SEAT + n] = seat
+    public[P_N_PLAYS] = n + 1
+    public[P_PLAYED] |= bit
+    public[P_TRICK_CARDS] |= bit
+    suit = c // 13
+    if public[P_TRICK_LEN] == 0:
+        public[P_LED_SUIT] = suit
+    elif suit != public[P_LED_SUIT]:
+        public[P_VOIDS + seat] |= 1 << public[P_LED_SUIT]
+    if suit == 3 or (c == QUEEN_SPADES and public[P_RULES + R_QUEEN_BREAKS_HEARTS] != 0):
+        public[P_HEARTS_BROKEN] = 1
+    public[P_TRICK_LEN] += 1
+    if public[P_TRICK_LEN] < N_SEATS:
+        public[P_TO_ACT] = (seat + 1) % N_SEATS
+        return False
+    # A1.4: the highest card of the led suit wins; its winner leads next.
+    led = public[P_LED_SUIT]
+    best = -1
+    winner = 0
+    for k in range(n - N_SEATS + 1, n + 1):
+        card = public[P_PLAY_CARD + k]
+        if card // 13 == led and card > best:
+            best = card
+            winner = public[P_PLAY_SEAT + k]
+    cards = public[P_TRICK_CARDS]
+    t = public[P_TRICK]
+    public[P_TRICK_WINNER + t] = winner
+    public[P_POINTS + winner] += card_points(cards)
+    public[P_TRICKS_WON + winner] += 1
+    public[P_TAKEN + winner] |= cards
+    public[P_TRICK] = t + 1
+    public[P_TRICK_LEN] = 0
+    public[P_TRICK_CARDS] = 0
+    public[P_LED_SUIT] = -1
+    public[P_LEADER] = winner
+    public[P_TO_ACT] = winner
+    if t + 1 < N_TRICKS:
+        public[P_TRICK_LEADER + t + 1] = winner
+    return True
+
+
+@kernel
+def moon_shooter(rules, points, jack_taker: int) -> int:
+    """Return the seat that shot the moon this deal, or -1 (A2.2).
+
+    points: int64[4], penalty points taken this deal. jack_taker: seat that took JD.
+    With ``omnibus`` and ``moon_requires_jack`` the shooter must also hold the JD.
+    """
+    for s in range(N_SEATS):
+        if points[s] == 26:
+            if rules[R_OMNIBUS] and rules[R_MOON_REQUIRES_JACK] and jack_taker != s:
+                return -1
+            return s
+    return -1
+
+
+@kernel
+def default_moon_choice(scores_before, shooter: int) -> int:
+    """Return New Moon's default: subtract when some opponent would still be strictly
+    below the shooter after +26, else add (A2.2). scores_before: int64[4].
+    """
+    for s in range(N_SEATS):
+        if s != shooter and scores_before[s] + 26 < scores_before[shooter]:
+            return MOON_SUBTRACT
+    return MOON_ADD
+
+
+@kernel
+def moon_choice_asked(rules, scores_before, shooter: int) -> bool:
+    """Return whether the shooter's strategy chooses the moon outcome (New Moon, A2.2)."""
+    return shooter >= 0 and rules[R_MOON] == 1 and scores_before[shooter] >= 26
+
+
+@kernel
+def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_score, scores):
+    """Score one deal (A2.1-A2.5) and return the moon outcome applied.
+
+    points, tricks: int64[4], penalty points taken (0..26) and tricks won this deal.
+    jack_taker: seat that took JD. scores_before: int64[4], game scores before the deal.
+    choice: the shooter's New Moon choice (MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT), read
+    only when :func:`moon_choice_asked`. Writes ``deal_score`` (after moon and bonuses,
+    before the clamp) and ``scores`` (new game scores after clamp and Perfect 100).
+    Returns MOON_ADD or MOON_SUBTRACT when a moon was shot, else MOON_DEFAULT (0).
+    """
+    shooter = moon_shooter(rules, points, jack_taker)
+    outcome = MOON_DEFAULT
+    if shooter >= 0:
+        outcome = MOON_ADD
+        if moon_choice_asked(rules, scores_before, shooter):
+            outcome = choice
+            if outcome == MOON_DEFAULT:
+                outcome = default_moon_choice(scores_before, shooter)
+        for s in range(N_SEATS):
+            if outcome == MOON_ADD:
+                deal_score[s] = 0 if s == shooter else 26
+            else:
+                deal_score[s] = -26 if s == shooter else 0
+        if rules[R_OMNIBUS] and rules[R_JACK_IN_MOON_DEAL] and jack_taker >= 0:
+            deal_score[jack_taker] -= 10
+    else:
+        bonus = rules[R_NO_TRICK_BONUS]  # 1 no_points, 2 no_tricks
+        for s in range(N_SEATS):
+            deal_score[s] = points[s]
+            if (bonus == 1 and points[s] == 0) or (bonus == 2 and tricks[s] == 0):
+                deal_score[s] -= 5
+        if rules[R_OMNIBUS] and jack_taker >= 0:
+            deal_score[jack_taker] -= 10
+    for s in range(N_SEATS):
+        new = scores_before[s] + deal_score[s]
+        if rules[R_CLAMP_AT_ZERO] and new < 0:
+            new = 0
+        if rules[R_PERFECT_100] and new == 100:
+            new = 50
+        scores[s] = new
+    return outcome
+
+
+@kernel
+def game_end(rules, scores, deals_played: int) -> int:
+    """Return how the game ended after ``deals_played`` deals, or -1 if it goes on (A3).
+
+    0: a score reached ``end_score`` (with ``no_draw``, and exactly one seat is lowest);
+    1: ``max_deals`` deals were played.
+    """
+    high = scores[0]
+    low = scores[0]
+    for s in range(1, N_SEATS):
+        high = max(high, scores[s])
+        low = min(low, scores[s])
+    if high >= rules[R_END_SCORE]:
+        n_low = 0
+        for s in range(N_SEATS):
+            n_low += scores[s] == low
+        if not rules[R_NO_DRAW] or n_low == 1:
+            return 0
+    if deals_played >= rules[R_MAX_DEALS]:
+        return 1
+    return -1
+
+
+@kernel
+def place_of(scores, seat: int) -> int:
+    """Return ``seat``'s place: 1 + the number of seats with a strictly lower score (A3)."""
+    p = 1
+    for s in range(N_SEATS):
+        p += scores[s] < scores[seat]
+    return p
+
+
+@kernel
+def jack_taker_of(public) -> int:
+    """Return the seat that took JD this deal, or -1 if it is not taken yet."""
+    for s in range(N_SEATS):
+        if public[P_TAKEN + s] >> JACK_DIAMONDS & 1:
+            return s
+    return -1

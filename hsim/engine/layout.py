@@ -1,0 +1,153 @@
+"""Array layouts shared by the engine, the strategies and the runner.
+
+The game state is four arrays, all int64 except the random streams:
+
+``public`` (length ``PUBLIC_LEN``), the part every seat may see, updated in place:
+
+==================  =========================================================
+offset              meaning
+==================  =========================================================
+P_N_SEATS           number of seats (4 for Hearts)
+P_DEAL              deal index within the game, 0-based
+P_PASS_DIR          pass direction of this deal: 0 left, 1 right, 2 across, 3 hold
+P_TRICK             index of the current trick, 0-based (13 when the deal is over)
+P_LEADER            seat that led (or will lead) the current trick
+P_TRICK_LEN         cards played to the current trick so far
+P_TO_ACT            seat whose decision is asked now
+P_HEARTS_BROKEN     1 once a heart (or QS with queen_breaks_hearts) has been played
+P_PLAYED            mask of every card played this deal, current trick included
+P_TRICK_CARDS       mask of the cards in the current trick
+P_LED_SUIT          suit led to the current trick, -1 before the lead
+P_N_PLAYS           cards played this deal so far
+P_MOON_SHOOTER      seat that shot the moon (set while its moon choice is asked), -1
+P_POINTS + s        penalty points seat s has taken this deal
+P_TRICKS_WON + s    tricks seat s has won this deal
+P_SCORES + s        game score of seat s before this deal
+P_VOIDS + s         suits seat s has shown void in this deal (bit per suit)
+P_TAKEN + s         mask of the cards seat s has won in tricks this deal
+P_PLAY_CARD + i     the i-th card played this deal
+P_PLAY_SEAT + i     the seat that played it
+P_TRICK_LEADER + t  the seat that led trick t
+P_TRICK_WINNER + t  the seat that won trick t (-1 until it is complete)
+P_RULES + r         the rules vector (:meth:`hsim.rules.Rules.to_array`)
+==================  =========================================================
+
+``private`` (shape ``(4, PRIVATE_LEN)``), row ``s`` seen only by seat ``s``:
+V_SEAT, V_HAND (current hand mask), V_DEALT (hand as dealt), V_PASSED, V_RECEIVED.
+
+``hidden`` (length ``HIDDEN_LEN``): the engine's own bookkeeping, never shown to a
+strategy (the deck order, pending passes, the phase, error details).
+
+``rngs`` (uint64, shape ``(5, 1)``): row 0 the deal stream, row 1 + s seat s's stream.
+"""
+
+from __future__ import annotations
+
+from hsim.rules import RULE_NAMES
+
+MAX_SEATS = 4
+MAX_TRICKS = 17  # Kierki with three players deals 17 cards each
+
+P_N_SEATS = 0
+P_DEAL = 1
+P_PASS_DIR = 2
+P_TRICK = 3
+P_LEADER = 4
+P_TRICK_LEN = 5
+P_TO_ACT = 6
+P_HEARTS_BROKEN = 7
+P_PLAYED = 8
+P_TRICK_CARDS = 9
+P_LED_SUIT = 10
+P_N_PLAYS = 11
+P_MOON_SHOOTER = 12
+P_POINTS = 16
+P_TRICKS_WON = 20
+P_SCORES = 24
+P_VOIDS = 28
+P_TAKEN = 32
+P_PLAY_CARD = 36
+P_PLAY_SEAT = P_PLAY_CARD + 52
+P_TRICK_LEADER = P_PLAY_SEAT + 52
+P_TRICK_WINNER = P_TRICK_LEADER + MAX_TRICKS
+P_RULES = P_TRICK_WINNER + MAX_TRICKS
+RULES_LEN = 32
+PUBLIC_LEN = P_RULES + RULES_LEN
+
+V_SEAT = 0
+V_HAND = 1
+V_DEALT = 2
+V_PASSED = 3
+V_RECEIVED = 4
+PRIVATE_LEN = 8
+
+H_GAME = 0
+H_PHASE = 1
+H_DECIDER = 2
+H_PASS_SEAT = 3
+H_ERROR_CODE = 4
+H_ERROR_VALUE = 5
+H_DEAL_ROWS = 6
+H_GAME_ROWS = 7
+H_MOON_CHOICE = 8
+H_JACK_TAKER = 9
+H_PENDING_PASS = 12
+H_DECK = 16
+H_SCRATCH = H_DECK + 52  # 8 ints of scratch: deal scores, new scores
+HIDDEN_LEN = H_SCRATCH + 8
+
+# Rules vector indices (RULES.md part A), in the order of hsim.rules.RULE_NAMES.
+R_PASSING = 0  # 0 cycle, 1 none
+R_LEAD_ANY_CLUB = 1
+R_FIRST_TRICK_POINTS = 2  # 0 forbidden, 1 allowed
+R_FIRST_TRICK_ONLY_POINTS = 3  # 0 queen, 1 any
+R_HEARTS_MUST_BE_BROKEN = 4
+R_QUEEN_BREAKS_HEARTS = 5
+R_LEAD_HEARTS_INSTEAD_OF_QUEEN = 6
+R_QUEEN_WAITS = 7
+R_MOON = 8  # 0 classic, 1 new_moon
+R_MOON_REQUIRES_JACK = 9
+R_OMNIBUS = 10
+R_JACK_IN_MOON_DEAL = 11
+R_NO_TRICK_BONUS = 12  # 0 off, 1 no_points, 2 no_tricks
+R_CLAMP_AT_ZERO = 13
+R_PERFECT_100 = 14
+R_END_SCORE = 15
+R_NO_DRAW = 16
+R_MAX_DEALS = 17
+assert RULE_NAMES[R_MAX_DEALS] == "max_deals" and len(RULE_NAMES) == 18 <= RULES_LEN
+
+PASS_LEFT, PASS_RIGHT, PASS_ACROSS, PASS_HOLD = 0, 1, 2, 3
+PASS_DIRECTIONS = ("left", "right", "across", "hold")
+
+MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT = 0, 1, 2
+MOON_CHOICES = (None, "add", "subtract")
+
+# Engine phases (hidden[H_PHASE]).
+PH_DEAL_START = 0
+PH_PASS = 1
+PH_PLAY = 2
+PH_MOON = 3
+PH_GAME_OVER = 4
+
+# What advance() returns.
+ST_GAME_OVER = 0
+ST_NEED_PASS = 1
+ST_NEED_PLAY = 2
+ST_NEED_MOON = 3
+ST_OK = 4
+ST_ERR_PASS = 10  # a pass that is not exactly three cards of the hand
+ST_ERR_NOT_HELD = 11  # a play of a card not in the hand
+ST_ERR_ILLEGAL = 12  # a play of a held card the rules forbid now
+ST_ERR_MOON = 13  # a moon choice other than 0, 1, 2
+
+# deal rows (one per seat per deal), columns of the int64 record.
+D_GAME, D_DEAL, D_SEAT, D_PASS_DIR, D_HAND, D_PASSED, D_RECEIVED = range(7)
+D_HEARTS, D_QUEEN_SPADES, D_JACK_DIAMONDS, D_TRICKS, D_POINTS = range(7, 12)
+D_MOON, D_MOON_CHOICE, D_DEAL_SCORE, D_SCORE = range(12, 16)
+DEAL_COLS = 16
+
+# game rows (one per seat per game).
+G_GAME, G_SEAT, G_SCORE, G_PLACE, G_WINNER, G_DEALS, G_ENDED_BY = range(7)
+GAME_COLS = 7
+ENDED_BY = ("end_score", "max_deals")

@@ -1,0 +1,268 @@
+"""Strategy specs: the ``--players`` grammar and how a NAME becomes a strategy.
+
+A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
+
+1. a built-in strategy (a module of :mod:`hsim.strategies` with a ``STRATEGY``);
+2. an entry point of the group ``hsim.strategies``;
+3. ``package.module:attr``;
+4. ``path/to/file.py:attr``.
+
+The attribute is a :class:`~hsim.strategy.CompiledStrategy` or a plain-Python class
+(instantiated with the parameters as keyword arguments). ``--players`` splits seats on
+commas outside parentheses.
+
+>>> split_players("random,lowcard(x=1,y=2), random")
+['random', 'lowcard(x=1,y=2)', 'random']
+>>> parse_spec("pimc(worlds=20, playouts=10)")
+('pimc', {'worlds': '20', 'playouts': '10'})
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import pkgutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from hsim.strategy import CompiledStrategy, StrategyError
+
+BUILTIN_PACKAGE = "hsim.strategies"
+ENTRY_POINT_GROUP = "hsim.strategies"
+
+
+def split_players(text: str) -> list[str]:
+    """Split a ``--players`` value into one spec per seat (commas inside () do not split).
+
+    :raises StrategyError: unbalanced parentheses or an empty seat.
+    """
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise StrategyError(f"players {text!r}: ')' without '('")
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    if depth:
+        raise StrategyError(f"players {text!r}: '(' without ')'")
+    out.append(text[start:].strip())
+    if any(not s for s in out):
+        raise StrategyError(f"players {text!r}: an empty seat (two commas in a row?)")
+    return out
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``NAME(key=value,...)`` into the name and the raw parameter strings.
+
+    :raises StrategyError: malformed parentheses or a parameter without ``=``.
+    """
+    spec = spec.strip()
+    name, paren, rest = spec.partition("(")
+    params: dict[str, str] = {}
+    if paren:
+        if not rest.endswith(")"):
+            raise StrategyError(f"strategy {spec!r}: missing ')' at the end")
+        for piece in rest[:-1].split(","):
+            if not piece.strip():
+                continue
+            key, eq, value = piece.partition("=")
+            if not eq or not key.strip():
+                raise StrategyError(
+                    f"strategy {spec!r}: parameter {piece.strip()!r} must be written key=value"
+                )
+            params[key.strip()] = value.strip()
+    if not name.strip():
+        raise StrategyError(f"strategy {spec!r}: no name")
+    return name.strip(), params
+
+
+def builtin_names() -> list[str]:
+    """Return the names of the built-in strategies (modules of ``hsim.strategies``)."""
+    pkg = importlib.import_module(BUILTIN_PACKAGE)
+    names = []
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
+        strategy = getattr(module, "STRATEGY", None)
+        if strategy is not None:
+            names.append(_display_name(strategy, mod.name))
+    return sorted(names)
+
+
+def _display_name(obj: Any, fallback: str) -> str:
+    return getattr(obj, "name", None) or getattr(obj, "__name__", fallback)
+
+
+def _builtin(name: str) -> Any | None:
+    pkg = importlib.import_module(BUILTIN_PACKAGE)
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
+        strategy = getattr(module, "STRATEGY", None)
+        if strategy is not None and _display_name(strategy, mod.name) == name:
+            return strategy
+    return None
+
+
+def _entry_point(name: str) -> Any | None:
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return ep.load()
+    return None
+
+
+def _from_file(path_text: str, attr: str) -> Any:
+    path = Path(path_text).expanduser().resolve()
+    if not path.is_file():
+        raise StrategyError(f"strategy file {path_text!r} does not exist")
+    module_name = "hsim_user_" + path.stem + "_" + str(abs(hash(str(path))))
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[module_name]
+            raise StrategyError(f"strategy file {path_text!r} failed to import: {exc}") from exc
+    return _attr(module, attr, path_text)
+
+
+def _attr(module: Any, attr: str, where: str) -> Any:
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise StrategyError(f"{where} has no attribute {attr!r}") from None
+
+
+def find(name: str) -> Any:
+    """Return the object NAME refers to (see the module docstring for the lookup order).
+
+    :raises StrategyError: nothing by that name; the message lists the built-in names.
+    """
+    obj = _builtin(name)
+    if obj is not None:
+        return obj
+    obj = _entry_point(name)
+    if obj is not None:
+        return obj
+    target, colon, attr = name.rpartition(":")
+    if colon and target and attr:
+        if target.endswith(".py") or "/" in target or "\\" in target:
+            return _from_file(target, attr)
+        try:
+            module = importlib.import_module(target)
+        except ImportError as exc:
+            raise StrategyError(
+                f"cannot import module {target!r} for strategy {name!r}: {exc}"
+            ) from None
+        return _attr(module, attr, f"module {target!r}")
+    raise StrategyError(
+        f"unknown strategy {name!r}; built-in strategies: {', '.join(builtin_names())}; "
+        "or give an entry point, package.module:attr or path/to/file.py:attr "
+        "(see `hsim strategies`)"
+    )
+
+
+@dataclasses.dataclass
+class LoadedStrategy:
+    """A seat's resolved strategy: the spec, a display name, and what plays.
+
+    compiled: the bundle (compiled tier) or None. params: its float64 vector.
+    python_factory: a zero-argument callable making a fresh plain-Python player, or None.
+    """
+
+    spec: str
+    name: str
+    kind: str  # "compiled" or "python"
+    compiled: CompiledStrategy | None = None
+    params: Any = None
+    python_factory: Any = None
+    param_values: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        """Return a JSON-able description for the run manifest."""
+        return {"spec": self.spec, "name": self.name, "kind": self.kind,
+                "params": self.param_values}
+
+
+def _python_value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def load(spec: str) -> LoadedStrategy:
+    """Resolve one seat's spec into a :class:`LoadedStrategy`.
+
+    :raises StrategyError: unknown name, bad parameters, or an object that is not a
+        strategy.
+    """
+    name, raw = parse_spec(spec)
+    obj = find(name)
+    if isinstance(obj, CompiledStrategy):
+        params = obj.params_array(raw)
+        values = dict(zip(obj.params, params.tolist(), strict=False))
+        return LoadedStrategy(spec, obj.name if _builtin(name) else name, "compiled",
+                              compiled=obj, params=params, param_values=values)
+    if inspect.isclass(obj) and callable(getattr(obj, "play", None)):
+        kwargs = {k: _python_value(v) for k, v in raw.items()}
+        try:
+            inspect.signature(obj).bind(**kwargs)
+        except TypeError as exc:
+            raise StrategyError(
+                f"strategy {name!r} does not take parameters {sorted(kwargs)}: {exc} "
+                f"(its signature: {inspect.signature(obj)})"
+            ) from None
+        return LoadedStrategy(spec, name, "python", python_factory=lambda: obj(**kwargs),
+                              param_values=kwargs)
+    raise StrategyError(
+        f"{name!r} is neither a CompiledStrategy nor a class with a play(obs, legal, rng) "
+        "method (see docs/strategies.md)"
+    )
+
+
+def load_players(specs: list[str], n_seats: int = 4) -> list[LoadedStrategy]:
+    """Resolve one spec per seat.
+
+    :raises StrategyError: a wrong number of seats or an invalid spec.
+    """
+    if len(specs) != n_seats:
+        raise StrategyError(
+            f"{len(specs)} players given, the game needs {n_seats} (one spec per seat, "
+            "e.g. --players random,lowcard,random,lowcard)"
+        )
+    return [load(s) for s in specs]
+
+
+def describe_available() -> list[dict[str, str]]:
+    """Return one row per available strategy: name, source, params, description."""
+    rows = []
+    pkg = importlib.import_module(BUILTIN_PACKAGE)
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
+        s = getattr(module, "STRATEGY", None)
+        if isinstance(s, CompiledStrategy):
+            params = ", ".join(
+                f"{k}={v:g}" + (f" ({s.param_help[k]})" if k in s.param_help else "")
+                for k, v in s.params.items()
+            )
+            rows.append({"name": s.name, "source": "built-in", "params": params or "-",
+                         "description": s.description})
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        rows.append({"name": ep.name, "source": f"entry point {ep.value}", "params": "?",
+                     "description": ""})
+    return rows

@@ -1,0 +1,236 @@
+"""Play a range of games: the compiled loop, or the plain-Python driver when a seat needs it.
+
+Both paths run the same engine kernels (:mod:`hsim.engine.game`) and give identical
+records for the same (rules, strategies, run seed, game index); the Python driver also
+runs compiled seats, calling their functions from Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hsim.cards import format_card, format_mask
+from hsim.engine.game import (
+    ERROR_NAMES,
+    new_game,
+    next_decision,
+    play_games,
+    submit_moon,
+    submit_pass,
+    submit_play,
+)
+from hsim.engine.hearts import legal_plays
+from hsim.engine.layout import (
+    DEAL_COLS,
+    GAME_COLS,
+    H_DEAL_ROWS,
+    H_DECIDER,
+    H_ERROR_CODE,
+    H_ERROR_VALUE,
+    H_GAME,
+    H_GAME_ROWS,
+    HIDDEN_LEN,
+    PRIVATE_LEN,
+    PUBLIC_LEN,
+    ST_ERR_MOON,
+    ST_ERR_PASS,
+    ST_GAME_OVER,
+    ST_NEED_MOON,
+    ST_NEED_PASS,
+    ST_OK,
+    V_HAND,
+)
+from hsim.loader import LoadedStrategy
+from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
+from hsim.rules import Rules
+from hsim.strategy import Observation, StrategyError
+
+N_SEATS = 4
+
+
+class GameState:
+    """The engine's state arrays for one game at a time (layout in hsim.engine.layout)."""
+
+    def __init__(self) -> None:
+        self.public = np.zeros(PUBLIC_LEN, np.int64)
+        self.private = np.zeros((N_SEATS, PRIVATE_LEN), np.int64)
+        self.hidden = np.zeros(HIDDEN_LEN, np.int64)
+        self.rngs = np.zeros((N_SEATS + 1, 1), np.uint64)
+
+    def read_only(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Return read-only views of ``public`` and of each seat's ``private`` row."""
+        public = self.public.view()
+        public.flags.writeable = False
+        rows = []
+        for s in range(N_SEATS):
+            row = self.private[s].view()
+            row.flags.writeable = False
+            rows.append(row)
+        return public, rows
+
+
+def _error(players, state, seed, what: str) -> StrategyError:
+    seat = int(state.hidden[H_DECIDER])
+    game = int(state.hidden[H_GAME])
+    return StrategyError(
+        f"strategy {players[seat].spec!r} (seat {seat}) {what} in game {game} of run seed "
+        f"{seed}; the game is replayable from that seed and game index"
+    )
+
+
+def _invalid_answer(players, state, seed) -> StrategyError:
+    code = int(state.hidden[H_ERROR_CODE])
+    value = int(state.hidden[H_ERROR_VALUE])
+    if code == ST_ERR_PASS:
+        shown = format_mask(value) if 0 <= value < (1 << 52) else str(value)
+        hand = format_mask(int(state.private[int(state.hidden[H_DECIDER]), V_HAND]))
+        detail = f"passed [{shown}] from hand [{hand}]"
+    elif code == ST_ERR_MOON:
+        detail = f"answered moon choice {value}"
+    else:
+        shown = format_card(value) if 0 <= value < 52 else f"card number {value}"
+        detail = f"played {shown}"
+    return _error(players, state, seed, f"returned {ERROR_NAMES[code]}: {detail}")
+
+
+def _buffers(n_games: int, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    # about 16 deals a game is generous for end_score 100; the loop refills if not.
+    deal_rows = N_SEATS * (min(n_games, 4096) * 16 + rules.max_deals)
+    return (np.zeros((deal_rows, DEAL_COLS), np.int64),
+            np.zeros((N_SEATS * min(n_games, 4096), GAME_COLS), np.int64))
+
+
+def play_range(
+    rules: Rules, players: list[LoadedStrategy], seed: int, first: int, stop: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play games ``first .. stop-1`` of run ``seed``; return (deal rows, game rows).
+
+    Rows are int64 arrays with the D_* / G_* columns of :mod:`hsim.engine.layout`,
+    sorted by game, deal, seat.
+
+    :raises StrategyError: a strategy raised, or gave a pass, card or moon choice the
+        rules do not allow; the message names the strategy, seat, game and run seed.
+    """
+    if any(p.kind == "python" for p in players):
+        return _play_range_python(rules, players, seed, first, stop)
+    rules_arr = rules.to_array()
+    pass_fns = tuple(p.compiled.pass_cards for p in players)
+    play_fns = tuple(p.compiled.play for p in players)
+    moon_fns = tuple(p.compiled.moon_choice for p in players)
+    width = max(len(p.params) for p in players)
+    params = np.zeros((N_SEATS, width), np.float64)
+    for s, p in enumerate(players):
+        params[s, : len(p.params)] = p.params
+    state = GameState()
+    deal_out, game_out = _buffers(stop - first, rules)
+    deals, games = [], []
+    run_seed = seed_to_u64(seed)
+    game = first
+    while game < stop:
+        state.hidden[H_DEAL_ROWS] = 0
+        state.hidden[H_GAME_ROWS] = 0
+        try:
+            done = play_games(run_seed, game, stop - game, rules_arr, pass_fns, play_fns,
+                              moon_fns, params, state.public, state.private, state.hidden,
+                              state.rngs, deal_out, game_out)
+        except Exception as exc:
+            raise _error(players, state, seed, f"raised {type(exc).__name__}: {exc}") from exc
+        if state.hidden[H_ERROR_CODE]:
+            raise _invalid_answer(players, state, seed)
+        deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
+        games.append(game_out[: state.hidden[H_GAME_ROWS]].copy())
+        game += done
+    return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)
+
+
+def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros((0, cols), np.int64)
+
+
+class _Seat:
+    """One seat in the Python driver: a compiled bundle or a plain-Python player."""
+
+    def __init__(self, loaded: LoadedStrategy, seat: int, state: GameState, rules: Rules):
+        self.loaded = loaded
+        self.seat = seat
+        self.state = state
+        self.player = loaded.python_factory() if loaded.kind == "python" else None
+        public, rows = state.read_only()
+        self.obs = Observation(public, rows[seat], rules)
+        self.rng: np.random.Generator | None = None
+
+    def new_game(self, seed_u64, game: int, rules: Rules) -> None:
+        if self.player is not None:
+            seat_seed = int(stream_state(seed_u64, game, PURPOSE_SEAT + self.seat))
+            self.rng = np.random.Generator(np.random.PCG64(seat_seed))
+            hook = getattr(self.player, "new_game", None)
+            if hook is not None:
+                hook(self.seat, rules)
+
+    def _compiled_args(self):
+        st = self.state
+        p = self.loaded
+        return st.public, st.private[self.seat], st.rngs[1 + self.seat], p.params
+
+    def pass_cards(self) -> int:
+        if self.player is None:
+            pub, priv, rng, params = self._compiled_args()
+            return int(self.loaded.compiled.pass_cards(pub, priv, rng, params))
+        return int(self.player.pass_cards(self.obs, self.rng))
+
+    def play(self, legal: int) -> int:
+        if self.player is None:
+            pub, priv, rng, params = self._compiled_args()
+            return int(self.loaded.compiled.play(pub, priv, legal, rng, params))
+        return int(self.player.play(self.obs, legal, self.rng))
+
+    def moon_choice(self) -> int:
+        if self.player is None:
+            pub, priv, rng, params = self._compiled_args()
+            return int(self.loaded.compiled.moon_choice(pub, priv, rng, params))
+        choose = getattr(self.player, "moon_choice", None)
+        return 0 if choose is None else int(choose(self.obs, self.rng))
+
+
+def _play_range_python(rules, players, seed, first, stop):
+    rules_arr = rules.to_array()
+    state = GameState()
+    seats = [_Seat(p, s, state, rules) for s, p in enumerate(players)]
+    deal_out, game_out = _buffers(1, rules)
+    deals, games = [], []
+    run_seed = seed_to_u64(seed)
+    args = (state.public, state.private, state.hidden, state.rngs, rules_arr)
+    for game in range(first, stop):
+        state.hidden[H_DEAL_ROWS] = 0
+        state.hidden[H_GAME_ROWS] = 0
+        new_game(*args, run_seed, game)
+        for seat in seats:
+            seat.new_game(run_seed, game, rules)
+        st = next_decision(*args)
+        while st != ST_GAME_OVER:
+            s = int(state.hidden[H_DECIDER])
+            try:
+                if st == ST_NEED_PASS:
+                    answer = seats[s].pass_cards()
+                elif st == ST_NEED_MOON:
+                    answer = seats[s].moon_choice()
+                else:
+                    legal = int(legal_plays(state.public, rules_arr, state.private[s, V_HAND]))
+                    answer = seats[s].play(legal)
+            except Exception as exc:
+                raise _error(players, state, seed,
+                             f"raised {type(exc).__name__}: {exc}") from exc
+            if st == ST_NEED_PASS:
+                st = submit_pass(state.public, state.private, state.hidden, answer)
+            elif st == ST_NEED_MOON:
+                st = submit_moon(state.public, state.private, state.hidden, rules_arr, answer,
+                                 deal_out, game_out)
+            else:
+                st = submit_play(state.public, state.private, state.hidden, rules_arr, answer,
+                                 deal_out, game_out)
+            if st != ST_OK:
+                raise _invalid_answer(players, state, seed)
+            st = next_decision(*args)
+        deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
+        games.append(game_out[: state.hidden[H_GAME_ROWS]].copy())
+    return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)

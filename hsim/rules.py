@@ -1,0 +1,307 @@
+"""Rule options of Hearts (RULES.md part A) as a frozen dataclass, presets, string form.
+
+Every option has its RULES.md name, a default and a one-line meaning. A rule set's
+canonical string names a preset and the options that differ from it, e.g.
+``classic(omnibus=true,end_score=50)``; :func:`parse_rules` reads it back.
+
+>>> r = parse_rules("classic(omnibus=true,end_score=50)")
+>>> r.omnibus, r.end_score
+(True, 50)
+>>> canonical(r)
+'classic(omnibus=true,end_score=50)'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+class RulesError(ValueError):
+    """A rule set, option name or option value is not valid; the message says why."""
+
+
+def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any:
+    return field(
+        default=default,
+        metadata={"choices": choices, "meaning": meaning, "section": section},
+    )
+
+
+BOOL = (False, True)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The options of one Hearts rule set, named as in RULES.md part A.
+
+    Enumerated options hold strings (``"cycle"``), switches hold bools, counts ints.
+    Build one with :func:`make_rules` or :func:`parse_rules` to get validation.
+    """
+
+    passing: str = _opt(
+        "cycle",
+        ("cycle", "none"),
+        "pass left, right, across, hold in turn; none: never pass",
+        "A1.2",
+    )
+    lead_any_club: bool = _opt(False, BOOL, "the 2C holder may lead any club to trick 1", "A1.3")
+    first_trick_points: str = _opt(
+        "forbidden",
+        ("forbidden", "allowed"),
+        "hearts and QS may not be discarded on trick 1",
+        "A1.5",
+    )
+    first_trick_only_points: str = _opt(
+        "queen",
+        ("queen", "any"),
+        "on trick 1, a hand of only hearts and QS must play QS (any: any of them)",
+        "A1.5",
+    )
+    hearts_must_be_broken: bool = _opt(
+        True, BOOL, "no heart lead until hearts are broken, unless only hearts held", "A1.6"
+    )
+    queen_breaks_hearts: bool = _opt(False, BOOL, "playing QS also breaks hearts", "A1.6")
+    lead_hearts_instead_of_queen: bool = _opt(
+        False, BOOL, "a leader with only hearts and QS may lead a heart", "A1.6"
+    )
+    queen_waits_for_broken_hearts: bool = _opt(
+        False, BOOL, "QS only when it is the only legal card while hearts are unbroken", "A1.7"
+    )
+    moon: str = _opt(
+        "classic",
+        ("classic", "new_moon"),
+        "moon outcome; new_moon lets a shooter at 26+ subtract 26 instead",
+        "A2.2",
+    )
+    moon_requires_jack: bool = _opt(True, BOOL, "with omnibus, a moon also needs the JD", "A2.2")
+    omnibus: bool = _opt(False, BOOL, "the JD taker gets -10", "A2.3")
+    jack_in_moon_deal: bool = _opt(False, BOOL, "keep the omnibus -10 in a moon deal", "A2.3")
+    no_trick_bonus: str = _opt(
+        "off",
+        ("off", "no_points", "no_tricks"),
+        "-5 for a seat that took no points (no_points) or won no trick (no_tricks)",
+        "A2.3",
+    )
+    clamp_at_zero: bool = _opt(True, BOOL, "a game score never goes below zero", "A2.4")
+    perfect_100: bool = _opt(False, BOOL, "a game score of exactly 100 becomes 50", "A2.5")
+    end_score: int = _opt(100, None, "the game ends when a score reaches this (positive int)", "A3")
+    no_draw: bool = _opt(False, BOOL, "play on until exactly one seat has the lowest score", "A3")
+    max_deals: int = _opt(200, None, "a game also ends after this many deals (positive int)", "A3")
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            choices = f.metadata["choices"]
+            if choices is BOOL:
+                if not isinstance(value, bool):
+                    raise RulesError(f"{f.name} must be true or false, not {value!r}")
+            elif choices is not None:
+                if value not in choices:
+                    raise RulesError(
+                        f"{f.name}={value} is not valid; choose one of: {', '.join(choices)}"
+                    )
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise RulesError(f"{f.name} must be a positive integer, not {value!r}")
+
+    def to_array(self) -> np.ndarray:
+        """Return the options as the int64 vector the engine reads (``RULE_NAMES`` order).
+
+        Switches are 0/1, enumerations the index of the value in its choices, counts as is.
+        """
+        out = np.zeros(len(RULE_NAMES), dtype=np.int64)
+        for i, f in enumerate(dataclasses.fields(self)):
+            value = getattr(self, f.name)
+            choices = f.metadata["choices"]
+            if choices is BOOL or choices is None:
+                out[i] = int(value)
+            else:
+                out[i] = choices.index(value)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return every option by name, values as in the dataclass (for the manifest)."""
+        return dataclasses.asdict(self)
+
+
+RULE_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
+RULE_NAMES: tuple[str, ...] = tuple(RULE_FIELDS)
+
+PRESETS: dict[str, Rules] = {
+    "classic": Rules(),
+    "openspiel": Rules(queen_breaks_hearts=True, first_trick_only_points="any"),
+}
+PRESET_MEANINGS = {
+    "classic": "every RULES.md default: seed 000's game with all options off",
+    "openspiel": "OpenSpiel hearts with its default parameters (QS breaks hearts, any card of "
+    "a points-only hand on trick 1)",
+}
+
+
+def _allowed(name: str) -> str:
+    choices = RULE_FIELDS[name].metadata["choices"]
+    if choices is BOOL:
+        return "true|false"
+    if choices is None:
+        return "positive integer"
+    return "|".join(choices)
+
+
+def parse_value(name: str, text: str) -> Any:
+    """Read the value of option ``name`` from text (``true``, ``no_points``, ``50``).
+
+    :raises RulesError: unknown option name or a value it does not take; the message
+        lists the valid names or values.
+    """
+    if name not in RULE_FIELDS:
+        raise RulesError(
+            f"unknown rule option {name!r}; valid options: {', '.join(RULE_NAMES)} "
+            "(see `hsim rules`)"
+        )
+    choices = RULE_FIELDS[name].metadata["choices"]
+    t = text.strip().lower()
+    if choices is BOOL:
+        if t in ("true", "on", "yes", "1"):
+            return True
+        if t in ("false", "off", "no", "0"):
+            return False
+    elif choices is None:
+        if t.isdigit() and int(t) >= 1:
+            return int(t)
+    elif t in choices:
+        return t
+    raise RulesError(f"{name}={text} is not valid; {name} takes {_allowed(name)}")
+
+
+def format_value(value: Any) -> str:
+    """Return the canonical text of an option value (``true``, ``50``, ``no_points``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
+    """Read ``name=value`` strings (each may hold several, comma-separated).
+
+    :raises RulesError: a piece has no ``=``, or a name or value is not valid.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        for piece in item.split(","):
+            piece = piece.strip()
+            if not piece:
+                continue
+            name, eq, text = piece.partition("=")
+            if not eq:
+                raise RulesError(f"rule option {piece!r} needs a value: write name=value")
+            out[name.strip()] = parse_value(name.strip(), text)
+    return out
+
+
+def make_rules(preset: str = "classic", options: Mapping[str, Any] | Iterable[str] = ()) -> Rules:
+    """Return the rule set ``preset`` with ``options`` applied on top.
+
+    ``options`` is a mapping of typed values or an iterable of ``name=value`` strings.
+
+    :raises RulesError: unknown preset, option or value.
+    """
+    if preset not in PRESETS:
+        raise RulesError(f"unknown rules preset {preset!r}; valid presets: {', '.join(PRESETS)}")
+    if not isinstance(options, Mapping):
+        options = parse_assignments(options)
+    for name in options:
+        if name not in RULE_FIELDS:
+            parse_value(name, "")  # raises the unknown-name error
+    return dataclasses.replace(PRESETS[preset], **dict(options))
+
+
+def parse_rules(text: str) -> Rules:
+    """Read a rules string: a preset name, optionally with ``(name=value,...)``.
+
+    :raises RulesError: the string is malformed or names an unknown preset/option/value.
+    """
+    t = text.strip()
+    preset, paren, rest = t.partition("(")
+    if paren:
+        if not rest.endswith(")"):
+            raise RulesError(f"rules {text!r}: missing closing parenthesis")
+        rest = rest[:-1]
+    return make_rules(preset.strip(), [rest] if rest.strip() else [])
+
+
+def preset_of(rules: Rules) -> str:
+    """Return the preset that ``rules`` differs least from (ties: the first listed)."""
+    return min(PRESETS, key=lambda p: len(differences(PRESETS[p], rules)))
+
+
+def differences(base: Rules, rules: Rules) -> dict[str, Any]:
+    """Return the options of ``rules`` whose values differ from ``base``, in field order."""
+    return {n: getattr(rules, n) for n in RULE_NAMES if getattr(rules, n) != getattr(base, n)}
+
+
+def canonical(rules: Rules, preset: str | None = None) -> str:
+    """Return the canonical string: the preset and the options that differ from it.
+
+    ``preset`` defaults to :func:`preset_of`. Round-trips through :func:`parse_rules`.
+    """
+    preset = preset or preset_of(rules)
+    diff = differences(PRESETS[preset], rules)
+    if not diff:
+        return preset
+    return preset + "(" + ",".join(f"{n}={format_value(v)}" for n, v in diff.items()) + ")"
+
+
+def ineffective_options(rules: Rules) -> list[str]:
+    """Return a warning for each option set away from its default that cannot matter here.
+
+    For example ``jack_in_moon_deal=true`` without ``omnibus``. Empty when all options
+    can affect play or scoring.
+    """
+    d = Rules()
+    notes = []
+    if not rules.omnibus:
+        if rules.moon_requires_jack != d.moon_requires_jack:
+            notes.append("moon_requires_jack has effect only with omnibus=true")
+        if rules.jack_in_moon_deal != d.jack_in_moon_deal:
+            notes.append("jack_in_moon_deal has effect only with omnibus=true")
+    if (
+        rules.first_trick_points == "allowed"
+        and rules.first_trick_only_points != d.first_trick_only_points
+    ):
+        notes.append("first_trick_only_points has effect only with first_trick_points=forbidden")
+    if not rules.hearts_must_be_broken:
+        if rules.lead_hearts_instead_of_queen != d.lead_hearts_instead_of_queen:
+            notes.append(
+                "lead_hearts_instead_of_queen has effect only with hearts_must_be_broken=true"
+            )
+        if rules.queen_breaks_hearts and not rules.queen_waits_for_broken_hearts:
+            notes.append(
+                "queen_breaks_hearts has effect only with hearts_must_be_broken=true or "
+                "queen_waits_for_broken_hearts=true"
+            )
+    # A score of exactly 100 needs a score of at least 74 before a deal that still runs.
+    if rules.perfect_100 and rules.end_score <= 74 and not rules.no_draw:
+        notes.append(
+            f"perfect_100 has no effect with end_score={rules.end_score}: no score can reach "
+            "exactly 100 before the game ends"
+        )
+    return notes
+
+
+def describe_options() -> list[dict[str, str]]:
+    """Return one row per option: name, default, allowed values, meaning, RULES.md section."""
+    d = Rules()
+    return [
+        {
+            "name": n,
+            "default": format_value(getattr(d, n)),
+            "allowed": _allowed(n),
+            "meaning": RULE_FIELDS[n].metadata["meaning"],
+            "section": RULE_FIELDS[n].metadata["section"],
+        }
+        for n in RULE_NAMES
+    ]

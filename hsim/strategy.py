@@ -1,0 +1,256 @@
+"""The strategy contract: compiled bundles, plain-Python classes, and observations.
+
+A strategy answers a seat's decisions (docs/strategies.md has the full contract):
+
+- *pass*: a mask of exactly 3 cards of its hand, knowing the pass direction;
+- *play*: one card of the ``legal`` mask (never empty);
+- *moon choice* (``moon=new_moon`` only): ``MOON_DEFAULT`` (0, use the rule's default),
+  ``MOON_ADD`` (1) or ``MOON_SUBTRACT`` (2).
+
+Two tiers answer the same decisions over the same observation:
+
+- compiled: a :class:`CompiledStrategy` bundling ``@njit`` functions with the signatures of
+  :mod:`hsim.engine.signatures`; they read the ``public`` and ``private`` arrays;
+- plain Python: any class with ``pass_cards(obs, rng)``, ``play(obs, legal, rng)`` and
+  optionally ``moon_choice(obs, rng)`` and ``new_game(seat, rules)``; they read an
+  :class:`Observation`. ``rng`` is a :class:`numpy.random.Generator` made afresh for each
+  game from the seat's stream, so results do not depend on workers or chunking.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from hsim import _jit  # noqa: F401
+from hsim.cards import Card, CardMask, cards_of
+from hsim.engine.layout import (
+    MOON_ADD,
+    MOON_DEFAULT,
+    MOON_SUBTRACT,
+    P_DEAL,
+    P_HEARTS_BROKEN,
+    P_LEADER,
+    P_MOON_SHOOTER,
+    P_N_PLAYS,
+    P_PASS_DIR,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_PLAYED,
+    P_POINTS,
+    P_SCORES,
+    P_TAKEN,
+    P_TRICK,
+    P_TRICK_LEADER,
+    P_TRICK_LEN,
+    P_TRICK_WINNER,
+    P_TRICKS_WON,
+    P_VOIDS,
+    PASS_DIRECTIONS,
+    V_DEALT,
+    V_HAND,
+    V_PASSED,
+    V_RECEIVED,
+    V_SEAT,
+)
+from hsim.engine.signatures import MOON_SIG
+from hsim.rules import Rules
+
+__all__ = [
+    "MOON_ADD",
+    "MOON_DEFAULT",
+    "MOON_SUBTRACT",
+    "CompiledStrategy",
+    "Observation",
+    "StrategyError",
+    "default_moon_choice",
+]
+
+
+class StrategyError(ValueError):
+    """A strategy could not be loaded, was given bad parameters, or misbehaved in a game."""
+
+
+@njit(MOON_SIG, cache=True)
+def default_moon_choice(public, private, rng, params):
+    """Compiled moon choice that always answers "use the default rule" (0)."""
+    return MOON_DEFAULT
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledStrategy:
+    """A bundle of compiled decisions, one per decision kind.
+
+    name: the built-in or display name. pass_cards, play, moon_choice: ``@njit``
+    functions compiled with PASS_SIG, PLAY_SIG, MOON_SIG. params: parameter names and
+    defaults, in the order of the ``params`` array the functions receive (float64).
+    description: one line for ``hsim strategies``.
+    """
+
+    name: str
+    pass_cards: Callable
+    play: Callable
+    moon_choice: Callable = default_moon_choice
+    params: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    param_help: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    description: str = ""
+
+    def params_array(self, values: Mapping[str, Any]) -> np.ndarray:
+        """Return the float64 parameter vector with ``values`` applied over the defaults.
+
+        :raises StrategyError: unknown parameter name or a value that is not a number.
+        """
+        out = dict(self.params)
+        for key, value in values.items():
+            if key not in out:
+                valid = ", ".join(out) or "none"
+                raise StrategyError(
+                    f"strategy {self.name!r} has no parameter {key!r}; its parameters: {valid}"
+                )
+            try:
+                out[key] = float(value)
+            except (TypeError, ValueError):
+                raise StrategyError(
+                    f"strategy {self.name!r}: parameter {key}={value!r} is not a number"
+                ) from None
+        return np.array(list(out.values()) or [0.0], dtype=np.float64)
+
+
+class Observation:
+    """What one seat may see, for plain-Python strategies (read-only views, no copies).
+
+    Built over the engine's ``public`` array and this seat's ``private`` row; another
+    seat's hand is not reachable from it. Cards are ints 0..51, sets are 52-bit masks.
+    """
+
+    def __init__(self, public: np.ndarray, private: np.ndarray, rules: Rules) -> None:
+        self._public = public
+        self._private = private
+        self.rules = rules
+
+    @property
+    def seat(self) -> int:
+        """This seat, 0..3."""
+        return int(self._private[V_SEAT])
+
+    @property
+    def hand(self) -> CardMask:
+        """Cards held now (mask)."""
+        return int(self._private[V_HAND])
+
+    @property
+    def dealt(self) -> CardMask:
+        """The 13 cards dealt to this seat, before the pass (mask)."""
+        return int(self._private[V_DEALT])
+
+    @property
+    def passed(self) -> CardMask:
+        """Cards this seat passed this deal (mask, 0 before the pass or in a hold deal)."""
+        return int(self._private[V_PASSED])
+
+    @property
+    def received(self) -> CardMask:
+        """Cards this seat received this deal (mask)."""
+        return int(self._private[V_RECEIVED])
+
+    @property
+    def pass_direction(self) -> str:
+        """``left``, ``right``, ``across`` or ``hold``."""
+        return PASS_DIRECTIONS[int(self._public[P_PASS_DIR])]
+
+    @property
+    def deal(self) -> int:
+        """Deal index within the game, 0-based."""
+        return int(self._public[P_DEAL])
+
+    @property
+    def trick_number(self) -> int:
+        """Index of the current trick, 0-based."""
+        return int(self._public[P_TRICK])
+
+    @property
+    def leader(self) -> int:
+        """Seat that led (or leads) the current trick."""
+        return int(self._public[P_LEADER])
+
+    @property
+    def trick(self) -> list[tuple[int, Card]]:
+        """The current trick so far as (seat, card) pairs, in play order."""
+        n = int(self._public[P_N_PLAYS])
+        k = int(self._public[P_TRICK_LEN])
+        return [
+            (int(self._public[P_PLAY_SEAT + i]), int(self._public[P_PLAY_CARD + i]))
+            for i in range(n - k, n)
+        ]
+
+    @property
+    def plays(self) -> list[tuple[int, Card]]:
+        """Every card played this deal as (seat, card), in play order."""
+        n = int(self._public[P_N_PLAYS])
+        return [
+            (int(self._public[P_PLAY_SEAT + i]), int(self._public[P_PLAY_CARD + i]))
+            for i in range(n)
+        ]
+
+    @property
+    def trick_leaders(self) -> list[int]:
+        """Seat that led each trick so far (current trick included)."""
+        return [int(self._public[P_TRICK_LEADER + t]) for t in range(self.trick_number + 1)
+                if t < 13]
+
+    @property
+    def trick_winners(self) -> list[int]:
+        """Seat that won each completed trick."""
+        return [int(self._public[P_TRICK_WINNER + t]) for t in range(self.trick_number)]
+
+    @property
+    def played(self) -> CardMask:
+        """Every card played this deal (mask)."""
+        return int(self._public[P_PLAYED])
+
+    @property
+    def hearts_broken(self) -> bool:
+        """Whether hearts are broken (RULES.md A1.6)."""
+        return bool(self._public[P_HEARTS_BROKEN])
+
+    @property
+    def points(self) -> list[int]:
+        """Penalty points taken this deal, per seat."""
+        return [int(x) for x in self._public[P_POINTS : P_POINTS + 4]]
+
+    @property
+    def tricks_won(self) -> list[int]:
+        """Tricks won this deal, per seat."""
+        return [int(x) for x in self._public[P_TRICKS_WON : P_TRICKS_WON + 4]]
+
+    @property
+    def taken(self) -> list[CardMask]:
+        """Cards won in tricks this deal, per seat (masks)."""
+        return [int(x) for x in self._public[P_TAKEN : P_TAKEN + 4]]
+
+    @property
+    def voids(self) -> list[int]:
+        """Suits each seat has shown void in this deal (bit per suit, CDSH)."""
+        return [int(x) for x in self._public[P_VOIDS : P_VOIDS + 4]]
+
+    @property
+    def scores(self) -> list[int]:
+        """Game scores per seat before this deal."""
+        return [int(x) for x in self._public[P_SCORES : P_SCORES + 4]]
+
+    @property
+    def moon_shooter(self) -> int:
+        """Seat that shot the moon (while its New Moon choice is asked), else -1."""
+        return int(self._public[P_MOON_SHOOTER])
+
+    def hand_cards(self) -> list[Card]:
+        """Cards held now, as a sorted list."""
+        return list(cards_of(self.hand))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the read-only ``(public, private)`` arrays the compiled tier sees."""
+        return self._public, self._private

@@ -1,0 +1,1 @@
+"""Built-in strategies, installed as ``hsim.strategies``: one module each, with a ``STRATEGY``."""

@@ -1,0 +1,47 @@
+"""``lowcard``: pass the three highest cards, play the lowest legal card.
+
+"Highest" and "lowest" go by rank; among cards of one rank, clubs count lowest and
+hearts highest (suit order C, D, S, H). Deterministic: it never draws a random number.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from hsim.engine.layout import V_HAND
+from hsim.engine.signatures import PASS_SIG, PLAY_SIG
+from hsim.strategy import CompiledStrategy
+
+
+@njit(PASS_SIG, cache=True)
+def pass_cards(public, private, rng, params):
+    """Pass the three highest-ranked cards (ties: hearts, spades, diamonds, clubs)."""
+    hand = private[V_HAND]
+    out = 0
+    n = 0
+    for rank in range(12, -1, -1):
+        for suit in range(3, -1, -1):
+            c = suit * 13 + rank
+            if (hand >> c) & 1 and n < 3:
+                out |= 1 << c
+                n += 1
+    return out
+
+
+@njit(PLAY_SIG, cache=True)
+def play(public, private, legal, rng, params):
+    """Play the lowest-ranked legal card (ties: clubs, diamonds, spades, hearts)."""
+    for rank in range(13):
+        for suit in range(4):
+            c = suit * 13 + rank
+            if (legal >> c) & 1:
+                return c
+    return -1
+
+
+STRATEGY = CompiledStrategy(
+    name="lowcard",
+    pass_cards=pass_cards,
+    play=play,
+    description="pass the three highest cards, play the lowest legal card",
+)
