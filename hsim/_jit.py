@@ -49,6 +49,8 @@ def _configure() -> str:
 
 
 CACHE_DIR = _configure()
+# True when this process found no compiled code on disk: the next compile is a cold one.
+CACHE_WAS_EMPTY = not (Path(CACHE_DIR).is_dir() and any(Path(CACHE_DIR).rglob("*.nbi")))
 
 import numba  # noqa: E402
 

@@ -1,0 +1,162 @@
+"""Turn engine records into Parquet parts, written atomically.
+
+A run folder holds two datasets, ``deals/`` and ``games/``, each a set of part files
+``part-<first game, 12 digits>.parquet``. A part is written under a dot-prefixed
+temporary name (which dataset readers skip) and renamed when complete, so a reader
+never sees half a file. Column meanings: ``results/README.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hsim.engine.layout import (
+    D_DEAL,
+    D_DEAL_SCORE,
+    D_GAME,
+    D_HAND,
+    D_HEARTS,
+    D_JACK_DIAMONDS,
+    D_MOON,
+    D_MOON_CHOICE,
+    D_PASS_DIR,
+    D_PASSED,
+    D_POINTS,
+    D_QUEEN_SPADES,
+    D_RECEIVED,
+    D_SCORE,
+    D_SEAT,
+    D_TRICKS,
+    ENDED_BY,
+    G_DEALS,
+    G_ENDED_BY,
+    G_GAME,
+    G_PLACE,
+    G_SCORE,
+    G_SEAT,
+    G_WINNER,
+    MOON_CHOICES,
+    PASS_DIRECTIONS,
+)
+
+SCHEMA_VERSION = 1
+TMP_PREFIX = ".tmp-"
+
+DEALS_SCHEMA = pa.schema([
+    ("game", pa.int64()),
+    ("deal", pa.int16()),
+    ("seat", pa.int8()),
+    ("strategy", pa.string()),
+    ("pass_direction", pa.string()),
+    ("hand", pa.int64()),
+    ("passed", pa.int64()),
+    ("received", pa.int64()),
+    ("hearts", pa.int8()),
+    ("queen_spades", pa.bool_()),
+    ("jack_diamonds", pa.bool_()),
+    ("tricks", pa.int8()),
+    ("points", pa.int8()),
+    ("moon", pa.bool_()),
+    ("moon_choice", pa.string()),
+    ("deal_score", pa.int16()),
+    ("score", pa.int32()),
+])
+
+GAMES_SCHEMA = pa.schema([
+    ("game", pa.int64()),
+    ("seat", pa.int8()),
+    ("strategy", pa.string()),
+    ("score", pa.int32()),
+    ("place", pa.int8()),
+    ("winner", pa.bool_()),
+    ("deals", pa.int16()),
+    ("ended_by", pa.string()),
+])
+
+
+def _labels(codes: np.ndarray, names: tuple | list) -> pa.Array:
+    """Return a string array with ``names[code]`` per row (None names become nulls)."""
+    dictionary = pa.array(list(names), pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary).cast(
+        pa.string()
+    )
+
+
+def deals_table(rows: np.ndarray, strategies: list[str]) -> pa.Table:
+    """Return the ``deals`` table of int64 deal records (D_* columns), one row per seat."""
+    seat = rows[:, D_SEAT]
+    cols = {
+        "game": rows[:, D_GAME],
+        "deal": rows[:, D_DEAL].astype(np.int16),
+        "seat": seat.astype(np.int8),
+        "strategy": _labels(seat, strategies),
+        "pass_direction": _labels(rows[:, D_PASS_DIR], PASS_DIRECTIONS),
+        "hand": rows[:, D_HAND],
+        "passed": rows[:, D_PASSED],
+        "received": rows[:, D_RECEIVED],
+        "hearts": rows[:, D_HEARTS].astype(np.int8),
+        "queen_spades": rows[:, D_QUEEN_SPADES].astype(bool),
+        "jack_diamonds": rows[:, D_JACK_DIAMONDS].astype(bool),
+        "tricks": rows[:, D_TRICKS].astype(np.int8),
+        "points": rows[:, D_POINTS].astype(np.int8),
+        "moon": rows[:, D_MOON].astype(bool),
+        "moon_choice": _labels(rows[:, D_MOON_CHOICE], MOON_CHOICES),
+        "deal_score": rows[:, D_DEAL_SCORE].astype(np.int16),
+        "score": rows[:, D_SCORE].astype(np.int32),
+    }
+    return pa.table(cols, schema=DEALS_SCHEMA)
+
+
+def games_table(rows: np.ndarray, strategies: list[str]) -> pa.Table:
+    """Return the ``games`` table of int64 game records (G_* columns), one row per seat."""
+    seat = rows[:, G_SEAT]
+    cols = {
+        "game": rows[:, G_GAME],
+        "seat": seat.astype(np.int8),
+        "strategy": _labels(seat, strategies),
+        "score": rows[:, G_SCORE].astype(np.int32),
+        "place": rows[:, G_PLACE].astype(np.int8),
+        "winner": rows[:, G_WINNER].astype(bool),
+        "deals": rows[:, G_DEALS].astype(np.int16),
+        "ended_by": _labels(rows[:, G_ENDED_BY], ENDED_BY),
+    }
+    return pa.table(cols, schema=GAMES_SCHEMA)
+
+
+def part_name(first_game: int) -> str:
+    """Return the file name of the part whose first game is ``first_game``."""
+    return f"part-{first_game:012d}.parquet"
+
+
+def write_parts(run_dir: Path, first_game: int, tables: dict[str, pa.Table]) -> None:
+    """Write one part per dataset (``{"deals": t, "games": t}``) atomically.
+
+    Each file is written under a temporary dot-name, then every file is renamed.
+    """
+    staged = []
+    try:
+        for dataset, table in tables.items():
+            folder = run_dir / dataset
+            tmp = folder / f"{TMP_PREFIX}{os.getpid()}-{part_name(first_game)}"
+            pq.write_table(table, tmp, compression="zstd")
+            staged.append((tmp, folder / part_name(first_game)))
+        for tmp, final in staged:
+            os.replace(tmp, final)
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+
+
+def remove_temporary(run_dir: Path) -> int:
+    """Delete leftover temporary part files of an interrupted run; return how many."""
+    n = 0
+    for dataset in ("deals", "games"):
+        for path in (run_dir / dataset).glob(TMP_PREFIX + "*"):
+            path.unlink(missing_ok=True)
+            n += 1
+    return n
