@@ -1,0 +1,207 @@
+"""A Hearts deal you can set up from card names and play by hand, through the engine.
+
+For scenario tests, bug reports and tools that play one given deal. Every move goes
+through the same kernels as a tournament (``submit_pass``, ``submit_play``,
+``submit_moon``), so a position behaves exactly as a game would.
+
+>>> p = Position.from_hands(["2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
+...                         "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+...                         "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
+...                         "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"])
+>>> format_mask(p.legal())
+'2C'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from hsim.cards import (
+    CardMask,
+    CardParseError,
+    format_card,
+    format_mask,
+    mask_of,
+    parse_cards,
+)
+from hsim.engine.game import new_game, submit_moon, submit_pass, submit_play
+from hsim.engine.hearts import legal_plays, start_play
+from hsim.engine.layout import (
+    DEAL_COLS,
+    GAME_COLS,
+    H_DEAL_ROWS,
+    H_DECK,
+    H_PASS_SEAT,
+    H_PHASE,
+    P_PASS_DIR,
+    P_SCORES,
+    P_TO_ACT,
+    PASS_DIRECTIONS,
+    PASS_HOLD,
+    PH_GAME_OVER,
+    PH_MOON,
+    PH_PASS,
+    PH_PLAY,
+    ST_OK,
+    V_DEALT,
+    V_HAND,
+)
+from hsim.play import GameState
+from hsim.rng import seed_to_u64
+from hsim.rules import Rules
+
+
+class IllegalPlayError(ValueError):
+    """A pass or play that the rules do not allow here; the message names the card."""
+
+
+def _mask(hand: str | CardMask | Sequence[int]) -> CardMask:
+    if isinstance(hand, str):
+        return mask_of(parse_cards(hand))
+    if isinstance(hand, int):
+        return hand
+    return mask_of(hand)
+
+
+class Position:
+    """One Hearts deal in progress: hands, pass, plays, scores, all held by the engine.
+
+    Build with :meth:`from_hands`. ``state`` holds the engine arrays; :attr:`rows` the
+    deal rows written when the deal ends (int64, D_* columns of hsim.engine.layout).
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.rules_array = rules.to_array()
+        self.state = GameState()
+        self._deals = np.zeros((4, DEAL_COLS), np.int64)
+        self._games = np.zeros((4, GAME_COLS), np.int64)
+
+    @classmethod
+    def from_hands(
+        cls,
+        hands: Sequence[str | CardMask | Sequence[int]],
+        pass_direction: str = "hold",
+        rules: Rules | None = None,
+        scores: Sequence[int] = (0, 0, 0, 0),
+    ) -> Position:
+        """Deal ``hands`` (seat 0 first; card codes, masks or card lists) as deal 0.
+
+        pass_direction: left, right, across or hold. scores: game scores before the deal.
+
+        :raises CardParseError: a hand is not 13 distinct cards, or cards repeat across
+            hands, or the 52 cards are not all dealt.
+        """
+        p = cls(rules or Rules())
+        masks = [_mask(h) for h in hands]
+        seen = 0
+        for seat, m in enumerate(masks):
+            if bin(m).count("1") != 13:
+                raise CardParseError(format_mask(m), f"seat {seat} must hold 13 cards")
+            if m & seen:
+                raise CardParseError(format_mask(m & seen), "card dealt to two seats")
+            seen |= m
+        if len(masks) != 4:
+            raise CardParseError(str(hands), "need 4 hands")
+        if pass_direction not in PASS_DIRECTIONS:
+            raise ValueError(f"pass direction {pass_direction!r}; use one of {PASS_DIRECTIONS}")
+        st = p.state
+        new_game(st.public, st.private, st.hidden, st.rngs, p.rules_array, seed_to_u64(0), 0)
+        k = 0
+        for seat, m in enumerate(masks):
+            st.private[seat, V_HAND] = m
+            st.private[seat, V_DEALT] = m
+            for c in range(52):
+                if m >> c & 1:
+                    st.hidden[H_DECK + k] = c
+                    k += 1
+        for seat in range(4):
+            st.public[P_SCORES + seat] = scores[seat]
+        direction = PASS_DIRECTIONS.index(pass_direction)
+        st.public[P_PASS_DIR] = direction
+        start_play(st.public, st.private)
+        if direction == PASS_HOLD:
+            st.hidden[H_PHASE] = PH_PLAY
+        else:
+            st.hidden[H_PHASE] = PH_PASS
+            st.hidden[H_PASS_SEAT] = 0
+        return p
+
+    # -- reading --------------------------------------------------------------------------
+    @property
+    def to_act(self) -> int:
+        """The seat whose card (or pass, or moon choice) is due."""
+        return int(self.state.public[P_TO_ACT])
+
+    def hand(self, seat: int) -> CardMask:
+        """Cards ``seat`` holds now (mask)."""
+        return int(self.state.private[seat, V_HAND])
+
+    def legal(self) -> CardMask:
+        """The cards the seat to act may play now (mask; RULES.md A1.3-A1.7)."""
+        st = self.state
+        return int(legal_plays(st.public, self.rules_array, st.private[self.to_act, V_HAND]))
+
+    @property
+    def phase(self) -> str:
+        """``pass``, ``play``, ``moon`` (a New Moon choice is due) or ``over``."""
+        return {PH_PASS: "pass", PH_PLAY: "play", PH_MOON: "moon", PH_GAME_OVER: "over"}.get(
+            int(self.state.hidden[H_PHASE]), "over"
+        )
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Deal rows written so far (4 per finished deal)."""
+        return self._deals[: self.state.hidden[H_DEAL_ROWS]]
+
+    # -- moving ---------------------------------------------------------------------------
+    def pass_cards(self, passes: Sequence[str | CardMask | Sequence[int]]) -> None:
+        """Make every seat's pass (seat 0 first), then the exchange happens at once.
+
+        :raises IllegalPlayError: a pass is not 3 cards of that seat's hand.
+        """
+        if self.phase != "pass":
+            raise IllegalPlayError("no pass is due in this deal")
+        st = self.state
+        for seat, cards in enumerate(passes):
+            m = _mask(cards)
+            if submit_pass(st.public, st.private, st.hidden, m) != ST_OK:
+                raise IllegalPlayError(
+                    f"seat {seat} cannot pass [{format_mask(m)}]: a pass is 3 cards of its hand"
+                    f" [{format_mask(self.hand(seat))}]"
+                )
+
+    def play(self, cards: str | int | Sequence[int]) -> None:
+        """Play cards in order (``"2C 5C QC"``, one card int, or a list).
+
+        :raises IllegalPlayError: a card is not held or not allowed; the message says which.
+        """
+        sequence = [cards] if isinstance(cards, int) else (
+            parse_cards(cards) if isinstance(cards, str) else list(cards))
+        st = self.state
+        for c in sequence:
+            if self.phase != "play":
+                raise IllegalPlayError(f"cannot play {format_card(c)}: the deal is not in play")
+            seat = self.to_act
+            legal = self.legal()
+            if submit_play(st.public, st.private, st.hidden, self.rules_array, c,
+                           self._deals, self._games) != ST_OK:
+                why = "does not hold it" if not self.hand(seat) >> c & 1 else (
+                    f"the rules allow only [{format_mask(legal)}]")
+                raise IllegalPlayError(f"seat {seat} cannot play {format_card(c)}: {why}")
+
+    def choose_moon(self, choice: str) -> None:
+        """Give the shooter's New Moon choice: ``add``, ``subtract`` or ``default``."""
+        code = {"default": 0, "add": 1, "subtract": 2}[choice]
+        st = self.state
+        submit_moon(st.public, st.private, st.hidden, self.rules_array, code, self._deals,
+                    self._games)
+
+    def play_out(self) -> None:
+        """Play the rest of the deal, each seat playing its lowest legal card."""
+        while self.phase == "play":
+            legal = self.legal()
+            self.play((legal & -legal).bit_length() - 1)
+

@@ -1,0 +1,35 @@
+"""Compiled strategies used by the tests."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from hsim.engine.layout import P_TRICK, V_HAND
+from hsim.engine.signatures import PASS_SIG, PLAY_SIG
+from hsim.strategies import lowcard
+from hsim.strategy import CompiledStrategy
+
+
+@njit(PLAY_SIG, cache=True)
+def play_not_held(public, private, legal, rng, params):
+    """Plays the lowest card it does not hold once trick ``params[0]`` is reached."""
+    if public[P_TRICK] >= params[0]:
+        hand = private[V_HAND]
+        for c in range(52):
+            if not (hand >> c) & 1:
+                return c
+    return lowcard.play(public, private, legal, rng, params)
+
+
+@njit(PASS_SIG, cache=True)
+def pass_two(public, private, rng, params):
+    """Passes only two cards: an invalid pass."""
+    hand = private[V_HAND]
+    low = hand & -hand
+    rest = hand & ~low
+    return low | (rest & -rest)
+
+
+NOT_HELD = CompiledStrategy("not_held", lowcard.pass_cards, play_not_held,
+                            params={"trick": 5.0})
+BAD_PASS = CompiledStrategy("bad_pass", pass_two, lowcard.play)

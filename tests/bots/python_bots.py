@@ -1,0 +1,78 @@
+"""Plain-Python strategies used by the tests (loaded as tests/bots/python_bots.py:NAME)."""
+
+from __future__ import annotations
+
+import time
+
+from hsim.cards import cards_of, parse_mask
+
+
+class PyLowcard:
+    """The ``lowcard`` rules in plain Python: pass the 3 highest, play the lowest legal."""
+
+    @staticmethod
+    def _order(c):
+        return (c % 13, c // 13)
+
+    def pass_cards(self, obs, rng):
+        top = sorted(cards_of(obs.hand), key=self._order)[-3:]
+        return sum(1 << c for c in top)
+
+    def play(self, obs, legal, rng):
+        return min(cards_of(legal), key=self._order)
+
+
+class PyRandom:
+    """Uniform random play from the engine-handed numpy Generator."""
+
+    def __init__(self, delay: float = 0.0):
+        self.delay = delay
+
+    def pass_cards(self, obs, rng):
+        cards = list(cards_of(obs.hand))
+        return sum(1 << int(c) for c in rng.choice(cards, 3, replace=False))
+
+    def play(self, obs, legal, rng):
+        if self.delay:
+            time.sleep(self.delay)
+        cards = list(cards_of(legal))
+        return cards[int(rng.integers(len(cards)))]
+
+
+class NotHeld(PyLowcard):
+    """Plays a card it does not hold on its first lead after trick 1."""
+
+    def play(self, obs, legal, rng):
+        if obs.trick_number > 0 and not obs.trick:
+            missing = [c for c in range(52) if not obs.hand >> c & 1 and not obs.played >> c & 1]
+            return missing[0]
+        return super().play(obs, legal, rng)
+
+
+class Crashes(PyLowcard):
+    """Raises when dealt every card of ``holding`` (a deal-dependent, chunk-proof crash)."""
+
+    def __init__(self, holding: str = "AS KS"):
+        self.holding = parse_mask(holding)
+
+    def play(self, obs, legal, rng):
+        if obs.dealt & self.holding == self.holding:
+            raise RuntimeError("boom")
+        return super().play(obs, legal, rng)
+
+
+class Counter(PyLowcard):
+    """Records how many decisions it saw since its last reset, to check resets."""
+
+    seen_at_reset: list[int] = []
+
+    def __init__(self):
+        self.decisions = 0
+
+    def new_game(self, seat, rules):
+        Counter.seen_at_reset.append(self.decisions)
+        self.decisions = 0
+
+    def play(self, obs, legal, rng):
+        self.decisions += 1
+        return super().play(obs, legal, rng)

@@ -1,0 +1,152 @@
+"""The batch runner: determinism across workers and chunks, safe output folders."""
+
+import json
+import re
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from hsim.runner.run import RunConfig, RunError, run_tournament
+from hsim.rules import Rules
+from hsim.strategy import StrategyError
+
+PLAYERS = ("random", "lowcard", "random", "lowcard")
+
+
+def _read(run_dir, dataset):
+    return pd.read_parquet(Path(run_dir) / dataset)
+
+
+def _run(tmp_path, name, workers, chunk_size, **kw):
+    config = RunConfig(rules=kw.pop("rules", Rules()), players=kw.pop("players", PLAYERS),
+                       games=kw.pop("games", 60), seed=kw.pop("seed", 7),
+                       chunk_size=chunk_size, **kw)
+    return run_tournament(config, tmp_path / name, workers=workers, progress=False)
+
+
+def test_deals_identical_for_any_workers_and_chunking(tmp_path):
+    _run(tmp_path, "a", workers=1, chunk_size=60)
+    _run(tmp_path, "b", workers=2, chunk_size=7)
+    _run(tmp_path, "c", workers=2, chunk_size=25)
+    a = _read(tmp_path / "a", "deals")
+    assert len(a) > 60 * 4 and list(a.columns[:3]) == ["game", "deal", "seat"]
+    assert a[["game", "deal", "seat"]].apply(tuple, axis=1).is_monotonic_increasing
+    for other in ("b", "c"):
+        pd.testing.assert_frame_equal(a, _read(tmp_path / other, "deals"))
+        pd.testing.assert_frame_equal(_read(tmp_path / "a", "games"),
+                                      _read(tmp_path / other, "games"))
+    assert len(list((tmp_path / "b" / "deals").glob("*.parquet"))) == 9
+
+
+def test_other_seed_other_deals(tmp_path):
+    _run(tmp_path, "a", workers=1, chunk_size=None, games=5)
+    _run(tmp_path, "b", workers=1, chunk_size=None, games=5, seed=8)
+    assert not _read(tmp_path / "a", "deals")["hand"].equals(_read(tmp_path / "b", "deals")["hand"])
+
+
+def test_manifest_describes_the_run(tmp_path):
+    result = _run(tmp_path, "a", workers=1, chunk_size=None, games=10,
+                  rules=Rules(omnibus=True, end_score=50))
+    m = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert m["status"] == "complete" and m["games_done"] == 10
+    assert m["rules"]["string"] == "classic(omnibus=true,end_score=50)"
+    assert m["rules"]["options"]["omnibus"] is True
+    assert [p["spec"] for p in m["players"]] == list(PLAYERS)
+    assert m["seed"] == 7 and m["schema_version"] == 1 and m["seed_scheme"] == 1
+    assert {"hsim", "numba", "numpy", "pyarrow"} <= set(m["versions"])
+    assert result.summary[1]["strategy"] == "lowcard"
+    games = _read(tmp_path / "a", "games")
+    assert games["winner"].groupby(games["game"]).any().all()
+
+
+def test_summary_matches_datasets(tmp_path):
+    result = _run(tmp_path, "a", workers=1, chunk_size=4, games=20)
+    deals = _read(tmp_path / "a", "deals")
+    games = _read(tmp_path / "a", "games")
+    for row in result.summary:
+        d = deals[deals.seat == row["seat"]]
+        g = games[games.seat == row["seat"]]
+        assert row["mean_points_per_deal"] == pytest.approx(d.points.mean())
+        assert row["win_rate"] == pytest.approx(g.winner.mean())
+        assert row["moons"] == d.moon.sum()
+
+
+def test_existing_folder_is_not_overwritten(tmp_path):
+    _run(tmp_path, "a", workers=1, chunk_size=None, games=3)
+    before = _read(tmp_path / "a", "deals")
+    with pytest.raises(RunError, match="--overwrite"):
+        _run(tmp_path, "a", workers=1, chunk_size=None, games=3, seed=99)
+    pd.testing.assert_frame_equal(before, _read(tmp_path / "a", "deals"))
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=99)
+    run_tournament(config, tmp_path / "a", workers=1, overwrite=True, progress=False)
+    assert json.loads((tmp_path / "a" / "run.json").read_text())["seed"] == 99
+
+
+def test_overwrite_refuses_a_folder_that_is_not_a_run(tmp_path):
+    precious = tmp_path / "mine"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=1)
+    with pytest.raises(RunError, match="not an hsim run"):
+        run_tournament(config, precious, workers=1, overwrite=True, progress=False)
+    assert (precious / "notes.txt").read_text() == "keep me"
+
+
+def test_bad_player_spec_writes_nothing(tmp_path):
+    config = RunConfig(rules=Rules(), players=("random", "nope", "random", "random"),
+                       games=3, seed=1)
+    with pytest.raises(StrategyError):
+        run_tournament(config, tmp_path / "x", workers=1, progress=False)
+    assert not (tmp_path / "x").exists()
+
+
+def _assert_stopped_cleanly(run_dir, status):
+    m = json.loads((run_dir / "run.json").read_text())
+    assert m["status"] == status
+    assert not [p for p in run_dir.rglob("*") if p.name.startswith(".")]
+    deals = _read(run_dir, "deals")
+    done = sum(b - a for a, b in m["completed_ranges"])
+    assert done == m["games_done"] and deals["game"].nunique() == done
+    return m
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_failed_run_keeps_parts_and_says_so(tmp_path, py_bot, workers):
+    crash = py_bot("Crashes", "holding=AS KS QS")
+    config = RunConfig(rules=Rules(), players=("random", crash, "random", "random"),
+                       games=200, seed=1, chunk_size=4)
+    with pytest.raises(RunError, match=r"seat 1\).*in game \d+ of run seed 1") as err:
+        run_tournament(config, tmp_path / "f", workers=workers, progress=False)
+    game = int(re.search(r"in game (\d+)", str(err.value)).group(1))
+    m = _assert_stopped_cleanly(tmp_path / "f", "failed")
+    assert "boom" in m["error"] and game >= 4
+    assert all(not a <= game < b for a, b in m["completed_ranges"])
+    assert m["completed_ranges"][0][0] == 0
+
+
+@pytest.mark.parametrize("sig, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2),
+                                          (signal.SIGTERM, 2)])
+def test_interrupted_run_is_readable_and_marked(tmp_path, py_bot, sig, workers):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--games", "400", "--seed", "5",
+           "--players", f"{py_bot('PyRandom', 'delay=0.0005')},random,random,random",
+           "--chunk-size", "2", "--workers", str(workers), "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if len(list((out / "games").glob("part-*"))) >= 2 or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    m = _assert_stopped_cleanly(out, "interrupted")
+    assert 0 < m["games_done"] < 400

@@ -1,0 +1,123 @@
+"""The strategy contract: observation only, engine-handed randomness, clear errors."""
+
+import re
+
+import numpy as np
+import pytest
+
+from hsim.cards import parse_cards, parse_mask
+from hsim.engine.layout import D_GAME, P_HEARTS_BROKEN, V_HAND
+from hsim.loader import load_players
+from hsim.play import play_range
+from hsim.position import Position
+from hsim.rules import Rules
+from hsim.strategy import Observation, StrategyError
+from tests.bots import python_bots
+
+HANDS = [
+    "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
+    "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+    "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS 2H",
+    "AS 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+]
+
+
+def _swapped():
+    """The same deal, but seats 1 and 2 have swapped KD and KS (hidden from seat 0)."""
+    hands = list(HANDS)
+    hands[1] = hands[1].replace("KD", "KS")
+    hands[2] = hands[2].replace("KS", "KD")
+    return hands
+
+
+def test_observation_does_not_reveal_other_hands():
+    # Seat 0's view must be identical in two deals that differ only in cards held by
+    # other seats and not yet played.
+    views = []
+    for hands in (HANDS, _swapped()):
+        p = Position.from_hands(hands)
+        p.play("2C 2D 2S AS")  # trick 1, won by seat 0's 2C (the only club)
+        public, private = p.state.public.copy(), p.state.private[0].copy()
+        views.append((public, private))
+        obs = Observation(p.state.public, p.state.private[0], Rules())
+        assert obs.hand == parse_mask(HANDS[0]) & ~parse_mask("2C")
+    assert np.array_equal(views[0][0], views[1][0])
+    assert np.array_equal(views[0][1], views[1][1])
+    # ...while the engine's full state does differ (the test can fail).
+    assert parse_mask(HANDS[2]) != parse_mask(_swapped()[2])
+
+
+def test_python_strategies_get_read_only_arrays():
+    from hsim.play import GameState
+
+    public, rows = GameState().read_only()
+    with pytest.raises(ValueError):
+        public[P_HEARTS_BROKEN] = 1
+    with pytest.raises(ValueError):
+        rows[1][V_HAND] = 0
+
+
+def test_python_tier_matches_compiled_tier(py_bot):
+    rules = Rules()
+    compiled = load_players(["random", "lowcard", "random", "lowcard"])
+    python = load_players(["random", py_bot("PyLowcard"), "random", py_bot("PyLowcard")])
+    assert [p.kind for p in python] == ["compiled", "python", "compiled", "python"]
+    d1, g1 = play_range(rules, compiled, 11, 0, 6)
+    d2, g2 = play_range(rules, python, 11, 0, 6)
+    assert len(d1) > 0
+    assert np.array_equal(d1, d2) and np.array_equal(g1, g2)
+
+
+def test_results_do_not_depend_on_chunking(py_bot):
+    players = load_players([py_bot("PyRandom"), "random", py_bot("PyRandom"), "lowcard"])
+    whole, _ = play_range(Rules(), players, 5, 0, 8)
+    tail, _ = play_range(Rules(), players, 5, 5, 8)
+    assert np.array_equal(whole[whole[:, D_GAME] >= 5], tail)
+
+
+def test_python_strategies_are_reset_every_game(py_bot):
+    python_bots.Counter.seen_at_reset.clear()
+    players = load_players(["tests.bots.python_bots:Counter"] + ["lowcard"] * 3)
+    play_range(Rules(), players, 3, 0, 4)
+    seen = python_bots.Counter.seen_at_reset
+    assert seen[0] == 0 and len(seen) == 4 and all(n > 0 for n in seen[1:])
+
+
+def test_card_not_held_is_a_clear_error_python(py_bot):
+    players = load_players([py_bot("NotHeld")] + ["lowcard"] * 3)
+    with pytest.raises(StrategyError) as err:
+        play_range(Rules(), players, 42, 3, 5)
+    msg = str(err.value)
+    assert "NotHeld" in msg and "seat 0" in msg and "game 3" in msg and "seed 42" in msg
+    assert "does not hold" in msg
+
+
+def test_card_not_held_is_a_clear_error_compiled():
+    players = load_players(["tests.bots.compiled_bots:NOT_HELD(trick=2)"] + ["random"] * 3)
+    with pytest.raises(StrategyError) as err:
+        play_range(Rules(), players, 9, 7, 9)
+    msg = str(err.value)
+    assert "NOT_HELD" in msg and "seat 0" in msg and "game 7" in msg and "seed 9" in msg
+    assert "does not hold" in msg
+
+
+def test_invalid_pass_is_a_clear_error():
+    players = load_players(["random", "tests.bots.compiled_bots:BAD_PASS", "random", "random"])
+    with pytest.raises(StrategyError, match=r"seat 1\).*three cards"):
+        play_range(Rules(), players, 1, 0, 1)
+
+
+def test_strategy_that_raises_names_itself(py_bot):
+    players = load_players(["random", "random", py_bot("Crashes", "holding=AS KS"), "random"])
+    with pytest.raises(StrategyError) as err:
+        play_range(Rules(), players, 4, 0, 30)
+    msg = str(err.value)
+    assert "Crashes" in msg and "seat 2" in msg and "seed 4" in msg and "boom" in msg
+    game = int(re.search(r"in game (\d+)", msg).group(1))
+    play_range(Rules(), players, 4, 0, game)  # the games before it are fine
+
+
+def test_illegal_but_held_card_is_refused():
+    p = Position.from_hands(HANDS)
+    with pytest.raises(Exception, match="rules allow only"):
+        p.play(parse_cards("3C"))
