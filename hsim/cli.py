@@ -55,39 +55,89 @@ def main() -> None:
 
 
 rules_option = click.option(
-    "--rules", "preset", default="classic", show_default=True, metavar="PRESET",
+    "--rules",
+    "preset",
+    default="classic",
+    show_default=True,
+    metavar="PRESET",
     help="Rules preset (`hsim rules` lists them), or a rules string such as "
-         "'classic(omnibus=true)'.",
+    "'classic(omnibus=true)'.",
 )
 rule_option = click.option(
-    "--rule", "rule_items", multiple=True, metavar="NAME=VALUE",
+    "--rule",
+    "rule_items",
+    multiple=True,
+    metavar="NAME=VALUE",
     help="Set one rule option on top of the preset; repeatable.",
 )
 
 
 @main.command()
-@click.option("--players", default=None, metavar="SPECS",
-              help="One strategy per seat, comma-separated: random,lowcard,random,lowcard.")
-@click.option("--player", "player_list", multiple=True, metavar="SPEC",
-              help="One seat's strategy; repeat once per seat (instead of --players).")
+@click.option(
+    "--players",
+    default=None,
+    metavar="SPECS",
+    help="One strategy per seat, comma-separated: random,lowcard,random,lowcard.",
+)
+@click.option(
+    "--player",
+    "player_list",
+    multiple=True,
+    metavar="SPEC",
+    help="One seat's strategy; repeat once per seat (instead of --players).",
+)
 @click.option("--games", type=click.IntRange(min=1), required=True, help="Number of games.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Run seed (default: drawn at random and printed).")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Run seed (default: drawn at random and printed).",
+)
 @rules_option
 @rule_option
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: the number of CPUs).")
-@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
-              help="Games per chunk (a Parquet part each); results do not depend on it.")
-@click.option("--first-game", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Index of the first game (to split one seeded run across machines).")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Run folder (default: results/run-<time>-seed<seed>).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of CPUs).",
+)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games per chunk (a Parquet part each); results do not depend on it.",
+)
+@click.option(
+    "--first-game",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Index of the first game (to split one seeded run across machines).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Run folder (default: results/run-<time>-seed<seed>).",
+)
 @click.option("--overwrite", is_flag=True, help="Replace an existing run folder at --out.")
-@click.option("--progress/--no-progress", default=True, show_default=True,
-              help="Show the progress bar.")
-def tournament(players, player_list, games, seed, preset, rule_items, workers, chunk_size,
-               first_game, out, overwrite, progress):
+@click.option(
+    "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
+)
+def tournament(
+    players,
+    player_list,
+    games,
+    seed,
+    preset,
+    rule_items,
+    workers,
+    chunk_size,
+    first_game,
+    out,
+    overwrite,
+    progress,
+):
     """Play seeded games and write per-deal and per-game Parquet datasets.
 
     \b
@@ -119,33 +169,59 @@ def tournament(players, player_list, games, seed, preset, rule_items, workers, c
 
     from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
 
-    config = RunConfig(rules=rules, players=specs, games=games, seed=seed,
-                       first_game=first_game, rules_preset=preset, chunk_size=chunk_size)
+    config = RunConfig(
+        rules=rules,
+        players=specs,
+        games=games,
+        seed=seed,
+        first_game=first_game,
+        rules_preset=preset,
+        chunk_size=chunk_size,
+    )
     try:
-        result = run_tournament(config, out, workers or default_workers(), overwrite, progress,
-                                argv=["hsim", *sys.argv[1:]], started=started)
+        result = run_tournament(
+            config,
+            out,
+            workers or default_workers(),
+            overwrite,
+            progress,
+            argv=["hsim", *sys.argv[1:]],
+            started=started,
+        )
     except (RunError, StrategyError) as exc:
         raise _user_error(exc) from None
     _print_result(result, games)
     if result.status == "interrupted":
-        click.echo(f"interrupted: {result.games_done} of {games} games were written; the run "
-                   f"folder {result.run_dir} is readable and run.json says so", err=True)
+        click.echo(
+            f"interrupted: {result.games_done} of {games} games were written; the run "
+            f"folder {result.run_dir} is readable and run.json says so",
+            err=True,
+        )
         sys.exit(130)
 
 
 def _print_result(result, games: int) -> None:
-    how = ("compiled (cold cache) in" if result.cache_was_empty
-           else "compiled code loaded from cache in")
+    how = (
+        "compiled (cold cache) in"
+        if result.cache_was_empty
+        else "compiled code loaded from cache in"
+    )
     rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
-    click.echo(f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "
-               f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)")
+    click.echo(
+        f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "
+        f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)"
+    )
     click.echo(f"run folder: {result.run_dir}")
-    header = f"{'seat':>4}  {'strategy':<24} {'points/deal':>11} {'win rate':>8} " \
-             f"{'mean place':>10} {'moons':>7}"
+    header = (
+        f"{'seat':>4}  {'strategy':<24} {'points/deal':>11} {'win rate':>8} "
+        f"{'mean place':>10} {'moons':>7}"
+    )
     click.echo(header)
     for row in result.summary:
-        click.echo(f"{row['seat']:>4}  {row['strategy']:<24} {row['mean_points_per_deal']:>11.3f} "
-                   f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f} {row['moons']:>7,}")
+        click.echo(
+            f"{row['seat']:>4}  {row['strategy']:<24} {row['mean_points_per_deal']:>11.3f} "
+            f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f} {row['moons']:>7,}"
+        )
 
 
 @main.command("rules")
@@ -178,8 +254,10 @@ def rules_command(rules_string):
     wa = max(len(r["allowed"]) for r in rows)
     click.echo(f"  {'name':<{w}}  {'default':<9}  {'allowed':<{wa}}  meaning")
     for r in rows:
-        click.echo(f"  {r['name']:<{w}}  {r['default']:<9}  {r['allowed']:<{wa}}  "
-                   f"{r['meaning']} ({r['section']})")
+        click.echo(
+            f"  {r['name']:<{w}}  {r['default']:<9}  {r['allowed']:<{wa}}  "
+            f"{r['meaning']} ({r['section']})"
+        )
 
 
 @main.command()
@@ -192,8 +270,10 @@ def strategies():
     click.echo(f"{'name':<{w}}  {'source':<10}  {'parameters':<20}  description")
     for r in rows:
         click.echo(f"{r['name']:<{w}}  {r['source']:<10}  {r['params']:<20}  {r['description']}")
-    click.echo("\nAlso accepted: an installed entry point of the group 'hsim.strategies', "
-               "package.module:attr, or path/to/file.py:attr; parameters as NAME(key=value,...).")
+    click.echo(
+        "\nAlso accepted: an installed entry point of the group 'hsim.strategies', "
+        "package.module:attr, or path/to/file.py:attr; parameters as NAME(key=value,...)."
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

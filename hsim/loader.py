@@ -189,8 +189,12 @@ class LoadedStrategy:
 
     def describe(self) -> dict[str, Any]:
         """Return a JSON-able description for the run manifest."""
-        return {"spec": self.spec, "name": self.name, "kind": self.kind,
-                "params": self.param_values}
+        return {
+            "spec": self.spec,
+            "name": self.name,
+            "kind": self.kind,
+            "params": self.param_values,
+        }
 
 
 def _python_value(text: str) -> Any:
@@ -216,8 +220,14 @@ def load(spec: str) -> LoadedStrategy:
     if isinstance(obj, CompiledStrategy):
         params = obj.params_array(raw)
         values = dict(zip(obj.params, params.tolist(), strict=False))
-        return LoadedStrategy(spec, obj.name if _builtin(name) else name, "compiled",
-                              compiled=obj, params=params, param_values=values)
+        return LoadedStrategy(
+            spec,
+            obj.name if _builtin(name) else name,
+            "compiled",
+            compiled=obj,
+            params=params,
+            param_values=values,
+        )
     if inspect.isclass(obj) and callable(getattr(obj, "play", None)):
         kwargs = {k: _python_value(v) for k, v in raw.items()}
         try:
@@ -227,8 +237,9 @@ def load(spec: str) -> LoadedStrategy:
                 f"strategy {name!r} does not take parameters {sorted(kwargs)}: {exc} "
                 f"(its signature: {inspect.signature(obj)})"
             ) from None
-        return LoadedStrategy(spec, name, "python", python_factory=lambda: obj(**kwargs),
-                              param_values=kwargs)
+        return LoadedStrategy(
+            spec, name, "python", python_factory=lambda: obj(**kwargs), param_values=kwargs
+        )
     raise StrategyError(
         f"{name!r} is neither a CompiledStrategy nor a class with a play(obs, legal, rng) "
         "method (see docs/strategies.md)"
@@ -260,9 +271,16 @@ def describe_available() -> list[dict[str, str]]:
                 f"{k}={v:g}" + (f" ({s.param_help[k]})" if k in s.param_help else "")
                 for k, v in s.params.items()
             )
-            rows.append({"name": s.name, "source": "built-in", "params": params or "-",
-                         "description": s.description})
+            rows.append(
+                {
+                    "name": s.name,
+                    "source": "built-in",
+                    "params": params or "-",
+                    "description": s.description,
+                }
+            )
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        rows.append({"name": ep.name, "source": f"entry point {ep.value}", "params": "?",
-                     "description": ""})
+        rows.append(
+            {"name": ep.name, "source": f"entry point {ep.value}", "params": "?", "description": ""}
+        )
     return rows

@@ -96,8 +96,10 @@ def _invalid_answer(players, state, seed) -> StrategyError:
 def _buffers(n_games: int, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     # about 16 deals a game is generous for end_score 100; the loop refills if not.
     deal_rows = N_SEATS * (min(n_games, 4096) * 16 + rules.max_deals)
-    return (np.zeros((deal_rows, DEAL_COLS), np.int64),
-            np.zeros((N_SEATS * min(n_games, 4096), GAME_COLS), np.int64))
+    return (
+        np.zeros((deal_rows, DEAL_COLS), np.int64),
+        np.zeros((N_SEATS * min(n_games, 4096), GAME_COLS), np.int64),
+    )
 
 
 def play_range(
@@ -130,9 +132,22 @@ def play_range(
         state.hidden[H_DEAL_ROWS] = 0
         state.hidden[H_GAME_ROWS] = 0
         try:
-            done = play_games(run_seed, game, stop - game, rules_arr, pass_fns, play_fns,
-                              moon_fns, params, state.public, state.private, state.hidden,
-                              state.rngs, deal_out, game_out)
+            done = play_games(
+                run_seed,
+                game,
+                stop - game,
+                rules_arr,
+                pass_fns,
+                play_fns,
+                moon_fns,
+                params,
+                state.public,
+                state.private,
+                state.hidden,
+                state.rngs,
+                deal_out,
+                game_out,
+            )
         except Exception as exc:
             raise _error(players, state, seed, f"raised {type(exc).__name__}: {exc}") from exc
         if state.hidden[H_ERROR_CODE]:
@@ -218,16 +233,17 @@ def _play_range_python(rules, players, seed, first, stop):
                     legal = int(legal_plays(state.public, rules_arr, state.private[s, V_HAND]))
                     answer = seats[s].play(legal)
             except Exception as exc:
-                raise _error(players, state, seed,
-                             f"raised {type(exc).__name__}: {exc}") from exc
+                raise _error(players, state, seed, f"raised {type(exc).__name__}: {exc}") from exc
             if st == ST_NEED_PASS:
                 st = submit_pass(state.public, state.private, state.hidden, answer)
             elif st == ST_NEED_MOON:
-                st = submit_moon(state.public, state.private, state.hidden, rules_arr, answer,
-                                 deal_out, game_out)
+                st = submit_moon(
+                    state.public, state.private, state.hidden, rules_arr, answer, deal_out, game_out
+                )
             else:
-                st = submit_play(state.public, state.private, state.hidden, rules_arr, answer,
-                                 deal_out, game_out)
+                st = submit_play(
+                    state.public, state.private, state.hidden, rules_arr, answer, deal_out, game_out
+                )
             if st != ST_OK:
                 raise _invalid_answer(players, state, seed)
             st = next_decision(*args)

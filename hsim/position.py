@@ -178,30 +178,40 @@ class Position:
 
         :raises IllegalPlayError: a card is not held or not allowed; the message says which.
         """
-        sequence = [cards] if isinstance(cards, int) else (
-            parse_cards(cards) if isinstance(cards, str) else list(cards))
+        sequence = (
+            [cards]
+            if isinstance(cards, int)
+            else (parse_cards(cards) if isinstance(cards, str) else list(cards))
+        )
         st = self.state
         for c in sequence:
             if self.phase != "play":
                 raise IllegalPlayError(f"cannot play {format_card(c)}: the deal is not in play")
             seat = self.to_act
             legal = self.legal()
-            if submit_play(st.public, st.private, st.hidden, self.rules_array, c,
-                           self._deals, self._games) != ST_OK:
-                why = "does not hold it" if not self.hand(seat) >> c & 1 else (
-                    f"the rules allow only [{format_mask(legal)}]")
+            if (
+                submit_play(
+                    st.public, st.private, st.hidden, self.rules_array, c, self._deals, self._games
+                )
+                != ST_OK
+            ):
+                why = (
+                    "does not hold it"
+                    if not self.hand(seat) >> c & 1
+                    else (f"the rules allow only [{format_mask(legal)}]")
+                )
                 raise IllegalPlayError(f"seat {seat} cannot play {format_card(c)}: {why}")
 
     def choose_moon(self, choice: str) -> None:
         """Give the shooter's New Moon choice: ``add``, ``subtract`` or ``default``."""
         code = {"default": 0, "add": 1, "subtract": 2}[choice]
         st = self.state
-        submit_moon(st.public, st.private, st.hidden, self.rules_array, code, self._deals,
-                    self._games)
+        submit_moon(
+            st.public, st.private, st.hidden, self.rules_array, code, self._deals, self._games
+        )
 
     def play_out(self) -> None:
         """Play the rest of the deal, each seat playing its lowest legal card."""
         while self.phase == "play":
             legal = self.legal()
             self.play((legal & -legal).bit_length() - 1)
-

@@ -199,8 +199,9 @@ class Observation:
     @property
     def trick_leaders(self) -> list[int]:
         """Seat that led each trick so far (current trick included)."""
-        return [int(self._public[P_TRICK_LEADER + t]) for t in range(self.trick_number + 1)
-                if t < 13]
+        return [
+            int(self._public[P_TRICK_LEADER + t]) for t in range(self.trick_number + 1) if t < 13
+        ]
 
     @property
     def trick_winners(self) -> list[int]:

@@ -40,13 +40,15 @@ def test_strategies_lists_builtins():
 
 @pytest.mark.parametrize(
     "args, message",
-    [(["--rule", "omnibuss=true"], "unknown rule option 'omnibuss'"),
-     (["--rule", "end_score=-3"], "positive integer"),
-     (["--rules", "modern"], "valid presets: classic, openspiel"),
-     (["--players", "random,random,random"], "3 players given, the game needs 4"),
-     (["--players", "random,randon,random,random"], "unknown strategy 'randon'"),
-     (["--players", "random,random,random,random", "--player", "random"], "not both"),
-     ([], "no players")],
+    [
+        (["--rule", "omnibuss=true"], "unknown rule option 'omnibuss'"),
+        (["--rule", "end_score=-3"], "positive integer"),
+        (["--rules", "modern"], "valid presets: classic, openspiel"),
+        (["--players", "random,random,random"], "3 players given, the game needs 4"),
+        (["--players", "random,randon,random,random"], "unknown strategy 'randon'"),
+        (["--players", "random,random,random,random", "--player", "random"], "not both"),
+        ([], "no players"),
+    ],
 )
 def test_user_mistakes_are_clear_errors(tmp_path, args, message):
     r = run("tournament", "--games", "2", "--out", str(tmp_path / "x"), *args)
@@ -56,18 +58,48 @@ def test_user_mistakes_are_clear_errors(tmp_path, args, message):
 
 
 def test_ineffective_option_warns(tmp_path):
-    r = run("tournament", "--games", "2", "--seed", "1", "--players", "random,random,random,random",
-            "--rule", "jack_in_moon_deal=true", "--out", str(tmp_path / "x"), "--no-progress",
-            "--workers", "1")
+    r = run(
+        "tournament",
+        "--games",
+        "2",
+        "--seed",
+        "1",
+        "--players",
+        "random,random,random,random",
+        "--rule",
+        "jack_in_moon_deal=true",
+        "--out",
+        str(tmp_path / "x"),
+        "--no-progress",
+        "--workers",
+        "1",
+    )
     assert r.exit_code == 0
     assert "warning: jack_in_moon_deal has effect only with omnibus=true" in r.output
 
 
 def test_tournament_end_to_end(tmp_path):
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players",
-           "random,lowcard,random,lowcard", "--games", "300", "--seed", "7", "--workers", "2",
-           "--rules", "classic", "--rule", "omnibus=true", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hsim.cli",
+        "tournament",
+        "--players",
+        "random,lowcard,random,lowcard",
+        "--games",
+        "300",
+        "--seed",
+        "7",
+        "--workers",
+        "2",
+        "--rules",
+        "classic",
+        "--rule",
+        "omnibus=true",
+        "--out",
+        str(out),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "game/s" in done.stderr  # the progress bar
@@ -90,10 +122,27 @@ def test_same_rows_without_jit(tmp_path):
     for name, disable in (("jit", "0"), ("nojit", "1")):
         out = tmp_path / name
         env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players",
-               "random,lowcard,random,lowcard", "--games", "5", "--seed", "3", "--workers", "1",
-               "--rule", "moon=new_moon", "--rule", "no_trick_bonus=no_points",
-               "--out", str(out), "--no-progress"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "hsim.cli",
+            "tournament",
+            "--players",
+            "random,lowcard,random,lowcard",
+            "--games",
+            "5",
+            "--seed",
+            "3",
+            "--workers",
+            "1",
+            "--rule",
+            "moon=new_moon",
+            "--rule",
+            "no_trick_bonus=no_points",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
         done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
         assert done.returncode == 0, done.stderr
         outs.append(out)

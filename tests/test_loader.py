@@ -10,7 +10,11 @@ from hsim.strategy import StrategyError
 
 def test_commas_inside_parentheses_do_not_split_seats():
     assert split_players("random, pimc(worlds=20,playouts=10),lowcard,x.py:B(a=1)") == [
-        "random", "pimc(worlds=20,playouts=10)", "lowcard", "x.py:B(a=1)"]
+        "random",
+        "pimc(worlds=20,playouts=10)",
+        "lowcard",
+        "x.py:B(a=1)",
+    ]
 
 
 @pytest.mark.parametrize("text", ["random,,lowcard", "pimc(a=1", "pimc)a=1("])
@@ -71,7 +75,8 @@ def test_missing_file_module_and_attribute(tmp_path):
 
 def test_entry_points_are_found(monkeypatch):
     ep = importlib.metadata.EntryPoint(
-        "plugged", "tests.bots.python_bots:PyLowcard", "hsim.strategies")
+        "plugged", "tests.bots.python_bots:PyLowcard", "hsim.strategies"
+    )
 
     def fake(group=None):
         return [ep] if group == "hsim.strategies" else []

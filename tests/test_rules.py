@@ -66,8 +66,12 @@ def test_unknown_option_lists_valid_ones():
 
 @pytest.mark.parametrize(
     "item, hint",
-    [("omnibus=maybe", "true|false"), ("end_score=0", "positive"),
-     ("no_trick_bonus=some", "off|no_points|no_tricks"), ("omnibus", "name=value")],
+    [
+        ("omnibus=maybe", "true|false"),
+        ("end_score=0", "positive"),
+        ("no_trick_bonus=some", "off|no_points|no_tricks"),
+        ("omnibus", "name=value"),
+    ],
 )
 def test_bad_values_say_what_is_allowed(item, hint):
     with pytest.raises(RulesError, match=hint):
@@ -90,13 +94,19 @@ def test_dataclass_validates_direct_construction():
 
 @pytest.mark.parametrize(
     "options, fragment",
-    [({"jack_in_moon_deal": True}, "jack_in_moon_deal"),
-     ({"moon_requires_jack": False}, "moon_requires_jack"),
-     ({"first_trick_points": "allowed", "first_trick_only_points": "any"},
-      "first_trick_only_points"),
-     ({"hearts_must_be_broken": False, "lead_hearts_instead_of_queen": True},
-      "lead_hearts_instead_of_queen"),
-     ({"perfect_100": True, "end_score": 50}, "perfect_100")],
+    [
+        ({"jack_in_moon_deal": True}, "jack_in_moon_deal"),
+        ({"moon_requires_jack": False}, "moon_requires_jack"),
+        (
+            {"first_trick_points": "allowed", "first_trick_only_points": "any"},
+            "first_trick_only_points",
+        ),
+        (
+            {"hearts_must_be_broken": False, "lead_hearts_instead_of_queen": True},
+            "lead_hearts_instead_of_queen",
+        ),
+        ({"perfect_100": True, "end_score": 50}, "perfect_100"),
+    ],
 )
 def test_options_without_effect_are_warned(options, fragment):
     notes = ineffective_options(Rules(**options))

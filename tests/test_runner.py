@@ -2,7 +2,6 @@
 
 import json
 import re
-import os
 import signal
 import subprocess
 import sys
@@ -12,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hsim.runner.run import RunConfig, RunError, run_tournament
 from hsim.rules import Rules
+from hsim.runner.run import RunConfig, RunError, run_tournament
 from hsim.strategy import StrategyError
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
@@ -24,9 +23,14 @@ def _read(run_dir, dataset):
 
 
 def _run(tmp_path, name, workers, chunk_size, **kw):
-    config = RunConfig(rules=kw.pop("rules", Rules()), players=kw.pop("players", PLAYERS),
-                       games=kw.pop("games", 60), seed=kw.pop("seed", 7),
-                       chunk_size=chunk_size, **kw)
+    config = RunConfig(
+        rules=kw.pop("rules", Rules()),
+        players=kw.pop("players", PLAYERS),
+        games=kw.pop("games", 60),
+        seed=kw.pop("seed", 7),
+        chunk_size=chunk_size,
+        **kw,
+    )
     return run_tournament(config, tmp_path / name, workers=workers, progress=False)
 
 
@@ -39,8 +43,9 @@ def test_deals_identical_for_any_workers_and_chunking(tmp_path):
     assert a[["game", "deal", "seat"]].apply(tuple, axis=1).is_monotonic_increasing
     for other in ("b", "c"):
         pd.testing.assert_frame_equal(a, _read(tmp_path / other, "deals"))
-        pd.testing.assert_frame_equal(_read(tmp_path / "a", "games"),
-                                      _read(tmp_path / other, "games"))
+        pd.testing.assert_frame_equal(
+            _read(tmp_path / "a", "games"), _read(tmp_path / other, "games")
+        )
     assert len(list((tmp_path / "b" / "deals").glob("*.parquet"))) == 9
 
 
@@ -51,8 +56,9 @@ def test_other_seed_other_deals(tmp_path):
 
 
 def test_manifest_describes_the_run(tmp_path):
-    result = _run(tmp_path, "a", workers=1, chunk_size=None, games=10,
-                  rules=Rules(omnibus=True, end_score=50))
+    result = _run(
+        tmp_path, "a", workers=1, chunk_size=None, games=10, rules=Rules(omnibus=True, end_score=50)
+    )
     m = json.loads((tmp_path / "a" / "run.json").read_text())
     assert m["status"] == "complete" and m["games_done"] == 10
     assert m["rules"]["string"] == "classic(omnibus=true,end_score=50)"
@@ -99,8 +105,9 @@ def test_overwrite_refuses_a_folder_that_is_not_a_run(tmp_path):
 
 
 def test_bad_player_spec_writes_nothing(tmp_path):
-    config = RunConfig(rules=Rules(), players=("random", "nope", "random", "random"),
-                       games=3, seed=1)
+    config = RunConfig(
+        rules=Rules(), players=("random", "nope", "random", "random"), games=3, seed=1
+    )
     with pytest.raises(StrategyError):
         run_tournament(config, tmp_path / "x", workers=1, progress=False)
     assert not (tmp_path / "x").exists()
@@ -119,8 +126,13 @@ def _assert_stopped_cleanly(run_dir, status):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_failed_run_keeps_parts_and_says_so(tmp_path, py_bot, workers):
     crash = py_bot("Crashes", "holding=AS KS QS")
-    config = RunConfig(rules=Rules(), players=("random", crash, "random", "random"),
-                       games=200, seed=1, chunk_size=4)
+    config = RunConfig(
+        rules=Rules(),
+        players=("random", crash, "random", "random"),
+        games=200,
+        seed=1,
+        chunk_size=4,
+    )
     with pytest.raises(RunError, match=r"seat 1\).*in game \d+ of run seed 1") as err:
         run_tournament(config, tmp_path / "f", workers=workers, progress=False)
     game = int(re.search(r"in game (\d+)", str(err.value)).group(1))
@@ -130,13 +142,30 @@ def test_failed_run_keeps_parts_and_says_so(tmp_path, py_bot, workers):
     assert m["completed_ranges"][0][0] == 0
 
 
-@pytest.mark.parametrize("sig, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2),
-                                          (signal.SIGTERM, 2)])
+@pytest.mark.parametrize(
+    "sig, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 2)]
+)
 def test_interrupted_run_is_readable_and_marked(tmp_path, py_bot, sig, workers):
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--games", "400", "--seed", "5",
-           "--players", f"{py_bot('PyRandom', 'delay=0.0005')},random,random,random",
-           "--chunk-size", "2", "--workers", str(workers), "--out", str(out), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hsim.cli",
+        "tournament",
+        "--games",
+        "400",
+        "--seed",
+        "5",
+        "--players",
+        f"{py_bot('PyRandom', 'delay=0.0005')},random,random,random",
+        "--chunk-size",
+        "2",
+        "--workers",
+        str(workers),
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline:

@@ -92,8 +92,9 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_chunk(rules: Rules, specs: tuple[str, ...], seed: int, start: int, stop: int,
-              run_dir: str) -> np.ndarray:
+def run_chunk(
+    rules: Rules, specs: tuple[str, ...], seed: int, start: int, stop: int, run_dir: str
+) -> np.ndarray:
     """Play games ``start..stop-1``, write their parts, return the per-seat summary sums.
 
     Returns int64[4, SUMMARY_COLS]. :raises StrategyError: see :func:`hsim.play.play_range`.
@@ -104,14 +105,23 @@ def run_chunk(rules: Rules, specs: tuple[str, ...], seed: int, start: int, stop:
         players = _WORKER_PLAYERS[key] = load_players(list(specs))
     deals, games = play_range(rules, players, seed, start, stop)
     names = list(specs)
-    write_parts(Path(run_dir), start,
-                {"deals": deals_table(deals, names), "games": games_table(games, names)})
+    write_parts(
+        Path(run_dir),
+        start,
+        {"deals": deals_table(deals, names), "games": games_table(games, names)},
+    )
     out = np.zeros((N_SEATS, SUMMARY_COLS), np.int64)
     for s in range(N_SEATS):
         d = deals[deals[:, D_SEAT] == s]
         g = games[games[:, G_SEAT] == s]
-        out[s] = (d[:, D_POINTS].sum(), len(d), g[:, G_WINNER].sum(), d[:, D_MOON].sum(),
-                  len(g), g[:, G_PLACE].sum())
+        out[s] = (
+            d[:, D_POINTS].sum(),
+            len(d),
+            g[:, G_WINNER].sum(),
+            d[:, D_MOON].sum(),
+            len(g),
+            g[:, G_PLACE].sum(),
+        )
     return out
 
 
@@ -138,16 +148,18 @@ def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
     rows = []
     for s in range(N_SEATS):
         points, deals, wins, moons, games, places = (int(x) for x in sums[s])
-        rows.append({
-            "seat": s,
-            "strategy": specs[s],
-            "deals": deals,
-            "games": games,
-            "mean_points_per_deal": points / deals if deals else float("nan"),
-            "win_rate": wins / games if games else float("nan"),
-            "mean_place": places / games if games else float("nan"),
-            "moons": moons,
-        })
+        rows.append(
+            {
+                "seat": s,
+                "strategy": specs[s],
+                "deals": deals,
+                "games": games,
+                "mean_points_per_deal": points / deals if deals else float("nan"),
+                "win_rate": wins / games if games else float("nan"),
+                "mean_place": places / games if games else float("nan"),
+                "moons": moons,
+            }
+        )
     return rows
 
 
@@ -226,10 +238,12 @@ def run_tournament(
                 done_ranges.append((start, stop))
                 bar.update(stop - start)
         else:
-            executor = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
-                                           initializer=_init_worker)
-            pending = {executor.submit(run_chunk, *args, a, b, str(run_dir)): (a, b)
-                       for a, b in chunks}
+            executor = ProcessPoolExecutor(
+                workers, mp_context=get_context("spawn"), initializer=_init_worker
+            )
+            pending = {
+                executor.submit(run_chunk, *args, a, b, str(run_dir)): (a, b) for a, b in chunks
+            }
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
@@ -253,18 +267,28 @@ def run_tournament(
         remove_temporary(run_dir)
         elapsed = time.perf_counter() - t_run
         games_done = sum(b - a for a, b in done_ranges)
-        manifest.update({
-            "status": status,
-            "finished": now(),
-            "elapsed_s": round(elapsed, 3),
-            "games_done": games_done,
-            "completed_ranges": _merge(done_ranges),
-        })
+        manifest.update(
+            {
+                "status": status,
+                "finished": now(),
+                "elapsed_s": round(elapsed, 3),
+                "games_done": games_done,
+                "completed_ranges": _merge(done_ranges),
+            }
+        )
         if error:
             manifest["error"] = error
         write_manifest(run_dir, manifest)
-    result = RunResult(run_dir, status, games_done, elapsed, compile_s, _jit.CACHE_WAS_EMPTY,
-                       _summary(sums, config.players), error)
+    result = RunResult(
+        run_dir,
+        status,
+        games_done,
+        elapsed,
+        compile_s,
+        _jit.CACHE_WAS_EMPTY,
+        _summary(sums, config.players),
+        error,
+    )
     if status == "failed":
         raise RunError(f"run failed: {error}\n(parts written so far are kept in {run_dir})")
     return result
@@ -297,8 +321,15 @@ def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
 def _progress_bar(total: int, enabled: bool):
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="game", unit_scale=True, disable=not enabled,
-                file=sys.stderr, dynamic_ncols=True, smoothing=0.05)
+    return tqdm(
+        total=total,
+        unit="game",
+        unit_scale=True,
+        disable=not enabled,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        smoothing=0.05,
+    )
 
 
 def default_workers() -> int:

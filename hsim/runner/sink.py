@@ -47,44 +47,46 @@ from hsim.engine.layout import (
 SCHEMA_VERSION = 1
 TMP_PREFIX = ".tmp-"
 
-DEALS_SCHEMA = pa.schema([
-    ("game", pa.int64()),
-    ("deal", pa.int16()),
-    ("seat", pa.int8()),
-    ("strategy", pa.string()),
-    ("pass_direction", pa.string()),
-    ("hand", pa.int64()),
-    ("passed", pa.int64()),
-    ("received", pa.int64()),
-    ("hearts", pa.int8()),
-    ("queen_spades", pa.bool_()),
-    ("jack_diamonds", pa.bool_()),
-    ("tricks", pa.int8()),
-    ("points", pa.int8()),
-    ("moon", pa.bool_()),
-    ("moon_choice", pa.string()),
-    ("deal_score", pa.int16()),
-    ("score", pa.int32()),
-])
+DEALS_SCHEMA = pa.schema(
+    [
+        ("game", pa.int64()),
+        ("deal", pa.int16()),
+        ("seat", pa.int8()),
+        ("strategy", pa.string()),
+        ("pass_direction", pa.string()),
+        ("hand", pa.int64()),
+        ("passed", pa.int64()),
+        ("received", pa.int64()),
+        ("hearts", pa.int8()),
+        ("queen_spades", pa.bool_()),
+        ("jack_diamonds", pa.bool_()),
+        ("tricks", pa.int8()),
+        ("points", pa.int8()),
+        ("moon", pa.bool_()),
+        ("moon_choice", pa.string()),
+        ("deal_score", pa.int16()),
+        ("score", pa.int32()),
+    ]
+)
 
-GAMES_SCHEMA = pa.schema([
-    ("game", pa.int64()),
-    ("seat", pa.int8()),
-    ("strategy", pa.string()),
-    ("score", pa.int32()),
-    ("place", pa.int8()),
-    ("winner", pa.bool_()),
-    ("deals", pa.int16()),
-    ("ended_by", pa.string()),
-])
+GAMES_SCHEMA = pa.schema(
+    [
+        ("game", pa.int64()),
+        ("seat", pa.int8()),
+        ("strategy", pa.string()),
+        ("score", pa.int32()),
+        ("place", pa.int8()),
+        ("winner", pa.bool_()),
+        ("deals", pa.int16()),
+        ("ended_by", pa.string()),
+    ]
+)
 
 
 def _labels(codes: np.ndarray, names: tuple | list) -> pa.Array:
     """Return a string array with ``names[code]`` per row (None names become nulls)."""
     dictionary = pa.array(list(names), pa.string())
-    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary).cast(
-        pa.string()
-    )
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary).cast(pa.string())
 
 
 def deals_table(rows: np.ndarray, strategies: list[str]) -> pa.Table:

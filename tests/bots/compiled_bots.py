@@ -30,6 +30,5 @@ def pass_two(public, private, rng, params):
     return low | (rest & -rest)
 
 
-NOT_HELD = CompiledStrategy("not_held", lowcard.pass_cards, play_not_held,
-                            params={"trick": 5.0})
+NOT_HELD = CompiledStrategy("not_held", lowcard.pass_cards, play_not_held, params={"trick": 5.0})
 BAD_PASS = CompiledStrategy("bad_pass", pass_two, lowcard.play)
