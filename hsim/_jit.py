@@ -49,8 +49,6 @@ def _configure() -> str:
 
 
 CACHE_DIR = _configure()
-# True when this process found no compiled code on disk: the next compile is a cold one.
-CACHE_WAS_EMPTY = not (Path(CACHE_DIR).is_dir() and any(Path(CACHE_DIR).rglob("*.nbi")))
 
 import numba  # noqa: E402
 
@@ -68,3 +66,8 @@ def kernel(fn):
     Kernels therefore never allocate arrays; scratch space lives in the state arrays.
     """
     return numba.njit(cache=True, inline="always")(fn)
+
+
+def compiled_here(*dispatchers) -> bool:
+    """Return whether any of ``dispatchers`` was compiled in this process (a cache miss)."""
+    return any(bool(getattr(d, "stats", None) and d.stats.cache_misses) for d in dispatchers)

@@ -99,7 +99,8 @@ rule_option = click.option(
     "--workers",
     type=click.IntRange(min=1),
     default=None,
-    help="Worker processes (default: the number of CPUs).",
+    help="Worker processes (default: the number of CPUs; fewer for small runs, where "
+    "starting a worker costs more than it saves).",
 )
 @click.option(
     "--chunk-size",
@@ -182,7 +183,7 @@ def tournament(
         result = run_tournament(
             config,
             out,
-            workers or default_workers(),
+            workers or default_workers(games),
             overwrite,
             progress,
             argv=["hsim", *sys.argv[1:]],
@@ -201,11 +202,7 @@ def tournament(
 
 
 def _print_result(result, games: int) -> None:
-    how = (
-        "compiled (cold cache) in"
-        if result.cache_was_empty
-        else "compiled code loaded from cache in"
-    )
+    how = "compiled (cold: not in the cache) in" if result.compiled else "loaded compiled code in"
     rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
     click.echo(
         f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "

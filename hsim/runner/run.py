@@ -39,6 +39,7 @@ from hsim.runner.sink import (
 from hsim.strategy import StrategyError
 
 N_SEATS = 4
+GAMES_PER_WORKER = 20_000
 # Per seat: points, deals, wins, moons, games, sum of places.
 SUMMARY_COLS = 6
 
@@ -79,7 +80,7 @@ class RunResult:
     games_done: int
     elapsed_s: float
     compile_s: float
-    cache_was_empty: bool
+    compiled: bool  # True when some compiled code was not in the cache
     summary: list[dict[str, Any]]
     error: str | None = None
 
@@ -285,13 +286,21 @@ def run_tournament(
         games_done,
         elapsed,
         compile_s,
-        _jit.CACHE_WAS_EMPTY,
+        _compiled(players),
         _summary(sums, config.players),
         error,
     )
     if status == "failed":
         raise RunError(f"run failed: {error}\n(parts written so far are kept in {run_dir})")
     return result
+
+
+def _compiled(players: list[LoadedStrategy]) -> bool:
+    from hsim.engine.game import play_games
+
+    bundles = [p.compiled for p in players if p.compiled is not None]
+    fns = [f for b in bundles for f in (b.pass_cards, b.play, b.moon_choice)]
+    return _jit.compiled_here(play_games, *fns)
 
 
 def _drain(executor, pending, sums, done_ranges) -> None:
@@ -332,9 +341,14 @@ def _progress_bar(total: int, enabled: bool):
     )
 
 
-def default_workers() -> int:
-    """Return the default worker count: the CPUs this process may use."""
+def default_workers(games: int | None = None) -> int:
+    """Return the default worker count: the CPUs this process may use, but no more than
+    one per ``GAMES_PER_WORKER`` games (a worker takes ~1.5 s to start and load the code).
+    """
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    if games is None:
+        return cpus
+    return max(1, min(cpus, games // GAMES_PER_WORKER))
