@@ -40,6 +40,7 @@ from hsim.engine.layout import (
     P_TO_ACT,
     PASS_DIRECTIONS,
     PASS_HOLD,
+    PH_DEAL_START,
     PH_GAME_OVER,
     PH_MOON,
     PH_PASS,
@@ -146,10 +147,16 @@ class Position:
 
     @property
     def phase(self) -> str:
-        """``pass``, ``play``, ``moon`` (a New Moon choice is due) or ``over``."""
-        return {PH_PASS: "pass", PH_PLAY: "play", PH_MOON: "moon", PH_GAME_OVER: "over"}.get(
-            int(self.state.hidden[H_PHASE]), "over"
-        )
+        """``pass``, ``play``, ``moon`` (a New Moon choice is due), ``deal_over`` (the deal
+        is scored and the game goes on) or ``game_over`` (the deal ended the game).
+        """
+        return {
+            PH_PASS: "pass",
+            PH_PLAY: "play",
+            PH_MOON: "moon",
+            PH_GAME_OVER: "game_over",
+            PH_DEAL_START: "deal_over",
+        }[int(self.state.hidden[H_PHASE])]
 
     @property
     def rows(self) -> np.ndarray:

@@ -1,0 +1,576 @@
+"""Scenario tests of scoring a deal and ending a game (RULES.md A1.8, A2, A3).
+
+Deals are written as scripts of 13 tricks (cards in play order, from the trick's leader);
+:func:`scripted_hands` derives the hands from the script, and the engine then plays the
+script card by card through :class:`hsim.position.Position`, refusing any card the rules
+forbid, so a script that breaks a rule fails loudly. Game-end rules that need many deals
+(clamp, Perfect 100, ``no_draw``, ``max_deals``, places) are also checked on the scoring
+kernels directly.
+
+Each option test checks the outcome with the option on *and* off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hsim.cards import mask_of, parse_cards
+from hsim.engine.hearts import (
+    default_moon_choice,
+    game_end,
+    moon_shooter,
+    place_of,
+    score_deal,
+)
+from hsim.engine.layout import (
+    D_DEAL_SCORE,
+    D_HEARTS,
+    D_JACK_DIAMONDS,
+    D_MOON,
+    D_MOON_CHOICE,
+    D_POINTS,
+    D_QUEEN_SPADES,
+    D_SCORE,
+    D_TRICKS,
+    G_DEALS,
+    G_ENDED_BY,
+    G_PLACE,
+    G_SCORE,
+    G_WINNER,
+    MOON_ADD,
+    MOON_DEFAULT,
+    MOON_SUBTRACT,
+)
+from hsim.position import Position
+from hsim.rules import Rules
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------
+
+
+def scripted_hands(tricks: list[str], leader: int = 0) -> list[int]:
+    """Return the four hands (masks) that can play ``tricks`` in that order.
+
+    Each trick lists its four cards in play order, starting with its leader; the first
+    trick is led by ``leader``, each later one by the winner of the one before (the
+    highest card of the led suit).
+    """
+    assert len(tricks) == 13
+    hands: list[list[int]] = [[], [], [], []]
+    for trick in tricks:
+        played = parse_cards(trick)
+        assert len(played) == 4, trick
+        for k, c in enumerate(played):
+            hands[(leader + k) % 4].append(c)
+        led = played[0] // 13
+        best = max((k for k in range(4) if played[k] // 13 == led), key=lambda k: played[k])
+        leader = (leader + best) % 4
+    return [mask_of(h) for h in hands]
+
+
+def play_script(tricks: list[str], scores=(0, 0, 0, 0), **options) -> Position:
+    """Deal the hands of ``tricks`` (a hold deal) and play the whole script."""
+    p = Position.from_hands(scripted_hands(tricks), rules=Rules(**options), scores=scores)
+    for trick in tricks:
+        p.play(trick)
+    return p
+
+
+def column(p: Position, col: int) -> list[int]:
+    """One column of the finished deal's rows, seat 0 first."""
+    return [int(v) for v in p.rows[:4, col]]
+
+
+def game_over(p: Position) -> bool:
+    assert p.phase in ("deal_over", "game_over")
+    return p.phase == "game_over"
+
+
+def games(p: Position, col: int) -> list[int]:
+    """One column of the game rows (written when the game ended), seat 0 first."""
+    return [int(v) for v in p._games[:4, col]]
+
+
+def arr(values) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+def kernel_score(rules: Rules, points, tricks, jack_taker, before, choice=MOON_DEFAULT):
+    """Run the score_deal kernel; return (moon outcome, deal scores, new scores)."""
+    deal_score = np.zeros(4, np.int64)
+    scores = np.zeros(4, np.int64)
+    outcome = score_deal(
+        rules.to_array(),
+        arr(points),
+        arr(tricks),
+        jack_taker,
+        arr(before),
+        choice,
+        deal_score,
+        scores,
+    )
+    return int(outcome), deal_score.tolist(), scores.tolist()
+
+
+# ---------------------------------------------------------------------------------------
+# The deals
+# ---------------------------------------------------------------------------------------
+
+# SPREAD: no moon. Seat 0 takes QS and 2H 3H 4H (16 points, 4 tricks); seat 1 takes the
+# other ten hearts (10 points, 4 tricks); seat 2 takes five tricks and JD but no points;
+# seat 3 wins no trick.
+SPREAD = [
+    "2C 3C AC 4C",  # seat 0 leads; seat 2's AC wins
+    "2S 3S AS QS",  # seat 2 leads; seat 0's AS wins, seat 1 follows with its only spade
+    "KS 2H 6S 7S",  # seat 0 leads; seat 1 (void in spades) discards hearts from here
+    "JS 3H 8S 9S",
+    "TS 4H 4S 5S",
+    "2D AD 3D 4D",  # seat 0 leads; seat 1's AD wins
+    "AH 5H 6H 7H",  # seat 1 leads hearts (broken)
+    "KH 8H 9H TH",
+    "QH 5D JH 6D",  # seats 2 and 0 are void in hearts
+    "7D KD 8D 9D",  # seat 1 leads; seat 2's KD wins
+    "KC 6C 7C 8C",  # seat 2 leads
+    "QC 9C TC JC",
+    "QD TD JD 5C",  # seat 2's QD wins the JD from seat 0
+]
+
+# BLOCKS: seat 0 holds all the clubs and wins every trick: it shoots the moon with JD.
+BLOCKS = [
+    "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
+    "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+    "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
+    "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+]
+
+# NO_JACK: seat 0 takes all 26 points but seat 1 takes JD (trick 1, with no points).
+NO_JACK = [
+    "2C AC JD 2S",  # seat 1's AC wins; seat 2 discards JD
+    "2D QS 3H AD",  # seat 0's AD wins QS and a heart
+    # seat 0 then runs its clubs; every other seat is void in clubs and discards
+    "3C 3D 3S 4H",
+    "4C 4D 4S 5H",
+    "5C 5D 5S 6H",
+    "6C 6D 6S 7H",
+    "7C 7D 7S 8H",
+    "8C 8D 8S 9H",
+    "9C 9D 9S TH",
+    "TC TD TS JH",
+    "JC QD JS QH",
+    "QC KD KS KH",
+    "KC 2H AS AH",
+]
+
+
+def blocks_moon(scores=(0, 0, 0, 0), **options) -> Position:
+    """Seat 0 shoots the moon (with JD) in the BLOCKS deal; stops at a moon choice."""
+    p = Position.from_hands(BLOCKS, rules=Rules(**options), scores=scores)
+    p.play_out()
+    return p
+
+
+# ---------------------------------------------------------------------------------------
+# A1.8 and A2.1: raw points
+# ---------------------------------------------------------------------------------------
+
+
+def test_points_are_one_per_heart_and_thirteen_for_the_queen():
+    """A1.8, A2.1: each heart taken scores 1, QS 13, 26 in all."""
+    p = play_script(SPREAD)
+    assert column(p, D_HEARTS) == [3, 10, 0, 0]
+    assert column(p, D_QUEEN_SPADES) == [1, 0, 0, 0]
+    assert column(p, D_POINTS) == [16, 10, 0, 0]
+    assert column(p, D_TRICKS) == [4, 4, 5, 0]
+    assert column(p, D_JACK_DIAMONDS) == [0, 0, 1, 0]
+    assert column(p, D_DEAL_SCORE) == [16, 10, 0, 0]
+    assert column(p, D_SCORE) == [16, 10, 0, 0]
+
+
+def test_three_hearts_and_queen_is_not_a_moon_with_all_options_off():
+    """A2.2: with the classic rules (all options off) a seat with three hearts and QS
+    (16 points) has not shot the moon: it scores 16 and nobody gets +26."""
+    p = play_script(SPREAD, scores=(10, 10, 10, 10))
+    assert column(p, D_MOON) == [0, 0, 0, 0]
+    assert column(p, D_MOON_CHOICE) == [0, 0, 0, 0]
+    assert column(p, D_SCORE) == [26, 20, 10, 10]
+
+
+# ---------------------------------------------------------------------------------------
+# A2.2: shooting the moon
+# ---------------------------------------------------------------------------------------
+
+
+def test_classic_moon_gives_every_other_seat_26():
+    """A2.2, option ``moon=classic``: the shooter scores 0, every other seat +26."""
+    p = blocks_moon(scores=(30, 5, 6, 7), moon="classic")
+    assert p.phase != "moon"  # no choice is asked, even at a score of 26 or more
+    assert column(p, D_POINTS) == [26, 0, 0, 0]
+    assert column(p, D_MOON) == [1, 0, 0, 0]
+    assert column(p, D_MOON_CHOICE) == [MOON_ADD, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == [0, 26, 26, 26]
+    assert column(p, D_SCORE) == [30, 31, 32, 33]
+
+
+def test_omnibus_all_points_without_jack_is_no_moon():
+    """A2.2, options ``omnibus`` and ``moon_requires_jack`` (default on): 26 points
+    without JD is no moon; the 26 are scored and the JD taker gets -10."""
+    p = play_script(NO_JACK, scores=(20, 20, 20, 20), omnibus=True)
+    assert column(p, D_POINTS) == [26, 0, 0, 0]
+    assert column(p, D_JACK_DIAMONDS) == [0, 1, 0, 0]
+    assert column(p, D_MOON) == [0, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == [26, -10, 0, 0]
+    assert column(p, D_SCORE) == [46, 10, 20, 20]
+
+
+def test_without_omnibus_all_points_without_jack_is_a_moon():
+    """A2.2: without ``omnibus`` the JD does not matter (``moon_requires_jack`` has no
+    effect): taking all 26 points is a moon."""
+    for requires in (True, False):
+        p = play_script(NO_JACK, scores=(20, 20, 20, 20), moon_requires_jack=requires)
+        assert column(p, D_MOON) == [1, 0, 0, 0]
+        assert column(p, D_SCORE) == [20, 46, 46, 46]
+
+
+@pytest.mark.parametrize(("jack_in_moon", "jack_taker_score"), [(False, 46), (True, 36)])
+def test_moon_requires_jack_off_lets_a_moon_without_jack(jack_in_moon, jack_taker_score):
+    """A2.2, option ``moon_requires_jack=false`` with ``omnibus``: 26 points without JD
+    is a moon; the JD taker's -10 stays only with ``jack_in_moon_deal``."""
+    p = play_script(
+        NO_JACK,
+        scores=(20, 20, 20, 20),
+        omnibus=True,
+        moon_requires_jack=False,
+        jack_in_moon_deal=jack_in_moon,
+    )
+    assert column(p, D_MOON) == [1, 0, 0, 0]
+    assert column(p, D_SCORE) == [20, jack_taker_score, 46, 46]
+
+
+def test_new_moon_shooter_at_26_or_more_may_subtract():
+    """A2.2, option ``moon=new_moon``: a shooter with a game score of 26 or more is asked;
+    "subtract" takes 26 off its own score and leaves the others alone."""
+    p = blocks_moon(scores=(30, 40, 50, 60), moon="new_moon")
+    assert p.phase == "moon"
+    assert p.to_act == 0
+    p.choose_moon("subtract")
+    assert column(p, D_MOON) == [1, 0, 0, 0]
+    assert column(p, D_MOON_CHOICE) == [MOON_SUBTRACT, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == [-26, 0, 0, 0]
+    assert column(p, D_SCORE) == [4, 40, 50, 60]
+
+
+def test_new_moon_shooter_may_choose_add():
+    """A2.2, ``moon=new_moon``: "add" gives every other seat +26, as classic."""
+    p = blocks_moon(scores=(26, 40, 50, 60), moon="new_moon")
+    assert p.phase == "moon"  # exactly 26 is "at least 26"
+    p.choose_moon("add")
+    assert column(p, D_MOON_CHOICE) == [MOON_ADD, 0, 0, 0]
+    assert column(p, D_SCORE) == [26, 66, 76, 86]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "outcome"),
+    [
+        # 20 + 26 = 46 is still strictly below the shooter's 60: subtract
+        ((60, 20, 50, 50), (34, 20, 50, 50), MOON_SUBTRACT),
+        # 34 + 26 = 60 ties the shooter, not strictly below: add
+        ((60, 34, 50, 50), (60, 60, 76, 76), MOON_ADD),
+        ((61, 34, 50, 50), (35, 34, 50, 50), MOON_SUBTRACT),
+        # nobody is far enough below the shooter: add
+        ((30, 10, 40, 40), (30, 36, 66, 66), MOON_ADD),
+    ],
+)
+def test_new_moon_default_choice(before, after, outcome):
+    """A2.2, ``moon=new_moon``: a strategy that does not choose gets the default rule:
+    subtract when some opponent would still be strictly below the shooter after +26,
+    else add."""
+    p = blocks_moon(scores=before, moon="new_moon")
+    assert p.phase == "moon"
+    p.choose_moon("default")
+    assert column(p, D_MOON_CHOICE) == [outcome, 0, 0, 0]
+    assert column(p, D_SCORE) == list(after)
+
+
+def test_new_moon_shooter_under_26_gets_classic():
+    """A2.2, ``moon=new_moon``: a shooter whose game score is under 26 is not asked; the
+    classic outcome (+26 to every other seat) applies."""
+    p = blocks_moon(scores=(25, 0, 0, 0), moon="new_moon")
+    assert p.phase != "moon"
+    assert column(p, D_MOON_CHOICE) == [MOON_ADD, 0, 0, 0]
+    assert column(p, D_SCORE) == [25, 26, 26, 26]
+
+
+def test_moon_kernels():
+    """A2.2 on the kernels: moon_shooter (with/without omnibus + moon_requires_jack) and
+    default_moon_choice."""
+    classic = Rules().to_array()
+    omnibus = Rules(omnibus=True).to_array()
+    loose = Rules(omnibus=True, moon_requires_jack=False).to_array()
+    assert moon_shooter(classic, arr([16, 10, 0, 0]), 2) == -1
+    assert moon_shooter(classic, arr([0, 0, 26, 0]), 1) == 2
+    assert moon_shooter(omnibus, arr([0, 0, 26, 0]), 1) == -1
+    assert moon_shooter(omnibus, arr([0, 0, 26, 0]), 2) == 2
+    assert moon_shooter(loose, arr([0, 0, 26, 0]), 1) == 2
+    assert default_moon_choice(arr([60, 20, 50, 50]), 0) == MOON_SUBTRACT
+    assert default_moon_choice(arr([60, 34, 50, 50]), 0) == MOON_ADD
+    assert default_moon_choice(arr([50, 50, 10, 37]), 3) == MOON_SUBTRACT
+
+
+# ---------------------------------------------------------------------------------------
+# A2.3: bonuses
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("omnibus", [False, True])
+def test_omnibus_jack_taker_gets_minus_ten(omnibus):
+    """A2.3, option ``omnibus``: the seat that took JD gets -10 (seat 2 here)."""
+    p = play_script(SPREAD, scores=(20, 20, 20, 20), omnibus=omnibus)
+    assert column(p, D_MOON) == [0, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == [16, 10, -10 if omnibus else 0, 0]
+    assert column(p, D_SCORE) == [36, 30, 10 if omnibus else 20, 20]
+
+
+@pytest.mark.parametrize(
+    ("bonus", "deal_score"),
+    [
+        ("off", [16, 10, 0, 0]),
+        ("no_points", [16, 10, -5, -5]),  # seats 2 and 3 took no points
+        ("no_tricks", [16, 10, 0, -5]),  # seat 3 won no trick; seat 2 won five
+    ],
+)
+def test_no_trick_bonus(bonus, deal_score):
+    """A2.3, option ``no_trick_bonus``: ``no_points`` gives -5 to every seat with 0
+    points, ``no_tricks`` to every seat that won no trick, ``off`` to nobody."""
+    p = play_script(SPREAD, scores=(20, 20, 20, 20), no_trick_bonus=bonus)
+    assert column(p, D_DEAL_SCORE) == deal_score
+    assert column(p, D_SCORE) == [20 + d for d in deal_score]
+
+
+def test_bonuses_add_up():
+    """A2.3: omnibus and no_trick_bonus both apply to the same seat."""
+    p = play_script(SPREAD, scores=(20, 20, 20, 20), omnibus=True, no_trick_bonus="no_points")
+    assert column(p, D_DEAL_SCORE) == [16, 10, -15, -5]
+
+
+@pytest.mark.parametrize("bonus", ["no_points", "no_tricks"])
+def test_no_bonus_in_a_moon_deal(bonus):
+    """A2.3: bonuses never apply in a moon deal: the other seats (0 points, no tricks)
+    get +26, not 21, and the shooter, who took JD, gets no omnibus -10."""
+    p = blocks_moon(scores=(50, 50, 50, 50), omnibus=True, no_trick_bonus=bonus)
+    assert column(p, D_DEAL_SCORE) == [0, 26, 26, 26]
+    assert column(p, D_SCORE) == [50, 76, 76, 76]
+
+
+@pytest.mark.parametrize(("omnibus", "shooter_deal_score"), [(True, -10), (False, 0)])
+def test_jack_in_moon_deal_keeps_minus_ten_in_a_moon_deal(omnibus, shooter_deal_score):
+    """A2.3, option ``jack_in_moon_deal``: with omnibus, the JD taker keeps its -10 in a
+    moon deal (here the shooter took JD); without omnibus the option does nothing."""
+    p = blocks_moon(scores=(50, 50, 50, 50), omnibus=omnibus, jack_in_moon_deal=True)
+    assert column(p, D_MOON) == [1, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == [shooter_deal_score, 26, 26, 26]
+    assert column(p, D_SCORE) == [50 + shooter_deal_score, 76, 76, 76]
+
+    p = blocks_moon(scores=(50, 50, 50, 50), omnibus=omnibus, jack_in_moon_deal=False)
+    assert column(p, D_DEAL_SCORE) == [0, 26, 26, 26]
+
+
+# ---------------------------------------------------------------------------------------
+# A2.4 and A2.5: clamp and Perfect 100
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("clamp", "score"), [(True, 0), (False, -7)])
+def test_clamp_at_zero(clamp, score):
+    """A2.4, option ``clamp_at_zero``: a score never goes below zero with the clamp
+    (seat 2 at 3 takes JD with omnibus: 3 - 10 = -7); the deal score is unclamped."""
+    p = play_script(SPREAD, scores=(3, 3, 3, 3), omnibus=True, clamp_at_zero=clamp)
+    assert column(p, D_DEAL_SCORE) == [16, 10, -10, 0]
+    assert column(p, D_SCORE) == [19, 13, score, 3]
+
+
+def test_new_moon_subtract_is_clamped():
+    """A2.2, A2.4: a New Moon subtract cannot take the shooter below zero."""
+    p = blocks_moon(scores=(26, 0, 0, 0), moon="new_moon")
+    p.choose_moon("subtract")
+    assert column(p, D_DEAL_SCORE) == [-26, 0, 0, 0]
+    assert column(p, D_SCORE) == [0, 0, 0, 0]
+    # 30 - 26 - 10 (omnibus kept in the moon deal) = -6: clamped to 0 only with the clamp
+    for clamp, score in ((True, 0), (False, -6)):
+        p = blocks_moon(
+            scores=(30, 0, 0, 0),
+            moon="new_moon",
+            omnibus=True,
+            jack_in_moon_deal=True,
+            clamp_at_zero=clamp,
+        )
+        p.choose_moon("subtract")
+        assert column(p, D_DEAL_SCORE) == [-36, 0, 0, 0]
+        assert column(p, D_SCORE) == [score, 0, 0, 0]
+
+
+@pytest.mark.parametrize("perfect", [False, True])
+def test_perfect_100_turns_exactly_100_into_50(perfect):
+    """A2.5, option ``perfect_100``: a game score of exactly 100 becomes 50, and the game
+    goes on (A3) because no score is 100 any more; without it the game ends."""
+    p = play_script(SPREAD, scores=(84, 10, 10, 10), perfect_100=perfect)
+    assert column(p, D_DEAL_SCORE) == [16, 10, 0, 0]
+    assert column(p, D_SCORE) == [50 if perfect else 100, 20, 10, 10]
+    assert game_over(p) is not perfect
+
+
+def test_perfect_100_only_exactly_100():
+    """A2.5: 101 stays 101."""
+    p = play_script(SPREAD, scores=(85, 10, 10, 10), perfect_100=True)
+    assert column(p, D_SCORE) == [101, 20, 10, 10]
+    assert game_over(p)
+
+
+def test_perfect_100_applies_after_bonuses_and_whatever_end_score_is():
+    """A2.5: Perfect 100 is applied to the score after bonuses (105 - 5 = 100 -> 50), and
+    also when end_score is not 100."""
+    rules = Rules(perfect_100=True, no_trick_bonus="no_points", end_score=150)
+    outcome, deal, new = kernel_score(rules, [16, 10, 0, 0], [4, 4, 5, 0], 2, [84, 90, 105, 105])
+    assert outcome == MOON_DEFAULT
+    assert deal == [16, 10, -5, -5]
+    assert new == [50, 50, 50, 50]
+    # the same without Perfect 100
+    _, _, new = kernel_score(
+        Rules(no_trick_bonus="no_points", end_score=150),
+        [16, 10, 0, 0],
+        [4, 4, 5, 0],
+        2,
+        [84, 90, 105, 105],
+    )
+    assert new == [100, 100, 100, 100]
+
+
+def test_clamp_kernel():
+    """A2.4 on the kernel: old + deal points + bonuses, clamped at zero when on."""
+    rules = Rules(omnibus=True, no_trick_bonus="no_tricks")
+    _, deal, new = kernel_score(rules, [16, 10, 0, 0], [4, 4, 5, 0], 3, [0, 0, 2, 20])
+    assert deal == [16, 10, 0, -15]
+    assert new == [16, 10, 2, 5]
+    _, _, new = kernel_score(rules, [16, 10, 0, 0], [4, 4, 5, 0], 3, [0, 0, 2, 5])
+    assert new == [16, 10, 2, 0]
+    rules = Rules(omnibus=True, no_trick_bonus="no_tricks", clamp_at_zero=False)
+    _, _, new = kernel_score(rules, [16, 10, 0, 0], [4, 4, 5, 0], 3, [0, 0, 2, 5])
+    assert new == [16, 10, 2, -10]
+
+
+# ---------------------------------------------------------------------------------------
+# A3: the end of a game, winners, places
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("end_score", "over"), [(40, True), (41, False)])
+def test_game_ends_when_a_score_reaches_end_score(end_score, over):
+    """A3, option ``end_score``: the game ends when some score is >= end_score (seat 0
+    goes from 24 to 40)."""
+    p = play_script(SPREAD, scores=(24, 0, 0, 0), end_score=end_score)
+    assert column(p, D_SCORE) == [40, 10, 0, 0]
+    assert game_over(p) is over
+    if over:
+        assert games(p, G_ENDED_BY) == [0] * 4
+        assert games(p, G_DEALS) == [1] * 4
+        assert games(p, G_SCORE) == [40, 10, 0, 0]
+
+
+def test_default_end_score_is_100():
+    """A3: by default the game ends at 100 (99 goes on)."""
+    p = play_script(SPREAD, scores=(83, 0, 0, 0))
+    assert column(p, D_SCORE) == [99, 10, 0, 0]
+    assert not game_over(p)
+    p = play_script(SPREAD, scores=(84, 0, 0, 0))
+    assert game_over(p)
+
+
+def test_lowest_score_wins_and_places():
+    """A3: the lowest score wins; place = 1 + the number of strictly lower scores."""
+    p = play_script(SPREAD, scores=(84, 70, 85, 95))
+    assert column(p, D_SCORE) == [100, 80, 85, 95]
+    assert game_over(p)
+    assert games(p, G_WINNER) == [0, 1, 0, 0]
+    assert games(p, G_PLACE) == [4, 1, 2, 3]
+
+
+def test_tied_lowest_scores_are_co_winners():
+    """A3: without ``no_draw`` a game ends with tied lowest scores; they are co-winners
+    and share place 1."""
+    p = play_script(SPREAD, scores=(84, 80, 90, 90))
+    assert column(p, D_SCORE) == [100, 90, 90, 90]
+    assert game_over(p)
+    assert games(p, G_WINNER) == [0, 1, 1, 1]
+    assert games(p, G_PLACE) == [4, 1, 1, 1]
+
+
+def test_no_draw_keeps_the_game_going_while_lowest_is_tied():
+    """A3, option ``no_draw``: the game does not end while two seats share the lowest
+    score; it ends once exactly one seat is lowest."""
+    p = play_script(SPREAD, scores=(84, 80, 90, 90), no_draw=True)
+    assert column(p, D_SCORE) == [100, 90, 90, 90]
+    assert not game_over(p)
+    p = play_script(SPREAD, scores=(84, 80, 90, 91), no_draw=True)
+    assert column(p, D_SCORE) == [100, 90, 90, 91]
+    assert not game_over(p)  # 90 and 90 tie for lowest
+    p = play_script(SPREAD, scores=(84, 80, 89, 91), no_draw=True)
+    assert game_over(p)
+    assert games(p, G_WINNER) == [0, 0, 1, 0]
+
+
+@pytest.mark.parametrize(("max_deals", "over"), [(1, True), (2, False)])
+def test_max_deals_ends_the_game_recorded_as_such(max_deals, over):
+    """A3, option ``max_deals``: the game ends after that many deals, recorded as ended
+    by max_deals (1), even with every score far below end_score."""
+    p = play_script(SPREAD, max_deals=max_deals)
+    assert game_over(p) is over
+    if over:
+        assert games(p, G_ENDED_BY) == [1] * 4
+        assert games(p, G_DEALS) == [1] * 4
+        assert games(p, G_WINNER) == [0, 0, 1, 1]
+        assert games(p, G_PLACE) == [4, 3, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("options", "scores", "deals", "expected"),
+    [
+        ({}, [99, 0, 0, 0], 5, -1),
+        ({}, [100, 0, 0, 0], 5, 0),
+        ({}, [130, 20, 20, 0], 5, 0),
+        ({"end_score": 50}, [49, 0, 0, 0], 5, -1),
+        ({"end_score": 50}, [50, 0, 0, 0], 5, 0),
+        ({"end_score": 150}, [149, 0, 0, 0], 5, -1),
+        ({"end_score": 150}, [150, 0, 0, 0], 5, 0),
+        # no_draw: a tie for the lowest score keeps the game going
+        ({}, [100, 10, 10, 20], 5, 0),
+        ({"no_draw": True}, [100, 10, 10, 20], 5, -1),
+        ({"no_draw": True}, [100, 10, 11, 20], 5, 0),
+        ({"no_draw": True}, [100, 100, 100, 100], 5, -1),
+        ({"no_draw": True}, [99, 10, 11, 20], 5, -1),
+        # max_deals
+        ({}, [0, 0, 0, 0], 199, -1),
+        ({}, [0, 0, 0, 0], 200, 1),
+        ({"max_deals": 5}, [0, 0, 0, 0], 4, -1),
+        ({"max_deals": 5}, [0, 0, 0, 0], 5, 1),
+        ({"max_deals": 5, "no_draw": True}, [100, 10, 10, 20], 5, 1),
+        ({"max_deals": 5}, [100, 10, 10, 20], 5, 0),  # end_score is checked first
+    ],
+)
+def test_game_end_kernel(options, scores, deals, expected):
+    """A3 on the kernel: -1 goes on, 0 ended by end_score, 1 ended by max_deals."""
+    assert game_end(Rules(**options).to_array(), arr(scores), deals) == expected
+
+
+@pytest.mark.parametrize(
+    ("scores", "places"),
+    [
+        ([10, 20, 20, 30], [1, 2, 2, 4]),
+        ([50, 50, 50, 50], [1, 1, 1, 1]),
+        ([40, 30, 20, 10], [4, 3, 2, 1]),
+        ([0, 0, 7, 7], [1, 1, 3, 3]),
+    ],
+)
+def test_places_kernel(scores, places):
+    """A3: place = 1 + the number of seats with a strictly lower score."""
+    assert [place_of(arr(scores), s) for s in range(4)] == places
