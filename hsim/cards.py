@@ -34,15 +34,17 @@ FULL_DECK: CardMask = (1 << N_CARDS) - 1
 
 
 class CardParseError(ValueError):
-    """A card or card list could not be read; ``text`` holds the offending text."""
+    """Cards could not be read; ``text`` holds the offending text, the message says why."""
 
-    def __init__(self, text: str, reason: str = "") -> None:
+    def __init__(self, text: str, reason: str = "", code_hint: bool = False) -> None:
         self.text = text
         detail = f": {reason}" if reason else ""
-        super().__init__(
-            f"cannot read card {text!r}{detail} "
-            "(write rank then suit: 2-9, T or 10, J, Q, K, A and C, D, S, H, e.g. QS or 10D)"
+        hint = (
+            " (write rank then suit: 2-9, T or 10, J, Q, K, A and C, D, S, H, e.g. QS or 10D)"
+            if code_hint
+            else ""
         )
+        super().__init__(f"cannot read {text!r}{detail}{hint}")
 
 
 def card(rank: int, suit: int) -> Card:
@@ -69,12 +71,12 @@ def parse_card(text: str) -> Card:
     if len(t) == 3 and t.startswith("10"):
         t = "T" + t[2]
     if len(t) != 2:
-        raise CardParseError(text, "expected two characters")
+        raise CardParseError(text, "a card is two characters", code_hint=True)
     r, s = t
     if r not in RANKS:
-        raise CardParseError(text, f"unknown rank {r!r}")
+        raise CardParseError(text, f"unknown rank {r!r}", code_hint=True)
     if s not in SUITS:
-        raise CardParseError(text, f"unknown suit {s!r}")
+        raise CardParseError(text, f"unknown suit {s!r}", code_hint=True)
     return card(RANKS.index(r), SUITS.index(s))
 
 

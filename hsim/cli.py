@@ -221,6 +221,176 @@ def _print_result(result, games: int) -> None:
         )
 
 
+def position_options(fn):
+    """Add the position flags (--deal, --pass-direction, --passes, --plays) to a command."""
+    fn = click.option(
+        "--plays", default="", metavar="CARDS", help="Cards played so far, in order: '2C 5C KC AC'."
+    )(fn)
+    fn = click.option(
+        "--passes",
+        default=None,
+        metavar="PASSES",
+        help="Each seat's 3 passed cards, seat 0 first: 'AS KS QS / ... / ...'.",
+    )(fn)
+    fn = click.option(
+        "--pass-direction",
+        default="hold",
+        show_default=True,
+        type=click.Choice(["left", "right", "across", "hold"]),
+        help="Pass direction of the deal.",
+    )(fn)
+    fn = click.option(
+        "--deal",
+        "deal_text",
+        default=None,
+        metavar="DEAL",
+        help="The hands as dealt, seat 0 first, '/'-separated: 2C7C.../3C.../...",
+    )(fn)
+    return fn
+
+
+def build_position(deal_text, pass_direction, passes, plays, rules):
+    """Return (spec, Position) from the position flags; clear errors for bad input."""
+    from hsim.notation import PositionSpec
+    from hsim.position import IllegalPlayError
+
+    if not deal_text:
+        raise click.UsageError("give the position with --deal (and --passes / --plays)")
+    try:
+        spec = PositionSpec.parse(deal_text, pass_direction, passes, plays)
+        return spec, spec.position(rules)
+    except (CardParseError, IllegalPlayError) as exc:
+        raise _user_error(exc) from None
+
+
+def _load(specs):
+    from hsim.loader import load_players, split_players
+    from hsim.strategy import StrategyError
+
+    try:
+        return load_players(split_players(specs))
+    except StrategyError as exc:
+        raise _user_error(exc) from None
+
+
+@main.command()
+@click.argument("run_dir", required=False, type=click.Path(path_type=Path))
+@click.option("--game", type=click.IntRange(min=0), default=None, help="Game index to replay.")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=None, help="Run seed (without RUN_DIR)."
+)
+@click.option(
+    "--players",
+    default=None,
+    metavar="SPECS",
+    help="One strategy per seat (without RUN_DIR; default random for --deal).",
+)
+@rules_option
+@rule_option
+@position_options
+def replay(
+    run_dir, game, seed, players, preset, rule_items, deal_text, pass_direction, passes, plays
+):
+    """Print a game trick by trick: each deal string, the passes, every trick, the scores.
+
+    \b
+    From a run folder:  hsim replay results/RUN --game 12
+    From a seed:        hsim replay --seed 7 --game 12 --players random,lowcard,random,lowcard
+    One given deal:     hsim replay --deal 2C7C.../.../.../... [--pass-direction left]
+    """
+    from hsim import replay as rp
+    from hsim.strategy import StrategyError
+
+    try:
+        if run_dir is not None:
+            if game is None:
+                raise click.UsageError("give --game G with a run folder")
+            manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game)
+            specs = [p["spec"] for p in manifest["players"]]
+            header = rp.format_header(
+                rules,
+                manifest["rules"]["preset"],
+                specs,
+                f"game {game} of run seed {manifest['seed']}",
+            )
+            if not rp.rows_match(records, recorded):
+                click.echo(
+                    "warning: the replay differs from the recorded rows; has a "
+                    "strategy or hsim changed since the run?",
+                    err=True,
+                )
+        elif deal_text:
+            rules, preset = build_rules(preset, rule_items)
+            spec, _ = build_position(deal_text, pass_direction, passes, plays, rules)
+            specs = players or "random,random,random,random"
+            loaded = _load(specs)
+            records = [rp.replay_deal(spec, rules, loaded, seed or 0)]
+            specs = [p.spec for p in loaded]
+            header = rp.format_header(rules, preset, specs, "given deal")
+        else:
+            if seed is None or game is None or players is None:
+                raise click.UsageError(
+                    "give a run folder, or --seed, --game and --players, or --deal"
+                )
+            rules, preset = build_rules(preset, rule_items)
+            loaded = _load(players)
+            records, _ = rp.replay_game(rules, loaded, seed, game)
+            specs = [p.spec for p in loaded]
+            header = rp.format_header(rules, preset, specs, f"game {game} of run seed {seed}")
+    except (rp.ReplayError, StrategyError) as exc:
+        raise _user_error(exc) from None
+    click.echo(header)
+    for record in records:
+        click.echo("\n".join(rp.format_record(record, specs)))
+
+
+@main.command()
+@rules_option
+@rule_option
+@position_options
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0, max=52),
+    required=True,
+    help="Length of the play sequences to count.",
+)
+@click.option("--divide", is_flag=True, help="Print the count under each legal next card.")
+def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, divide):
+    """Count the legal play sequences of length --depth from a position.
+
+    \b
+    Example:
+      hsim perft --deal 2C3C.../.../.../... --pass-direction hold --depth 4 --divide
+    """
+    import numpy as np
+
+    from hsim.cards import format_card
+    from hsim.engine import perft as pf
+
+    rules, _ = build_rules(preset, rule_items)
+    _, position = build_position(deal_text, pass_direction, passes, plays, rules)
+    if position.phase != "play":
+        raise click.ClickException(
+            f"the position is in its {position.phase} phase; perft counts plays "
+            "(give --passes for a deal with a pass)"
+        )
+    st = position.state
+    pf.perft(st.public, st.private, position.rules_array, 0)  # compile (or load) first
+    t0 = time.perf_counter()
+    if divide and depth > 0:
+        out = np.zeros(52, np.int64)
+        total = int(pf.divide(st.public, st.private, position.rules_array, depth, out))
+        for card in range(52):
+            if position.legal() >> card & 1:
+                click.echo(f"{format_card(card)}: {int(out[card])}")
+    else:
+        total = int(pf.perft(st.public, st.private, position.rules_array, depth))
+    elapsed = time.perf_counter() - t0
+    click.echo(f"total: {total}" if divide else str(total))
+    rate = total / elapsed if elapsed > 0 else float("nan")
+    click.echo(f"{total:,} sequences in {elapsed:.3f} s ({rate:,.0f} nodes/s)", err=True)
+
+
 @main.command("rules")
 @click.argument("rules_string", required=False)
 def rules_command(rules_string):

@@ -29,7 +29,10 @@ from hsim.engine.layout import (
     H_ERROR_VALUE,
     H_GAME,
     H_GAME_ROWS,
+    H_PHASE,
     HIDDEN_LEN,
+    PH_DEAL_START,
+    PH_GAME_OVER,
     PRIVATE_LEN,
     PUBLIC_LEN,
     ST_ERR_MOON,
@@ -207,46 +210,120 @@ class _Seat:
         return 0 if choose is None else int(choose(self.obs, self.rng))
 
 
-def _play_range_python(rules, players, seed, first, stop):
-    rules_arr = rules.to_array()
-    state = GameState()
-    seats = [_Seat(p, s, state, rules) for s, p in enumerate(players)]
-    deal_out, game_out = _buffers(1, rules)
-    deals, games = [], []
-    run_seed = seed_to_u64(seed)
-    args = (state.public, state.private, state.hidden, state.rngs, rules_arr)
-    for game in range(first, stop):
-        state.hidden[H_DEAL_ROWS] = 0
-        state.hidden[H_GAME_ROWS] = 0
-        new_game(*args, run_seed, game)
-        for seat in seats:
-            seat.new_game(run_seed, game, rules)
-        st = next_decision(*args)
-        while st != ST_GAME_OVER:
-            s = int(state.hidden[H_DECIDER])
+class PythonDriver:
+    """Plays games decision by decision from Python, for plain-Python and compiled seats.
+
+    Each decision goes through :func:`next_decision` and the ``submit_*`` kernels, as in
+    the compiled loop, so the games are identical. ``state`` may be given to continue
+    from a set-up position (:class:`hsim.position.Position`).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: list[LoadedStrategy],
+        seed: int,
+        state: GameState | None = None,
+    ) -> None:
+        self.rules = rules
+        self.rules_array = rules.to_array()
+        self.players = players
+        self.seed = seed
+        self.run_seed = seed_to_u64(seed)
+        self.state = state or GameState()
+        self.seats = [_Seat(p, s, self.state, rules) for s, p in enumerate(players)]
+        self.deal_out, self.game_out = _buffers(1, rules)
+
+    def _args(self):
+        st = self.state
+        return st.public, st.private, st.hidden, st.rngs, self.rules_array
+
+    def start_game(self, game: int, deal: bool = True) -> None:
+        """Reset the seats' streams and players for ``game``; with ``deal``, also the
+        engine state (False keeps a position set up by hand).
+        """
+        self.state.hidden[H_DEAL_ROWS] = 0
+        self.state.hidden[H_GAME_ROWS] = 0
+        if deal:
+            new_game(*self._args(), self.run_seed, game)
+        for seat in self.seats:
+            seat.new_game(self.run_seed, game, self.rules)
+
+    def play_deal(self) -> bool:
+        """Play until the current deal is scored; return True when that ended the game.
+
+        :raises StrategyError: as :func:`play_range`.
+        """
+        st = self.state
+        status = next_decision(*self._args())
+        while status != ST_GAME_OVER:
+            s = int(st.hidden[H_DECIDER])
             try:
-                if st == ST_NEED_PASS:
-                    answer = seats[s].pass_cards()
-                elif st == ST_NEED_MOON:
-                    answer = seats[s].moon_choice()
+                if status == ST_NEED_PASS:
+                    answer = self.seats[s].pass_cards()
+                elif status == ST_NEED_MOON:
+                    answer = self.seats[s].moon_choice()
                 else:
-                    legal = int(legal_plays(state.public, rules_arr, state.private[s, V_HAND]))
-                    answer = seats[s].play(legal)
+                    hand = st.private[s, V_HAND]
+                    answer = self.seats[s].play(int(legal_plays(st.public, self.rules_array, hand)))
             except Exception as exc:
-                raise _error(players, state, seed, f"raised {type(exc).__name__}: {exc}") from exc
-            if st == ST_NEED_PASS:
-                st = submit_pass(state.public, state.private, state.hidden, answer)
-            elif st == ST_NEED_MOON:
-                st = submit_moon(
-                    state.public, state.private, state.hidden, rules_arr, answer, deal_out, game_out
+                raise _error(
+                    self.players, st, self.seed, f"raised {type(exc).__name__}: {exc}"
+                ) from exc
+            if status == ST_NEED_PASS:
+                status = submit_pass(st.public, st.private, st.hidden, answer)
+            elif status == ST_NEED_MOON:
+                status = submit_moon(
+                    st.public,
+                    st.private,
+                    st.hidden,
+                    self.rules_array,
+                    answer,
+                    self.deal_out,
+                    self.game_out,
                 )
             else:
-                st = submit_play(
-                    state.public, state.private, state.hidden, rules_arr, answer, deal_out, game_out
+                status = submit_play(
+                    st.public,
+                    st.private,
+                    st.hidden,
+                    self.rules_array,
+                    answer,
+                    self.deal_out,
+                    self.game_out,
                 )
-            if st != ST_OK:
-                raise _invalid_answer(players, state, seed)
-            st = next_decision(*args)
-        deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
-        games.append(game_out[: state.hidden[H_GAME_ROWS]].copy())
+            if status != ST_OK:
+                raise _invalid_answer(self.players, st, self.seed)
+            if st.hidden[H_PHASE] in (PH_DEAL_START, PH_GAME_OVER):
+                return bool(st.hidden[H_PHASE] == PH_GAME_OVER)
+            status = next_decision(*self._args())
+        return True
+
+    def play_game(self, game: int, on_deal_end=None) -> tuple[np.ndarray, np.ndarray]:
+        """Play game ``game``; return its (deal rows, game rows).
+
+        on_deal_end: called with this driver after each deal is scored, while the state
+        still holds that deal's history (plays, tricks, passes, dealing order).
+        """
+        self.start_game(game)
+        over = False
+        while not over:
+            over = self.play_deal()
+            if on_deal_end is not None:
+                on_deal_end(self)
+        return self.rows()
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return copies of the deal and game rows written since the game started."""
+        h = self.state.hidden
+        return self.deal_out[: h[H_DEAL_ROWS]].copy(), self.game_out[: h[H_GAME_ROWS]].copy()
+
+
+def _play_range_python(rules, players, seed, first, stop):
+    driver = PythonDriver(rules, players, seed)
+    deals, games = [], []
+    for game in range(first, stop):
+        d, g = driver.play_game(game)
+        deals.append(d)
+        games.append(g)
     return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)

@@ -21,6 +21,7 @@ import numpy as np
 from hsim.cards import (
     CardMask,
     CardParseError,
+    cards_of,
     format_card,
     format_mask,
     mask_of,
@@ -58,12 +59,17 @@ class IllegalPlayError(ValueError):
     """A pass or play that the rules do not allow here; the message names the card."""
 
 
-def _mask(hand: str | CardMask | Sequence[int]) -> CardMask:
+def _cards(hand: str | CardMask | Sequence[int]) -> list[int]:
+    """Return the cards of ``hand`` in the order given (a mask gives increasing order)."""
     if isinstance(hand, str):
-        return mask_of(parse_cards(hand))
+        return parse_cards(hand)
     if isinstance(hand, int):
-        return hand
-    return mask_of(hand)
+        return list(cards_of(hand))
+    return [int(c) for c in hand]
+
+
+def _mask(hand: str | CardMask | Sequence[int]) -> CardMask:
+    return mask_of(_cards(hand))
 
 
 class Position:
@@ -88,7 +94,7 @@ class Position:
         rules: Rules | None = None,
         scores: Sequence[int] = (0, 0, 0, 0),
     ) -> Position:
-        """Deal ``hands`` (seat 0 first; card codes, masks or card lists) as deal 0.
+        """Deal ``hands`` (seat 0 first; card codes or card lists in dealing order, or masks).
 
         pass_direction: left, right, across or hold. scores: game scores before the deal.
 
@@ -96,28 +102,25 @@ class Position:
             hands, or the 52 cards are not all dealt.
         """
         p = cls(rules or Rules())
-        masks = [_mask(h) for h in hands]
+        if len(hands) != 4:
+            raise CardParseError(str(hands), "need 4 hands")
+        dealt = [_cards(h) for h in hands]
         seen = 0
-        for seat, m in enumerate(masks):
-            if bin(m).count("1") != 13:
-                raise CardParseError(format_mask(m), f"seat {seat} must hold 13 cards")
+        for seat, cards in enumerate(dealt):
+            m = mask_of(cards)
+            if len(cards) != 13 or bin(m).count("1") != 13:
+                raise CardParseError(format_mask(m), f"seat {seat} must hold 13 different cards")
             if m & seen:
                 raise CardParseError(format_mask(m & seen), "card dealt to two seats")
             seen |= m
-        if len(masks) != 4:
-            raise CardParseError(str(hands), "need 4 hands")
         if pass_direction not in PASS_DIRECTIONS:
             raise ValueError(f"pass direction {pass_direction!r}; use one of {PASS_DIRECTIONS}")
         st = p.state
         new_game(st.public, st.private, st.hidden, st.rngs, p.rules_array, seed_to_u64(0), 0)
-        k = 0
-        for seat, m in enumerate(masks):
-            st.private[seat, V_HAND] = m
-            st.private[seat, V_DEALT] = m
-            for c in range(52):
-                if m >> c & 1:
-                    st.hidden[H_DECK + k] = c
-                    k += 1
+        for seat, cards in enumerate(dealt):  # H_DECK keeps the dealing order
+            st.private[seat, V_HAND] = st.private[seat, V_DEALT] = mask_of(cards)
+            for k, c in enumerate(cards):
+                st.hidden[H_DECK + 13 * seat + k] = c
         for seat in range(4):
             st.public[P_SCORES + seat] = scores[seat]
         direction = PASS_DIRECTIONS.index(pass_direction)
