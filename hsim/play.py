@@ -162,6 +162,8 @@ def play_range(
 
 
 def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:
+    if len(parts) == 1:
+        return parts[0]
     return np.concatenate(parts) if parts else np.zeros((0, cols), np.int64)
 
 

@@ -111,18 +111,16 @@ def run_chunk(
         start,
         {"deals": deals_table(deals, names), "games": games_table(games, names)},
     )
-    out = np.zeros((N_SEATS, SUMMARY_COLS), np.int64)
-    for s in range(N_SEATS):
-        d = deals[deals[:, D_SEAT] == s]
-        g = games[games[:, G_SEAT] == s]
-        out[s] = (
-            d[:, D_POINTS].sum(),
-            len(d),
-            g[:, G_WINNER].sum(),
-            d[:, D_MOON].sum(),
-            len(g),
-            g[:, G_PLACE].sum(),
-        )
+    d_seat, g_seat = deals[:, D_SEAT], games[:, G_SEAT]
+    columns = (
+        np.bincount(d_seat, deals[:, D_POINTS], N_SEATS),
+        np.bincount(d_seat, None, N_SEATS),
+        np.bincount(g_seat, games[:, G_WINNER], N_SEATS),
+        np.bincount(d_seat, deals[:, D_MOON], N_SEATS),
+        np.bincount(g_seat, None, N_SEATS),
+        np.bincount(g_seat, games[:, G_PLACE], N_SEATS),
+    )
+    out = np.stack(columns, axis=1).astype(np.int64)
     return out
 
 
