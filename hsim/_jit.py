@@ -3,7 +3,8 @@
 numba's on-disk cache does not notice when an inlined callee in another file changes
 (DESIGN.md), so a cache written by one version of hsim's source must never be read by
 another. The cache lives in ``$HSIM_CACHE_DIR`` (default ``~/.cache/hsim``) under a
-folder named by a hash of every ``.py`` file of ``hsim`` and the built-in strategies.
+folder named by a hash of every module of ``hsim`` and of the built-in strategies that
+holds compiled code (:func:`source_hash`).
 A ``NUMBA_CACHE_DIR`` already set by the user is respected.
 
 Import this module before anything that defines ``@njit(cache=True)`` kernels.
@@ -20,19 +21,32 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def source_hash() -> str:
-    """Return a short hash of hsim's Python source (engine, strategies and the rest)."""
-    h = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        h.update(str(path.relative_to(PACKAGE_DIR)).encode())
-        h.update(path.read_bytes())
-    strategies = PACKAGE_DIR / "strategies"
-    if not strategies.exists():  # editable install: the folder maps in from the repo root
+COMPILED_MARKERS = (b"numba", b"njit", b"@kernel")
+
+
+def _compiled_sources() -> list[tuple[str, Path]]:
+    """Return (name, path) of every hsim and built-in strategy module with compiled code."""
+    files = [(str(p.relative_to(PACKAGE_DIR)), p) for p in PACKAGE_DIR.rglob("*.py")]
+    if not (PACKAGE_DIR / "strategies").exists():  # editable install: mapped from the repo
         spec = importlib.util.find_spec("hsim.strategies")  # locates without importing
         for folder in (spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(folder).rglob("*.py")):
-                h.update(path.name.encode())
-                h.update(path.read_bytes())
+            files += [("strategies/" + p.name, p) for p in Path(folder).rglob("*.py")]
+    return sorted(files)
+
+
+def source_hash() -> str:
+    """Return a short hash of the source of every module that holds compiled code.
+
+    Every module of ``hsim.engine`` counts (its constants are compiled in), and any other
+    module whose text mentions numba, ``njit`` or ``@kernel``; editing a module without
+    compiled code (the CLI, the analysis) keeps the cache.
+    """
+    h = hashlib.sha256()
+    for name, path in _compiled_sources():
+        data = path.read_bytes()
+        if name.startswith("engine/") or any(marker in data for marker in COMPILED_MARKERS):
+            h.update(name.encode())
+            h.update(data)
     return h.hexdigest()[:16]
 
 
