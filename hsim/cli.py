@@ -273,6 +273,16 @@ def _load(specs):
         raise _user_error(exc) from None
 
 
+def _load_one(spec):
+    from hsim.loader import load
+    from hsim.strategy import StrategyError
+
+    try:
+        return (load(spec),)
+    except StrategyError as exc:
+        raise _user_error(exc) from None
+
+
 @main.command()
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
 @click.option("--game", type=click.IntRange(min=0), default=None, help="Game index to replay.")
@@ -389,6 +399,52 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     click.echo(f"total: {total}" if divide else str(total))
     rate = total / elapsed if elapsed > 0 else float("nan")
     click.echo(f"{total:,} sequences in {elapsed:.3f} s ({rate:,.0f} nodes/s)", err=True)
+
+
+@main.command()
+@click.option(
+    "--strategy",
+    "spec",
+    required=True,
+    metavar="SPEC",
+    help="The strategy to ask, e.g. heuristic or 'pimc(worlds=20)'.",
+)
+@rules_option
+@rule_option
+@position_options
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Run seed of the strategy's random stream (game 0, the seat to act).",
+)
+def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, seed):
+    """Print the card a strategy plays at a position.
+
+    \b
+    Example:
+      hsim choose --strategy lowcard --deal 2C3C.../.../.../... --plays "2C"
+    """
+    from hsim.cards import format_card, format_mask
+    from hsim.choose import choose as ask
+    from hsim.strategy import StrategyError
+
+    rules, _ = build_rules(preset, rule_items)
+    _, position = build_position(deal_text, pass_direction, passes, plays, rules)
+    (strategy,) = _load_one(spec)
+    try:
+        card = ask(strategy, position, seed)
+    except (ValueError, StrategyError) as exc:
+        raise _user_error(exc) from None
+    legal = position.legal()
+    if not (0 <= card < 52 and legal >> card & 1):
+        shown = format_card(card) if 0 <= card < 52 else str(card)
+        raise click.ClickException(
+            f"strategy {spec!r} chose {shown}, which is not legal here "
+            f"(legal: {format_mask(legal)})"
+        )
+    click.echo(format_card(card))
 
 
 @main.command("rules")
