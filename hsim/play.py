@@ -248,6 +248,9 @@ class PythonDriver:
         self.state.hidden[H_GAME_ROWS] = 0
         if deal:
             new_game(*self._args(), self.run_seed, game)
+        else:  # a position set up by hand: only the compiled seats' streams restart
+            for s in range(N_SEATS):
+                self.state.rngs[1 + s, 0] = stream_state(self.run_seed, game, PURPOSE_SEAT + s)
         for seat in self.seats:
             seat.new_game(self.run_seed, game, self.rules)
 
