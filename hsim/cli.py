@@ -123,6 +123,12 @@ rule_option = click.option(
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing run folder at --out.")
 @click.option(
+    "--duplicate",
+    is_flag=True,
+    help="Play every game once per rotation of the players over the seats, with "
+    "the same deals, so card luck cancels (--games counts boards).",
+)
+@click.option(
     "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
 )
 def tournament(
@@ -137,6 +143,7 @@ def tournament(
     first_game,
     out,
     overwrite,
+    duplicate,
     progress,
 ):
     """Play seeded games and write per-deal and per-game Parquet datasets.
@@ -178,12 +185,13 @@ def tournament(
         first_game=first_game,
         rules_preset=preset,
         chunk_size=chunk_size,
+        duplicate=duplicate,
     )
     try:
         result = run_tournament(
             config,
             out,
-            workers or default_workers(games),
+            workers or default_workers(games * config.rotations),
             overwrite,
             progress,
             argv=["hsim", *sys.argv[1:]],
@@ -191,17 +199,18 @@ def tournament(
         )
     except (RunError, StrategyError) as exc:
         raise _user_error(exc) from None
-    _print_result(result, games)
+    _print_result(result, duplicate)
     if result.status == "interrupted":
         click.echo(
-            f"interrupted: {result.games_done} of {games} games were written; the run "
+            f"interrupted: {result.games_done} of {games * config.rotations} games were "
+            "written; the run "
             f"folder {result.run_dir} is readable and run.json says so",
             err=True,
         )
         sys.exit(130)
 
 
-def _print_result(result, games: int) -> None:
+def _print_result(result, duplicate: bool) -> None:
     how = "compiled (cold: not in the cache) in" if result.compiled else "loaded compiled code in"
     rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
     click.echo(
@@ -209,14 +218,15 @@ def _print_result(result, games: int) -> None:
         f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)"
     )
     click.echo(f"run folder: {result.run_dir}")
+    who = "player" if duplicate else "seat"  # in duplicate play a player sits everywhere
     header = (
-        f"{'seat':>4}  {'strategy':<24} {'points/deal':>11} {'win rate':>8} "
+        f"{who:>6}  {'strategy':<24} {'points/deal':>11} {'win rate':>8} "
         f"{'mean place':>10} {'moons':>7}"
     )
     click.echo(header)
     for row in result.summary:
         click.echo(
-            f"{row['seat']:>4}  {row['strategy']:<24} {row['mean_points_per_deal']:>11.3f} "
+            f"{row['seat']:>6}  {row['strategy']:<24} {row['mean_points_per_deal']:>11.3f} "
             f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f} {row['moons']:>7,}"
         )
 
@@ -317,6 +327,10 @@ def replay(
                 raise click.UsageError("give --game G with a run folder")
             manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game)
             specs = [p["spec"] for p in manifest["players"]]
+            if manifest.get("duplicate"):
+                from hsim.runner.run import rotate
+
+                specs = rotate(specs, game % 4)
             header = rp.format_header(
                 rules,
                 manifest["rules"]["preset"],

@@ -40,6 +40,7 @@ from hsim.play import PythonDriver
 from hsim.rng import SEED_SCHEME
 from hsim.rules import Rules, canonical
 from hsim.runner.manifest import read_manifest
+from hsim.runner.run import rotate
 
 N_SEATS = 4
 
@@ -128,6 +129,8 @@ def replay_deal(spec: PositionSpec, rules: Rules, players: list[LoadedStrategy],
 def replay_run(run_dir: Path, game: int):
     """Replay game ``game`` of a run folder with its manifest's rules, players and seed.
 
+    In a duplicate run, game ``g`` is board ``g // 4`` with the players in rotation ``g % 4``.
+
     Returns (manifest, rules, deal records, game rows, recorded deal rows or None).
     :raises ReplayError: no manifest, another seed scheme, or a game outside the run.
     """
@@ -140,12 +143,14 @@ def replay_run(run_dir: Path, game: int):
             f"{run_dir} was written with seed scheme {manifest.get('seed_scheme')}; this hsim "
             f"uses {SEED_SCHEME} and cannot replay it"
         )
-    first, games = manifest["first_game"], manifest["games"]
+    per = 4 if manifest.get("duplicate") else 1
+    first, games = manifest["first_game"] * per, manifest["games"] * per
     if not first <= game < first + games:
         raise ReplayError(f"game {game} is not in this run (games {first}..{first + games - 1})")
     rules = Rules(**manifest["rules"]["options"])
     players = load_players([p["spec"] for p in manifest["players"]])
-    records, game_rows = replay_game(rules, players, manifest["seed"], game)
+    board, rotation = divmod(game, per) if per > 1 else (game, 0)
+    records, game_rows = replay_game(rules, rotate(players, rotation), manifest["seed"], board)
     return manifest, rules, records, game_rows, _recorded_rows(run_dir, game)
 
 

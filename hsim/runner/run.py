@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from hsim import _jit
 from hsim.engine.layout import D_MOON, D_POINTS, D_SEAT, G_PLACE, G_SEAT, G_WINNER
@@ -52,7 +53,9 @@ class RunError(Exception):
 class RunConfig:
     """What to play. games: how many; seed: the run seed; first_game: index of the first.
 
-    players: one spec per seat (``NAME`` or ``NAME(key=value,...)``).
+    players: one spec per seat (``NAME`` or ``NAME(key=value,...)``). duplicate: play each
+    game index as a board, once per rotation of the players over the seats (so ``games``
+    boards make ``4 * games`` games).
     rules_preset: the preset the canonical rules string is written against.
     """
 
@@ -63,10 +66,17 @@ class RunConfig:
     first_game: int = 0
     rules_preset: str = "classic"
     chunk_size: int | None = None
+    duplicate: bool = False
+
+    @property
+    def rotations(self) -> int:
+        """Games played per index: 4 rotations of the players in duplicate play, else 1."""
+        return N_SEATS if self.duplicate else 1
 
     def chunks(self, workers: int) -> list[tuple[int, int]]:
-        """Return the (start, stop) game ranges, in order."""
-        size = self.chunk_size or max(1, min(2000, math.ceil(self.games / (workers * 8))))
+        """Return the (start, stop) ranges of game (duplicate: board) indices, in order."""
+        largest = 2000 // self.rotations
+        size = self.chunk_size or max(1, min(largest, math.ceil(self.games / (workers * 8))))
         stop = self.first_game + self.games
         return [(a, min(a + size, stop)) for a in range(self.first_game, stop, size)]
 
@@ -93,35 +103,67 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_chunk(
-    rules: Rules, specs: tuple[str, ...], seed: int, start: int, stop: int, run_dir: str
-) -> np.ndarray:
-    """Play games ``start..stop-1``, write their parts, return the per-seat summary sums.
+def rotate(players: list, rotation: int) -> list:
+    """Return the seating of a rotation: seat s is taken by player ``(s + rotation) % 4``."""
+    return [players[(s + rotation) % N_SEATS] for s in range(N_SEATS)]
 
+
+def run_chunk(
+    rules: Rules,
+    specs: tuple[str, ...],
+    seed: int,
+    start: int,
+    stop: int,
+    run_dir: str,
+    duplicate: bool = False,
+) -> np.ndarray:
+    """Play games (or, with ``duplicate``, boards) ``start..stop-1``, write their parts,
+    return the per-player summary sums.
+
+    A duplicate board is played once per rotation of the players over the seats; the
+    deals depend only on (seed, board), so every rotation gets the same hands.
     Returns int64[4, SUMMARY_COLS]. :raises StrategyError: see :func:`hsim.play.play_range`.
     """
     key = (rules, specs)
     players = _WORKER_PLAYERS.get(key)
     if players is None:
         players = _WORKER_PLAYERS[key] = load_players(list(specs))
-    deals, games = play_range(rules, players, seed, start, stop)
     names = list(specs)
+    deal_tables, game_tables = [], []
+    out = np.zeros((N_SEATS, SUMMARY_COLS), np.int64)
+    for rotation in range(N_SEATS if duplicate else 1):
+        deals, games = play_range(rules, rotate(players, rotation), seed, start, stop)
+        deal_tables.append(deals_table(deals, names, rotation, duplicate))
+        game_tables.append(games_table(games, names, rotation, duplicate))
+        d_player = (deals[:, D_SEAT] + rotation) % N_SEATS
+        g_player = (games[:, G_SEAT] + rotation) % N_SEATS
+        out += np.stack(
+            (
+                np.bincount(d_player, deals[:, D_POINTS], N_SEATS),
+                np.bincount(d_player, None, N_SEATS),
+                np.bincount(g_player, games[:, G_WINNER], N_SEATS),
+                np.bincount(d_player, deals[:, D_MOON], N_SEATS),
+                np.bincount(g_player, None, N_SEATS),
+                np.bincount(g_player, games[:, G_PLACE], N_SEATS),
+            ),
+            axis=1,
+        ).astype(np.int64)
     write_parts(
         Path(run_dir),
         start,
-        {"deals": deals_table(deals, names), "games": games_table(games, names)},
+        {"deals": _sorted(deal_tables), "games": _sorted(game_tables)},
     )
-    d_seat, g_seat = deals[:, D_SEAT], games[:, G_SEAT]
-    columns = (
-        np.bincount(d_seat, deals[:, D_POINTS], N_SEATS),
-        np.bincount(d_seat, None, N_SEATS),
-        np.bincount(g_seat, games[:, G_WINNER], N_SEATS),
-        np.bincount(d_seat, deals[:, D_MOON], N_SEATS),
-        np.bincount(g_seat, None, N_SEATS),
-        np.bincount(g_seat, games[:, G_PLACE], N_SEATS),
-    )
-    out = np.stack(columns, axis=1).astype(np.int64)
     return out
+
+
+def _sorted(tables: list[pa.Table]) -> pa.Table:
+    table = pa.concat_tables(tables)
+    if len(tables) == 1:
+        return table
+    keys = [("game", "ascending")] + [
+        (k, "ascending") for k in ("deal", "seat") if k in table.column_names
+    ]
+    return table.sort_by(keys)
 
 
 def _prepare_folder(run_dir: Path, overwrite: bool) -> None:
@@ -213,6 +255,7 @@ def run_tournament(
         "seed": config.seed,
         "first_game": config.first_game,
         "games": config.games,
+        "duplicate": config.duplicate,
         "workers": workers,
         "chunk_size": chunks[0][1] - chunks[0][0] if chunks else 0,
         "versions": versions(),
@@ -225,7 +268,8 @@ def run_tournament(
     sums = np.zeros((N_SEATS, SUMMARY_COLS), np.int64)
     done_ranges: list[tuple[int, int]] = []
     status, error = "complete", None
-    bar = _progress_bar(config.games, progress)
+    per = config.rotations
+    bar = _progress_bar(config.games * per, progress)
     t_run = time.perf_counter()
     old_term = signal.signal(signal.SIGTERM, _raise_stop)
     executor = None
@@ -233,15 +277,16 @@ def run_tournament(
         args = (config.rules, config.players, config.seed)
         if workers <= 1:
             for start, stop in chunks:
-                sums += run_chunk(*args, start, stop, str(run_dir))
+                sums += run_chunk(*args, start, stop, str(run_dir), config.duplicate)
                 done_ranges.append((start, stop))
-                bar.update(stop - start)
+                bar.update((stop - start) * per)
         else:
             executor = ProcessPoolExecutor(
                 workers, mp_context=get_context("spawn"), initializer=_init_worker
             )
             pending = {
-                executor.submit(run_chunk, *args, a, b, str(run_dir)): (a, b) for a, b in chunks
+                executor.submit(run_chunk, *args, a, b, str(run_dir), config.duplicate): (a, b)
+                for a, b in chunks
             }
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -249,7 +294,7 @@ def run_tournament(
                     a, b = pending.pop(fut)
                     sums += fut.result()
                     done_ranges.append((a, b))
-                    bar.update(b - a)
+                    bar.update((b - a) * per)
     except (KeyboardInterrupt, _Stop):
         status = "interrupted"
     except StrategyError as exc:
@@ -265,7 +310,7 @@ def run_tournament(
         bar.close()
         remove_temporary(run_dir)
         elapsed = time.perf_counter() - t_run
-        games_done = sum(b - a for a, b in done_ranges)
+        games_done = sum(b - a for a, b in done_ranges) * per
         manifest.update(
             {
                 "status": status,

@@ -44,15 +44,18 @@ from hsim.engine.layout import (
     PASS_DIRECTIONS,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TMP_PREFIX = ".tmp-"
 LOW_CARDINALITY = {"strategy", "pass_direction", "moon_choice", "ended_by", "seat", "deal"}
 
 DEALS_SCHEMA = pa.schema(
     [
         ("game", pa.int64()),
+        ("board", pa.int64()),
+        ("rotation", pa.int8()),
         ("deal", pa.int16()),
         ("seat", pa.int8()),
+        ("player", pa.int8()),
         ("strategy", pa.string()),
         ("pass_direction", pa.string()),
         ("hand", pa.int64()),
@@ -73,7 +76,10 @@ DEALS_SCHEMA = pa.schema(
 GAMES_SCHEMA = pa.schema(
     [
         ("game", pa.int64()),
+        ("board", pa.int64()),
+        ("rotation", pa.int8()),
         ("seat", pa.int8()),
+        ("player", pa.int8()),
         ("strategy", pa.string()),
         ("score", pa.int32()),
         ("place", pa.int8()),
@@ -90,14 +96,34 @@ def _labels(codes: np.ndarray, names: tuple | list) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary).cast(pa.string())
 
 
-def deals_table(rows: np.ndarray, strategies: list[str]) -> pa.Table:
-    """Return the ``deals`` table of int64 deal records (D_* columns), one row per seat."""
+def seating(board: np.ndarray, seat: np.ndarray, rotation: int, duplicate: bool):
+    """Return (game, rotation, player) columns for rows played as ``board`` (engine game).
+
+    Duplicate play (every board once per rotation r) numbers game ``4 * board + r``
+    and seats player ``(seat + r) % 4``; otherwise game = board, rotation 0, player = seat.
+    """
+    rot = np.full(len(board), rotation, np.int8)
+    game = board * 4 + rotation if duplicate else board
+    return game, rot, ((seat + rotation) % 4).astype(np.int8)
+
+
+def deals_table(
+    rows: np.ndarray, strategies: list[str], rotation: int = 0, duplicate: bool = False
+) -> pa.Table:
+    """Return the ``deals`` table of int64 deal records (D_* columns), one row per seat.
+
+    strategies: the player specs, indexed by player. rotation, duplicate: see :func:`seating`.
+    """
     seat = rows[:, D_SEAT]
+    game, rot, player = seating(rows[:, D_GAME], seat, rotation, duplicate)
     cols = {
-        "game": rows[:, D_GAME],
+        "game": game,
+        "board": rows[:, D_GAME],
+        "rotation": rot,
         "deal": rows[:, D_DEAL].astype(np.int16),
         "seat": seat.astype(np.int8),
-        "strategy": _labels(seat, strategies),
+        "player": player,
+        "strategy": _labels(player, strategies),
         "pass_direction": _labels(rows[:, D_PASS_DIR], PASS_DIRECTIONS),
         "hand": rows[:, D_HAND],
         "passed": rows[:, D_PASSED],
@@ -115,13 +141,19 @@ def deals_table(rows: np.ndarray, strategies: list[str]) -> pa.Table:
     return pa.table(cols, schema=DEALS_SCHEMA)
 
 
-def games_table(rows: np.ndarray, strategies: list[str]) -> pa.Table:
+def games_table(
+    rows: np.ndarray, strategies: list[str], rotation: int = 0, duplicate: bool = False
+) -> pa.Table:
     """Return the ``games`` table of int64 game records (G_* columns), one row per seat."""
     seat = rows[:, G_SEAT]
+    game, rot, player = seating(rows[:, G_GAME], seat, rotation, duplicate)
     cols = {
-        "game": rows[:, G_GAME],
+        "game": game,
+        "board": rows[:, G_GAME],
+        "rotation": rot,
         "seat": seat.astype(np.int8),
-        "strategy": _labels(seat, strategies),
+        "player": player,
+        "strategy": _labels(player, strategies),
         "score": rows[:, G_SCORE].astype(np.int32),
         "place": rows[:, G_PLACE].astype(np.int8),
         "winner": rows[:, G_WINNER].astype(bool),
