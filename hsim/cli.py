@@ -461,6 +461,85 @@ def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, s
     click.echo(format_card(card))
 
 
+@main.command()
+@click.option(
+    "--bots",
+    default=",".join(("random", "lowcard", "duck", "heuristic", "pimc")),
+    show_default=True,
+    metavar="SPECS",
+    help="The ladder, weakest first; each bot plays three copies of the one before.",
+)
+@click.option(
+    "--boards",
+    type=click.IntRange(min=2),
+    default=1000,
+    show_default=True,
+    help="Duplicate boards per rung (each played in 4 rotations).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@rules_option
+@rule_option
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of CPUs).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder for the rungs' run folders (default: results/ladder-<time>).",
+)
+@click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress):
+    """Measure the bot ladder on duplicate deals, with 95% intervals.
+
+    \b
+    Each rung plays UPPER against three copies of LOWER on --boards duplicate boards and
+    prints LOWER's mean points per deal minus UPPER's (the advantage; positive when UPPER
+    is stronger) with its 95% interval over boards. A rung holds when the interval is
+    above zero.
+    \b
+    Example:
+      hsim ladder --boards 2000 --seed 1
+    """
+    from hsim.ladder import run_ladder
+    from hsim.loader import split_players
+    from hsim.runner.run import RunError, default_workers
+    from hsim.strategy import StrategyError
+
+    rules, _ = build_rules(preset, rule_items)
+    try:
+        specs = split_players(bots)
+    except StrategyError as exc:
+        raise _user_error(exc) from None
+    if len(specs) < 2:
+        raise click.UsageError("a ladder needs at least two bots")
+    if out is None:
+        out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    click.echo(f"{'rung':<40} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<22} holds")
+    all_hold = True
+    try:
+        for rung in run_ladder(
+            specs, boards, seed, workers or default_workers(), out, rules, progress
+        ):
+            ci = rung.advantage
+            all_hold &= rung.holds
+            label = f"{rung.upper} over 3 x {rung.lower}"
+            click.echo(
+                f"{label:<40} {ci.n:>6} {rung.deals:>9,}  "
+                f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]  "
+                f"{'yes' if rung.holds else 'NO'}"
+            )
+    except (RunError, StrategyError) as exc:
+        raise _user_error(exc) from None
+    click.echo(f"(points per deal; run folders under {out}; seed {seed})")
+    if check and not all_hold:
+        raise click.ClickException("the ladder does not hold")
+
+
 @main.command("rules")
 @click.argument("rules_string", required=False)
 def rules_command(rules_string):

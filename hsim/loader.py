@@ -101,11 +101,19 @@ def _display_name(obj: Any, fallback: str) -> str:
 
 
 def _builtin(name: str) -> Any | None:
-    pkg = importlib.import_module(BUILTIN_PACKAGE)
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        module = importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
+    # A built-in lives in the module of its name (``random`` in ``random_bot``, to keep
+    # clear of the standard library); importing only that one keeps other bots uncompiled.
+    for module_name in (name, f"{name}_bot"):
+        if not module_name.isidentifier():
+            return None
+        try:
+            module = importlib.import_module(f"{BUILTIN_PACKAGE}.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{BUILTIN_PACKAGE}.{module_name}":
+                raise
+            continue
         strategy = getattr(module, "STRATEGY", None)
-        if strategy is not None and _display_name(strategy, mod.name) == name:
+        if strategy is not None and _display_name(strategy, module_name) == name:
             return strategy
     return None
 

@@ -1,0 +1,1 @@
+"""Statistics over run folders (pandas); never imports the engine's internals."""
