@@ -22,6 +22,7 @@ from hsim.rules import (
     ineffective_options,
     parse_assignments,
     parse_rules,
+    scoring_variant,
 )
 
 USER_ERRORS = (RulesError, CardParseError, ValueError, OSError)
@@ -123,6 +124,14 @@ rule_option = click.option(
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing run folder at --out.")
 @click.option(
+    "--score-also",
+    "score_also",
+    multiple=True,
+    metavar="NAME=VALUE[,...]",
+    help="Also score every game under these scoring options (one scoring per flag; "
+    "repeatable); deals go on until every scoring's game has ended.",
+)
+@click.option(
     "--duplicate",
     is_flag=True,
     help="Play every game once per rotation of the players over the seats, with "
@@ -143,6 +152,7 @@ def tournament(
     first_game,
     out,
     overwrite,
+    score_also,
     duplicate,
     progress,
 ):
@@ -154,6 +164,10 @@ def tournament(
     """
     started = time.perf_counter()
     rules, preset = build_rules(preset, rule_items)
+    try:
+        scorings = tuple(scoring_variant(rules, text) for text in score_also)
+    except RulesError as exc:
+        raise _user_error(exc) from None
     from hsim.loader import split_players
     from hsim.strategy import StrategyError
 
@@ -186,6 +200,7 @@ def tournament(
         rules_preset=preset,
         chunk_size=chunk_size,
         duplicate=duplicate,
+        score_also=scorings,
     )
     try:
         result = run_tournament(

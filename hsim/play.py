@@ -22,15 +22,19 @@ from hsim.engine.game import (
 from hsim.engine.hearts import legal_plays
 from hsim.engine.layout import (
     DEAL_COLS,
+    EXTRA_STRIDE,
     GAME_COLS,
     H_DEAL_ROWS,
     H_DECIDER,
     H_ERROR_CODE,
     H_ERROR_VALUE,
+    H_EXTRA,
+    H_EXTRA_N,
     H_GAME,
     H_GAME_ROWS,
     H_PHASE,
     HIDDEN_LEN,
+    MAX_EXTRA,
     PH_DEAL_START,
     PH_GAME_OVER,
     PRIVATE_LEN,
@@ -96,28 +100,51 @@ def _invalid_answer(players, state, seed) -> StrategyError:
     return _error(players, state, seed, f"returned {ERROR_NAMES[code]}: {detail}")
 
 
-def _buffers(n_games: int, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+def _buffers(n_games: int, rules: Rules, scorings=()) -> tuple[np.ndarray, np.ndarray]:
     # about 16 deals a game is generous for end_score 100; the loop refills if not.
-    deal_rows = N_SEATS * (min(n_games, 4096) * 16 + rules.max_deals)
+    most = max([rules.max_deals] + [r.max_deals for r in scorings])
+    deal_rows = N_SEATS * (min(n_games, 4096) * 16 + most)
+    game_rows = N_SEATS * (1 + len(scorings)) * min(n_games, 4096)
     return (
         np.zeros((deal_rows, DEAL_COLS), np.int64),
-        np.zeros((N_SEATS * min(n_games, 4096), GAME_COLS), np.int64),
+        np.zeros((game_rows, GAME_COLS), np.int64),
     )
 
 
+def set_scorings(state: GameState, scorings=()) -> None:
+    """Give the engine other scorings to follow (``--score-also``; RULES.md A2, A3).
+
+    scorings: full rule sets, each the base rules with scoring options changed; at most
+    MAX_EXTRA. Their game rows carry scoring index k + 1.
+    """
+    if len(scorings) > MAX_EXTRA:
+        raise ValueError(f"at most {MAX_EXTRA} other scorings, not {len(scorings)}")
+    state.hidden[H_EXTRA_N] = len(scorings)
+    for k, rules in enumerate(scorings):
+        base = H_EXTRA + k * EXTRA_STRIDE
+        vector = rules.to_array()
+        state.hidden[base : base + len(vector)] = vector
+
+
 def play_range(
-    rules: Rules, players: list[LoadedStrategy], seed: int, first: int, stop: int
+    rules: Rules,
+    players: list[LoadedStrategy],
+    seed: int,
+    first: int,
+    stop: int,
+    scorings: tuple[Rules, ...] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play games ``first .. stop-1`` of run ``seed``; return (deal rows, game rows).
 
-    Rows are int64 arrays with the D_* / G_* columns of :mod:`hsim.engine.layout`,
-    sorted by game, deal, seat.
+    Rows are int64 arrays with the D_* / G_* columns of :mod:`hsim.engine.layout`; deal
+    rows sorted by game, deal, seat, game rows by game, scoring, seat. scorings: other
+    scorings each game is also followed under (see :func:`set_scorings`).
 
     :raises StrategyError: a strategy raised, or gave a pass, card or moon choice the
         rules do not allow; the message names the strategy, seat, game and run seed.
     """
     if any(p.kind == "python" for p in players):
-        return _play_range_python(rules, players, seed, first, stop)
+        return _play_range_python(rules, players, seed, first, stop, scorings)
     rules_arr = rules.to_array()
     pass_fns = tuple(p.compiled.pass_cards for p in players)
     play_fns = tuple(p.compiled.play for p in players)
@@ -127,7 +154,8 @@ def play_range(
     for s, p in enumerate(players):
         params[s, : len(p.params)] = p.params
     state = GameState()
-    deal_out, game_out = _buffers(stop - first, rules)
+    set_scorings(state, scorings)
+    deal_out, game_out = _buffers(stop - first, rules, scorings)
     deals, games = [], []
     run_seed = seed_to_u64(seed)
     game = first
@@ -226,6 +254,7 @@ class PythonDriver:
         players: list[LoadedStrategy],
         seed: int,
         state: GameState | None = None,
+        scorings: tuple[Rules, ...] = (),
     ) -> None:
         self.rules = rules
         self.rules_array = rules.to_array()
@@ -233,8 +262,10 @@ class PythonDriver:
         self.seed = seed
         self.run_seed = seed_to_u64(seed)
         self.state = state or GameState()
+        if state is None:
+            set_scorings(self.state, scorings)
         self.seats = [_Seat(p, s, self.state, rules) for s, p in enumerate(players)]
-        self.deal_out, self.game_out = _buffers(1, rules)
+        self.deal_out, self.game_out = _buffers(1, rules, scorings)
 
     def _args(self):
         st = self.state
@@ -324,8 +355,8 @@ class PythonDriver:
         return self.deal_out[: h[H_DEAL_ROWS]].copy(), self.game_out[: h[H_GAME_ROWS]].copy()
 
 
-def _play_range_python(rules, players, seed, first, stop):
-    driver = PythonDriver(rules, players, seed)
+def _play_range_python(rules, players, seed, first, stop, scorings=()):
+    driver = PythonDriver(rules, players, seed, scorings=scorings)
     deals, games = [], []
     for game in range(first, stop):
         d, g = driver.play_game(game)

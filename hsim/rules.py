@@ -305,3 +305,26 @@ def describe_options() -> list[dict[str, str]]:
         }
         for n in RULE_NAMES
     ]
+
+
+PLAY_OPTIONS: frozenset[str] = frozenset(
+    n for n in RULE_NAMES if RULE_FIELDS[n].metadata["section"].startswith("A1")
+)
+
+
+def scoring_variant(base: Rules, text: str) -> Rules:
+    """Return ``base`` with the scoring options of ``text`` (``name=value,...``) applied.
+
+    :raises RulesError: an unknown option or value, no option at all, or an option that
+        changes play (RULES.md A1): such a variant needs its own games (compare-rules).
+    """
+    options = parse_assignments([text])
+    if not options:
+        raise RulesError(f"scoring {text!r} sets no option; write name=value[,name=value]")
+    play = sorted(set(options) & PLAY_OPTIONS)
+    if play:
+        raise RulesError(
+            f"{', '.join(play)} changes play, not only scoring, so it cannot score the same "
+            "deals; compare it with `hsim compare-rules --variant ...` instead"
+        )
+    return dataclasses.replace(base, **options)

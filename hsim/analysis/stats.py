@@ -58,3 +58,33 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interva
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n, confidence)
+
+
+def ratio_interval(numerators, denominators, confidence: float = 0.95) -> Interval:
+    """Return ``sum(numerators) / sum(denominators)`` with a cluster-robust t interval.
+
+    Each pair is one independent cluster (e.g. one game: the points its deals scored and
+    the number of deals), so the observations inside a cluster may be correlated. The
+    standard error is the delta-method (linearised) one of a ratio estimator,
+    ``sqrt(n / (n - 1) * sum((y - R x)^2)) / sum(x)``, with a Student-t quantile on n - 1
+    degrees of freedom; with equal denominators it equals :func:`mean_interval` of
+    ``y / x``.
+
+    :raises ValueError: fewer than two clusters, different lengths, or a zero total
+        denominator.
+    """
+    y = np.asarray(numerators, dtype=float)
+    x = np.asarray(denominators, dtype=float)
+    n = len(x)
+    if len(y) != n:
+        raise ValueError(f"numerators and denominators differ in length: {len(y)} and {n}")
+    if n < 2:
+        raise ValueError(f"a confidence interval needs at least 2 clusters, got {n}")
+    total = float(x.sum())
+    if total == 0:
+        raise ValueError("the denominators add up to zero")
+    ratio = float(y.sum()) / total
+    resid = y - ratio * x
+    se = math.sqrt(n / (n - 1) * float(resid @ resid)) / total
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * se
+    return Interval(ratio, ratio - half, ratio + half, n, confidence)

@@ -36,6 +36,7 @@ from hsim.engine.hearts import (
     valid_pass,
 )
 from hsim.engine.layout import (
+    D_AFTER_END,
     D_DEAL,
     D_DEAL_SCORE,
     D_GAME,
@@ -52,17 +53,22 @@ from hsim.engine.layout import (
     D_SCORE,
     D_SEAT,
     D_TRICKS,
+    EXTRA_STRIDE,
     G_DEALS,
     G_ENDED_BY,
     G_GAME,
     G_PLACE,
     G_SCORE,
+    G_SCORING,
     G_SEAT,
     G_WINNER,
+    H_BASE_OVER,
     H_DEAL_ROWS,
     H_DECIDER,
     H_ERROR_CODE,
     H_ERROR_VALUE,
+    H_EXTRA,
+    H_EXTRA_N,
     H_GAME,
     H_GAME_ROWS,
     H_MOON_CHOICE,
@@ -103,6 +109,9 @@ from hsim.engine.layout import (
     V_PASSED,
     V_RECEIVED,
     V_SEAT,
+    X_DEALS,
+    X_ENDED,
+    X_SCORES,
 )
 from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
 from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
@@ -126,6 +135,11 @@ def new_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
     hidden[H_GAME] = game
     hidden[H_PHASE] = PH_DEAL_START
     hidden[H_ERROR_CODE] = 0
+    hidden[H_BASE_OVER] = 0
+    for k in range(hidden[H_EXTRA_N]):  # other scorings keep their rules, restart scores
+        base = H_EXTRA + k * EXTRA_STRIDE
+        for j in range(X_SCORES, EXTRA_STRIDE):
+            hidden[base + j] = 0
     rngs[0, 0] = stream_state(run_seed, game, PURPOSE_DEAL)
     for s in range(N_SEATS):
         rngs[1 + s, 0] = stream_state(run_seed, game, PURPOSE_SEAT + s)
@@ -196,30 +210,13 @@ def write_deal_rows(public, private, hidden, deal_score, scores, outcome, shoote
         r[D_MOON_CHOICE] = outcome if s == shooter else 0
         r[D_DEAL_SCORE] = deal_score[s]
         r[D_SCORE] = scores[s]
+        r[D_AFTER_END] = hidden[H_BASE_OVER]
     hidden[H_DEAL_ROWS] = row + N_SEATS
 
 
 @kernel
-def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> None:
-    """Score the finished deal (A2), record it, and end the game or start the next deal (A3)."""
-    points = public[P_POINTS : P_POINTS + N_SEATS]
-    tricks = public[P_TRICKS_WON : P_TRICKS_WON + N_SEATS]
-    before = public[P_SCORES : P_SCORES + N_SEATS]
-    jack = jack_taker_of(public)
-    deal_score = hidden[H_SCRATCH : H_SCRATCH + N_SEATS]
-    scores = hidden[H_SCRATCH + N_SEATS : H_SCRATCH + 2 * N_SEATS]
-    outcome = score_deal(rules, points, tricks, jack, before, choice, deal_score, scores)
-    shooter = moon_shooter(rules, points, jack)
-    write_deal_rows(public, private, hidden, deal_score, scores, outcome, shooter, deal_out)
-    for s in range(N_SEATS):
-        public[P_SCORES + s] = scores[s]
-    deals = public[P_DEAL] + 1
-    ended_by = game_end(rules, scores, deals)
-    if ended_by < 0:
-        public[P_DEAL] = deals
-        hidden[H_PHASE] = PH_DEAL_START
-        return
-    hidden[H_PHASE] = PH_GAME_OVER
+def write_game_rows(hidden, game_out, scores, deals, ended_by, scoring) -> None:
+    """Append one game row per seat to ``game_out`` (columns G_* of the layout)."""
     row = hidden[H_GAME_ROWS]
     low = scores[0]
     for s in range(1, N_SEATS):
@@ -233,7 +230,75 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
         g[G_WINNER] = 1 if scores[s] == low else 0
         g[G_DEALS] = deals
         g[G_ENDED_BY] = ended_by
+        g[G_SCORING] = scoring
     hidden[H_GAME_ROWS] = row + N_SEATS
+
+
+@kernel
+def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> None:
+    """Score the finished deal (A2), record it, and end the game or start the next deal (A3).
+
+    With other scorings (``hidden[H_EXTRA_N]`` > 0, ``--score-also``) the deal is also
+    scored under each, and deals go on until the base game and every other scoring's game
+    have ended; after the base game's end its scores stay as they were (strategies keep
+    seeing them) and the deal rows are flagged D_AFTER_END.
+    """
+    points = public[P_POINTS : P_POINTS + N_SEATS]
+    tricks = public[P_TRICKS_WON : P_TRICKS_WON + N_SEATS]
+    before = public[P_SCORES : P_SCORES + N_SEATS]
+    jack = jack_taker_of(public)
+    deal_score = hidden[H_SCRATCH : H_SCRATCH + N_SEATS]
+    scores = hidden[H_SCRATCH + N_SEATS : H_SCRATCH + 2 * N_SEATS]
+    outcome = score_deal(rules, points, tricks, jack, before, choice, deal_score, scores)
+    shooter = moon_shooter(rules, points, jack)
+    base_over = hidden[H_BASE_OVER]
+    if base_over:
+        for s in range(N_SEATS):
+            scores[s] = before[s]
+    write_deal_rows(public, private, hidden, deal_score, scores, outcome, shooter, deal_out)
+    deals = public[P_DEAL] + 1
+    all_over = True
+    if not base_over:
+        for s in range(N_SEATS):
+            public[P_SCORES + s] = scores[s]
+        ended_by = game_end(rules, scores, deals)
+        if ended_by >= 0:
+            write_game_rows(hidden, game_out, scores, deals, ended_by, 0)
+            hidden[H_BASE_OVER] = 1
+        else:
+            all_over = False
+    x_deal = hidden[H_SCRATCH + 2 * N_SEATS : H_SCRATCH + 3 * N_SEATS]
+    x_new = hidden[H_SCRATCH + 3 * N_SEATS : H_SCRATCH + 4 * N_SEATS]
+    for k in range(hidden[H_EXTRA_N]):
+        base = H_EXTRA + k * EXTRA_STRIDE
+        if hidden[base + X_ENDED]:
+            continue
+        x_rules = hidden[base : base + X_SCORES]
+        x_scores = hidden[base + X_SCORES : base + X_SCORES + N_SEATS]
+        score_deal(x_rules, points, tricks, jack, x_scores, choice, x_deal, x_new)
+        for s in range(N_SEATS):
+            x_scores[s] = x_new[s]
+        hidden[base + X_DEALS] = deals
+        ended_by = game_end(x_rules, x_scores, deals)
+        if ended_by >= 0:
+            hidden[base + X_ENDED] = 1
+            write_game_rows(hidden, game_out, x_scores, deals, ended_by, k + 1)
+        else:
+            all_over = False
+    if all_over:
+        hidden[H_PHASE] = PH_GAME_OVER
+    else:
+        public[P_DEAL] = deals
+        hidden[H_PHASE] = PH_DEAL_START
+
+
+@kernel
+def max_deals_of(rules, hidden) -> int:
+    """Return the most deals a game can take: the largest ``max_deals`` of every scoring."""
+    most = rules[R_MAX_DEALS]
+    for k in range(hidden[H_EXTRA_N]):
+        most = max(most, hidden[H_EXTRA + k * EXTRA_STRIDE + R_MAX_DEALS])
+    return most
 
 
 @kernel
@@ -346,12 +411,12 @@ def play_games(
     in ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``). Rows are appended from the
     counters ``hidden[H_DEAL_ROWS]`` and ``hidden[H_GAME_ROWS]``.
     """
-    need = N_SEATS * rules[R_MAX_DEALS]
+    need = N_SEATS * max_deals_of(rules, hidden)
     done = 0
     while done < n_games:
         if deal_out.shape[0] - hidden[H_DEAL_ROWS] < need:
             break
-        if game_out.shape[0] - hidden[H_GAME_ROWS] < N_SEATS:
+        if game_out.shape[0] - hidden[H_GAME_ROWS] < N_SEATS * (1 + hidden[H_EXTRA_N]):
             break
         new_game(public, private, hidden, rngs, rules, run_seed, first_game + done)
         st = next_decision(public, private, hidden, rngs, rules)

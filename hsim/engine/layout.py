@@ -91,10 +91,20 @@ H_DEAL_ROWS = 6
 H_GAME_ROWS = 7
 H_MOON_CHOICE = 8
 H_JACK_TAKER = 9
+H_BASE_OVER = 10  # 1 once the base game has ended and deals go on for other scorings
+H_EXTRA_N = 11  # number of other scorings (--score-also), 0..MAX_EXTRA
 H_PENDING_PASS = 12
 H_DECK = 16
-H_SCRATCH = H_DECK + 52  # 8 ints of scratch: deal scores, new scores
-HIDDEN_LEN = H_SCRATCH + 8
+H_SCRATCH = H_DECK + 52  # 16 ints of scratch: deal scores, new scores (twice)
+H_EXTRA = H_SCRATCH + 16
+# Each other scoring k owns hidden[H_EXTRA + k * EXTRA_STRIDE :]: its rules vector
+# (RULES_LEN), then its game scores (4), whether its game ended, deals counted.
+MAX_EXTRA = 8
+X_SCORES = 32  # == RULES_LEN
+X_ENDED = X_SCORES + 4
+X_DEALS = X_SCORES + 5
+EXTRA_STRIDE = X_SCORES + 8
+HIDDEN_LEN = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
 
 # Rules vector indices (RULES.md part A), in the order of hsim.rules.RULE_NAMES.
 R_PASSING = 0  # 0 cycle, 1 none
@@ -116,6 +126,7 @@ R_END_SCORE = 15
 R_NO_DRAW = 16
 R_MAX_DEALS = 17
 assert RULE_NAMES[R_MAX_DEALS] == "max_deals" and len(RULE_NAMES) == 18 <= RULES_LEN
+assert X_SCORES == RULES_LEN
 
 PASS_LEFT, PASS_RIGHT, PASS_ACROSS, PASS_HOLD = 0, 1, 2, 3
 PASS_DIRECTIONS = ("left", "right", "across", "hold")
@@ -145,9 +156,11 @@ ST_ERR_MOON = 13  # a moon choice other than 0, 1, 2
 D_GAME, D_DEAL, D_SEAT, D_PASS_DIR, D_HAND, D_PASSED, D_RECEIVED = range(7)
 D_HEARTS, D_QUEEN_SPADES, D_JACK_DIAMONDS, D_TRICKS, D_POINTS = range(7, 12)
 D_MOON, D_MOON_CHOICE, D_DEAL_SCORE, D_SCORE = range(12, 16)
-DEAL_COLS = 16
+D_AFTER_END = 16  # 1: dealt after the base game ended, for other scorings only
+DEAL_COLS = 17
 
 # game rows (one per seat per game).
 G_GAME, G_SEAT, G_SCORE, G_PLACE, G_WINNER, G_DEALS, G_ENDED_BY = range(7)
-GAME_COLS = 7
+G_SCORING = 7  # 0 the base rules, k + 1 the k-th other scoring
+GAME_COLS = 8
 ENDED_BY = ("end_score", "max_deals")

@@ -24,7 +24,16 @@ import numpy as np
 import pyarrow as pa
 
 from hsim import _jit
-from hsim.engine.layout import D_MOON, D_POINTS, D_SEAT, G_PLACE, G_SEAT, G_WINNER
+from hsim.engine.layout import (
+    D_AFTER_END,
+    D_MOON,
+    D_POINTS,
+    D_SEAT,
+    G_PLACE,
+    G_SCORING,
+    G_SEAT,
+    G_WINNER,
+)
 from hsim.loader import LoadedStrategy, load_players
 from hsim.play import play_range
 from hsim.rng import SEED_SCHEME
@@ -55,7 +64,8 @@ class RunConfig:
 
     players: one spec per seat (``NAME`` or ``NAME(key=value,...)``). duplicate: play each
     game index as a board, once per rotation of the players over the seats (so ``games``
-    boards make ``4 * games`` games).
+    boards make ``4 * games`` games). score_also: other scorings (full rule sets differing
+    from ``rules`` in scoring options only) each game is also followed under.
     rules_preset: the preset the canonical rules string is written against.
     """
 
@@ -67,11 +77,16 @@ class RunConfig:
     rules_preset: str = "classic"
     chunk_size: int | None = None
     duplicate: bool = False
+    score_also: tuple[Rules, ...] = ()
 
     @property
     def rotations(self) -> int:
         """Games played per index: 4 rotations of the players in duplicate play, else 1."""
         return N_SEATS if self.duplicate else 1
+
+    def scoring_names(self) -> tuple[str, ...]:
+        """Return ``base`` and the canonical rules string of each other scoring."""
+        return ("base", *(canonical(r, self.rules_preset) for r in self.score_also))
 
     def chunks(self, workers: int) -> list[tuple[int, int]]:
         """Return the (start, stop) ranges of game (duplicate: board) indices, in order."""
@@ -116,6 +131,8 @@ def run_chunk(
     stop: int,
     run_dir: str,
     duplicate: bool = False,
+    score_also: tuple[Rules, ...] = (),
+    scoring_names: tuple[str, ...] = ("base",),
 ) -> np.ndarray:
     """Play games (or, with ``duplicate``, boards) ``start..stop-1``, write their parts,
     return the per-player summary sums.
@@ -132,9 +149,11 @@ def run_chunk(
     deal_tables, game_tables = [], []
     out = np.zeros((N_SEATS, SUMMARY_COLS), np.int64)
     for rotation in range(N_SEATS if duplicate else 1):
-        deals, games = play_range(rules, rotate(players, rotation), seed, start, stop)
+        deals, games = play_range(rules, rotate(players, rotation), seed, start, stop, score_also)
         deal_tables.append(deals_table(deals, names, rotation, duplicate))
-        game_tables.append(games_table(games, names, rotation, duplicate))
+        game_tables.append(games_table(games, names, rotation, duplicate, list(scoring_names)))
+        deals = deals[deals[:, D_AFTER_END] == 0]  # the summary is the base game's
+        games = games[games[:, G_SCORING] == 0]
         d_player = (deals[:, D_SEAT] + rotation) % N_SEATS
         g_player = (games[:, G_SEAT] + rotation) % N_SEATS
         out += np.stack(
@@ -157,13 +176,9 @@ def run_chunk(
 
 
 def _sorted(tables: list[pa.Table]) -> pa.Table:
+    # Each table is sorted and holds whole games, so a stable sort on the game suffices.
     table = pa.concat_tables(tables)
-    if len(tables) == 1:
-        return table
-    keys = [("game", "ascending")] + [
-        (k, "ascending") for k in ("deal", "seat") if k in table.column_names
-    ]
-    return table.sort_by(keys)
+    return table if len(tables) == 1 else table.sort_by([("game", "ascending")])
 
 
 def _prepare_folder(run_dir: Path, overwrite: bool) -> None:
@@ -256,6 +271,7 @@ def run_tournament(
         "first_game": config.first_game,
         "games": config.games,
         "duplicate": config.duplicate,
+        "score_also": list(config.scoring_names()[1:]),
         "workers": workers,
         "chunk_size": chunks[0][1] - chunks[0][0] if chunks else 0,
         "versions": versions(),
@@ -275,9 +291,10 @@ def run_tournament(
     executor = None
     try:
         args = (config.rules, config.players, config.seed)
+        extra = (config.score_also, config.scoring_names())
         if workers <= 1:
             for start, stop in chunks:
-                sums += run_chunk(*args, start, stop, str(run_dir), config.duplicate)
+                sums += run_chunk(*args, start, stop, str(run_dir), config.duplicate, *extra)
                 done_ranges.append((start, stop))
                 bar.update((stop - start) * per)
         else:
@@ -285,7 +302,10 @@ def run_tournament(
                 workers, mp_context=get_context("spawn"), initializer=_init_worker
             )
             pending = {
-                executor.submit(run_chunk, *args, a, b, str(run_dir), config.duplicate): (a, b)
+                executor.submit(run_chunk, *args, a, b, str(run_dir), config.duplicate, *extra): (
+                    a,
+                    b,
+                )
                 for a, b in chunks
             }
             while pending:

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hsim.engine.layout import (
+    D_AFTER_END,
     D_DEAL,
     D_DEAL_SCORE,
     D_GAME,
@@ -38,15 +39,24 @@ from hsim.engine.layout import (
     G_GAME,
     G_PLACE,
     G_SCORE,
+    G_SCORING,
     G_SEAT,
     G_WINNER,
     MOON_CHOICES,
     PASS_DIRECTIONS,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TMP_PREFIX = ".tmp-"
-LOW_CARDINALITY = {"strategy", "pass_direction", "moon_choice", "ended_by", "seat", "deal"}
+LOW_CARDINALITY = {
+    "strategy",
+    "pass_direction",
+    "moon_choice",
+    "ended_by",
+    "seat",
+    "deal",
+    "scoring",
+}
 
 DEALS_SCHEMA = pa.schema(
     [
@@ -70,6 +80,7 @@ DEALS_SCHEMA = pa.schema(
         ("moon_choice", pa.string()),
         ("deal_score", pa.int16()),
         ("score", pa.int32()),
+        ("after_end", pa.bool_()),
     ]
 )
 
@@ -81,6 +92,7 @@ GAMES_SCHEMA = pa.schema(
         ("seat", pa.int8()),
         ("player", pa.int8()),
         ("strategy", pa.string()),
+        ("scoring", pa.string()),
         ("score", pa.int32()),
         ("place", pa.int8()),
         ("winner", pa.bool_()),
@@ -137,14 +149,24 @@ def deals_table(
         "moon_choice": _labels(rows[:, D_MOON_CHOICE], MOON_CHOICES),
         "deal_score": rows[:, D_DEAL_SCORE].astype(np.int16),
         "score": rows[:, D_SCORE].astype(np.int32),
+        "after_end": rows[:, D_AFTER_END].astype(bool),
     }
     return pa.table(cols, schema=DEALS_SCHEMA)
 
 
 def games_table(
-    rows: np.ndarray, strategies: list[str], rotation: int = 0, duplicate: bool = False
+    rows: np.ndarray,
+    strategies: list[str],
+    rotation: int = 0,
+    duplicate: bool = False,
+    scorings: list[str] = ("base",),
 ) -> pa.Table:
-    """Return the ``games`` table of int64 game records (G_* columns), one row per seat."""
+    """Return the ``games`` table of int64 game records (G_* columns), one row per seat
+    per scoring, sorted by game, scoring, seat.
+
+    scorings: the scoring names by index: ``base`` then each ``--score-also`` rules string.
+    """
+    rows = rows[np.lexsort((rows[:, G_SEAT], rows[:, G_SCORING], rows[:, G_GAME]))]
     seat = rows[:, G_SEAT]
     game, rot, player = seating(rows[:, G_GAME], seat, rotation, duplicate)
     cols = {
@@ -154,6 +176,7 @@ def games_table(
         "seat": seat.astype(np.int8),
         "player": player,
         "strategy": _labels(player, strategies),
+        "scoring": _labels(rows[:, G_SCORING], scorings),
         "score": rows[:, G_SCORE].astype(np.int32),
         "place": rows[:, G_PLACE].astype(np.int8),
         "winner": rows[:, G_WINNER].astype(bool),

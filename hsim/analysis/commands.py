@@ -1,0 +1,242 @@
+"""The ``hsim compare-rules`` and ``hsim report`` commands (registered by :mod:`hsim.cli`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from hsim.rules import RulesError
+
+rules_option = click.option(
+    "--rules",
+    "preset",
+    default="classic",
+    show_default=True,
+    metavar="PRESET",
+    help="Base rules preset, or a rules string such as 'classic(omnibus=true)'.",
+)
+rule_option = click.option(
+    "--rule",
+    "rule_items",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set one base rule option on top of the preset; repeatable.",
+)
+
+
+def _clean(obj):
+    """Replace NaN and infinities (not JSON) by None, recursively."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if hasattr(obj, "item"):  # numpy scalars
+        return _clean(obj.item())
+    return obj
+
+
+@click.command("compare-rules")
+@rules_option
+@rule_option
+@click.option(
+    "--variant",
+    "variant_items",
+    multiple=True,
+    required=True,
+    metavar="NAME=VALUE[,...]",
+    help="A rule set to compare with the base: options on top of the base rules (one "
+    "variant per flag; repeatable), or a full rules string. May change play options too.",
+)
+@click.option("--games", type=click.IntRange(min=2), required=True, help="Games per rule set.")
+@click.option(
+    "--players",
+    default=None,
+    metavar="SPECS",
+    help="One strategy per seat, comma-separated: random,lowcard,random,lowcard.",
+)
+@click.option(
+    "--player",
+    "player_list",
+    multiple=True,
+    metavar="SPEC",
+    help="One seat's strategy; repeat once per seat (instead of --players).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of CPUs, fewer for small runs).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder for the run folders and compare.json (default: results/compare-<time>).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing compare-rules --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option(
+    "--progress/--no-progress", default=True, show_default=True, help="Show progress bars."
+)
+def compare_rules(
+    preset,
+    rule_items,
+    variant_items,
+    games,
+    players,
+    player_list,
+    seed,
+    workers,
+    out,
+    overwrite,
+    as_json,
+    progress,
+):
+    """Play the same seeded games under base rules and variants; compare winners and scores.
+
+    \b
+    Each rule set plays --games games with the same --seed and players, so every game is
+    dealt the same hands under each. For each variant: the share of games whose winner
+    changed (the set of seats with the lowest final score differs from the base game's),
+    with a 95% Wilson interval; for every rule set: deals per game, moons per deal, mean
+    final and winning score with t intervals, score quantiles, and win rates.
+    \b
+    Example:
+      hsim compare-rules --players random,lowcard,random,lowcard --games 20000 \\
+          --variant omnibus=true --variant no_trick_bonus=no_points
+    """
+    from hsim.analysis.compare import compare_rules as run_compare
+    from hsim.analysis.compare import format_comparison, parse_variant
+    from hsim.cli import build_rules
+    from hsim.loader import split_players
+    from hsim.runner.run import RunError, default_workers
+    from hsim.strategy import StrategyError
+
+    base, preset_name = build_rules(preset, rule_items)
+    try:
+        variants = [parse_variant(text, base, preset_name) for text in variant_items]
+    except RulesError as exc:
+        raise click.ClickException(str(exc)) from None
+    seen = {}
+    for v in variants:
+        if v.rules in seen:
+            raise click.ClickException(
+                f"--variant {v.text!r} is the same rule set as --variant {seen[v.rules]!r}"
+            )
+        seen[v.rules] = v.text
+    try:
+        if players and player_list:
+            raise StrategyError("give either --players or --player, not both")
+        if not players and not player_list:
+            raise StrategyError(
+                "no players: give --players random,lowcard,random,lowcard or one --player per "
+                "seat (`hsim strategies` lists what is available)"
+            )
+        specs = tuple(split_players(players) if players else (s.strip() for s in player_list))
+    except StrategyError as exc:
+        raise click.ClickException(str(exc)) from None
+    if out is None:
+        out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    echo = None if as_json else (lambda line: click.echo(line, err=True))
+    try:
+        report = run_compare(
+            base,
+            variants,
+            specs,
+            games,
+            seed,
+            out,
+            workers or default_workers(games),
+            preset_name,
+            overwrite,
+            progress,
+            argv=["hsim", *sys.argv[1:]],
+            echo=echo,
+        )
+    except (RunError, StrategyError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(_clean(report), indent=2))
+    else:
+        click.echo("\n".join(format_comparison(report)))
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option(
+    "--scoring",
+    default=None,
+    metavar="RULES",
+    help="Report the games under another scoring: options (omnibus=true,...) on top of the "
+    "run's rules, or a rules string; re-scored from the recorded deals (scoring options "
+    "only). Default: the run's own.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--plot",
+    "plot_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write PNG charts (final scores, game length, points per deal) to this "
+    "folder (needs matplotlib).",
+)
+def report(run_dir, scoring, as_json, plot_dir):
+    """Per strategy: points per deal, win rate, places and moons with 95% intervals,
+    by seat and by pass direction.
+
+    \b
+    Points, scores and moons per deal and the mean place have intervals clustered by
+    game (deals of a game are correlated); win rates and place shares Wilson intervals.
+    \b
+    Examples:
+      hsim report results/RUN
+      hsim report results/RUN --scoring omnibus=true --json
+      hsim report results/RUN --plot charts/
+    """
+    from hsim.analysis.frames import RunFolderError, load_run
+    from hsim.analysis.report import (
+        PlotUnavailable,
+        build_report,
+        format_report,
+        plot_report,
+        report_frames,
+    )
+
+    if plot_dir is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.ClickException(
+                "--plot needs matplotlib, which is not installed: pip install matplotlib "
+                "(or pip install 'hsim[plot]')"
+            ) from None
+    try:
+        run = load_run(run_dir)
+        rep = build_report(run, scoring)
+    except (RunFolderError, RulesError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if run.manifest.get("status") != "complete":
+        click.echo(
+            f"warning: the run is {run.manifest.get('status')}: the report covers the "
+            f"{rep['summary']['games']:,} games it wrote",
+            err=True,
+        )
+    if as_json:
+        click.echo(json.dumps(_clean(rep), indent=2))
+    else:
+        click.echo("\n".join(format_report(rep)))
+    if plot_dir is not None:
+        try:
+            deals, games = report_frames(run, scoring)
+            paths = plot_report(deals, games, plot_dir)
+        except (PlotUnavailable, OSError) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"charts: {', '.join(str(p) for p in paths)}", err=True)

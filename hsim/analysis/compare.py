@@ -1,0 +1,261 @@
+"""Play the same seeds under a base rule set and variants of it, and compare the games.
+
+Each rule set is its own tournament (:func:`hsim.runner.run.run_tournament`) with the
+same seed and players, so game ``g`` is dealt the same hands in every run (deal by deal,
+as long as both games last); a variant may change play options too (RULES.md A1). For
+each variant the report gives the share of games whose winner set changed against the
+base (the set of seats with the lowest final score, co-winners included; a tie that
+becomes a sole win is a change), with a Wilson interval, and per rule set the mean game
+length, the moon rate, and the distribution of final scores.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from hsim.analysis.frames import (
+    as_rules,
+    compare_games,
+    games_summary,
+    load_run,
+    play_differences,
+    winner_change,
+    winner_change_by_length,
+    winner_change_by_strategy,
+    winner_changes,
+)
+from hsim.rules import Rules, RulesError, canonical, differences
+
+SUMMARY_FILE = "compare.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """A rule set to compare with the base: text as given, its rules, its label (the
+    canonical string), the play options (RULES.md A1) it changes."""
+
+    text: str
+    rules: Rules
+    label: str
+    changes_play: tuple[str, ...]
+
+
+def parse_variant(text: str, base: Rules, preset: str = "classic") -> Variant:
+    """Read ``--variant`` text: ``name=value[,name=value]`` on top of ``base``, or a full
+    rules string (``openspiel(omnibus=true)``).
+
+    :raises RulesError: empty, invalid, or the same rules as the base; the message says why.
+    """
+    t = text.strip()
+    if not t:
+        raise RulesError("an empty --variant: write name=value[,name=value]")
+    try:
+        rules = as_rules(t, base)
+    except RulesError as exc:
+        raise RulesError(f"--variant {text!r}: {exc}") from None
+    if rules == base:
+        raise RulesError(
+            f"--variant {text!r} is the same rule set as the base ({canonical(base, preset)}); "
+            "it would compare the base with itself"
+        )
+    return Variant(t, rules, canonical(rules, preset), tuple(play_differences(base, rules)))
+
+
+def compare_rules(
+    base: Rules,
+    variants: list[Variant],
+    players: tuple[str, ...],
+    games: int,
+    seed: int,
+    out: Path,
+    workers: int = 1,
+    preset: str = "classic",
+    overwrite: bool = False,
+    progress: bool = False,
+    argv: list[str] | None = None,
+    echo=None,
+) -> dict[str, Any]:
+    """Play ``games`` games of ``players`` with ``seed`` under ``base`` and each variant
+    into ``out/base``, ``out/variant-1``, …; return the comparison (also written to
+    ``out/compare.json``).
+
+    Returned keys: seed, games, players, out; base: {rules, run_dir, summary}; variants:
+    one per variant with text, rules, changes_play (list of A1 options), differs (the
+    options that differ from the base), run_dir, summary (see
+    :func:`hsim.analysis.frames.games_summary`), winner_change (see
+    :class:`hsim.analysis.frames.WinnerChange`), by_strategy (win rates under base and
+    variant and the seat-games whose win status flipped, per strategy) and by_length
+    (winner changes by the base game's length). echo: called with a line of progress.
+
+    :raises hsim.runner.run.RunError: ``out`` exists (without ``overwrite``) or a run
+        failed. :raises hsim.strategy.StrategyError: a bad player spec.
+    """
+    from hsim.runner.run import RunConfig, RunError, run_tournament
+
+    out = Path(out)
+    _prepare(out, overwrite)
+    runs = [("base", base, "base")] + [
+        (f"variant-{i}", v.rules, v.label) for i, v in enumerate(variants, 1)
+    ]
+    dirs = {}
+    for name, rules, label in runs:
+        if echo:
+            echo(f"playing {games:,} games under {label} -> {out / name}")
+        config = RunConfig(
+            rules=rules, players=tuple(players), games=games, seed=seed, rules_preset=preset
+        )
+        result = run_tournament(
+            config, out / name, workers=workers, overwrite=True, progress=progress, argv=argv
+        )
+        if result.status != "complete":
+            raise RunError(f"the {name} run was {result.status}; its parts are in {out / name}")
+        dirs[name] = out / name
+
+    base_run = load_run(dirs["base"], deal_columns=["moon"])
+    report: dict[str, Any] = {
+        "seed": seed,
+        "games": games,
+        "players": list(players),
+        "out": str(out),
+        "winner_change_definition": "a game's winner set (the seats with the lowest final "
+        "score, co-winners included) differs between the base and the variant",
+        "base": {
+            "rules": canonical(base, preset),
+            "run_dir": str(dirs["base"]),
+            "summary": games_summary(base_run.games, base_run.base_deals),
+        },
+        "variants": [],
+    }
+    for i, v in enumerate(variants, 1):
+        run = load_run(dirs[f"variant-{i}"], deal_columns=["moon"])
+        compared = compare_games(base_run.games, run.games)
+        changes = winner_changes(compared)
+        report["variants"].append(
+            {
+                "text": v.text,
+                "rules": v.label,
+                "changes_play": list(v.changes_play),
+                "differs": {k: _jsonable(x) for k, x in differences(base, v.rules).items()},
+                "run_dir": str(dirs[f"variant-{i}"]),
+                "summary": games_summary(run.games, run.base_deals),
+                "winner_change": winner_change(changes).to_dict(),
+                "by_strategy": winner_change_by_strategy(compared).to_dict("records"),
+                "by_length": winner_change_by_length(changes).to_dict("records"),
+            }
+        )
+    (out / SUMMARY_FILE).write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def _jsonable(x):
+    return x if isinstance(x, (bool, int, str)) else str(x)
+
+
+def _prepare(out: Path, overwrite: bool) -> None:
+    from hsim.runner.run import RunError
+
+    if not out.exists():
+        out.mkdir(parents=True)
+        return
+    if not out.is_dir():
+        raise RunError(f"--out {out} is a file, not a folder")
+    if not any(out.iterdir()):
+        return
+    if not overwrite:
+        raise RunError(
+            f"output folder {out} already exists; choose another --out or pass --overwrite "
+            "to replace it"
+        )
+    if not (out / SUMMARY_FILE).exists():
+        raise RunError(
+            f"--overwrite refused: {out} is not empty and holds no {SUMMARY_FILE}, so it is "
+            "not an hsim compare-rules folder; choose another --out"
+        )
+    shutil.rmtree(out)
+    out.mkdir(parents=True)
+
+
+def _iv(d, digits: int) -> str:
+    if d is None:
+        return "-"
+    return f"{d['estimate']:.{digits}f} [{d['low']:.{digits}f}, {d['high']:.{digits}f}]"
+
+
+def format_comparison(report: dict[str, Any]) -> list[str]:
+    """Return the comparison as lines of text (what ``hsim compare-rules`` prints)."""
+    sets = [("base", report["base"])] + [
+        (f"variant {i}", v) for i, v in enumerate(report["variants"], 1)
+    ]
+    lines = [
+        f"{report['games']:,} games of {','.join(report['players'])}, seed {report['seed']}, "
+        f"the same deals under each rule set (95% intervals)",
+    ]
+    for name, s in sets:
+        note = ""
+        if name != "base":
+            note = (
+                f"  [changes play: {', '.join(s['changes_play'])}]"
+                if s["changes_play"]
+                else "  [scoring only]"
+            )
+        lines.append(f"  {name}: {s['rules']}{note}  ({s['run_dir']})")
+    lines.append("")
+    w = 30
+    header = f"{'':<24}" + "".join(f"{name:>{w}}" for name, _ in sets)
+    lines.append(header)
+
+    def row(label, fn):
+        lines.append(f"{label:<24}" + "".join(f"{fn(s):>{w}}" for _, s in sets))
+
+    row("deals per game", lambda s: _iv(s["summary"]["game_length"], 2))
+    row("moons per deal", lambda s: _iv(s["summary"].get("moon_rate"), 4))
+    row("mean final score", lambda s: _iv(s["summary"]["final_score"], 2))
+    row("mean winning score", lambda s: _iv(s["summary"]["winning_score"], 2))
+    row(
+        "final score q5/25/50/75/95",
+        lambda s: "/".join(f"{v:g}" for v in s["summary"]["score_quantiles"].values()),
+    )
+    row(
+        "ended by max_deals",
+        lambda s: f"{s['summary']['ended_by'].get('max_deals', 0):,}",
+    )
+
+    def change(s):
+        wc = s.get("winner_change")
+        if wc is None:
+            return "-"
+        return _iv(wc["share"], 4)
+
+    row("winner changed vs base", change)
+    row(
+        "  (games changed)",
+        lambda s: f"{s['winner_change']['changed']:,} of {s['winner_change']['compared']:,}"
+        if "winner_change" in s
+        else "-",
+    )
+    strategies = [r["strategy"] for r in report["variants"][0]["by_strategy"]] if sets[1:] else []
+    for name in strategies:
+
+        def win(s, name=name, side="b"):
+            if "by_strategy" not in s:
+                by = report["variants"][0]["by_strategy"]
+                side = "a"
+            else:
+                by = s["by_strategy"]
+            r = next(r for r in by if r["strategy"] == name)
+            return (
+                f"{r[f'win_rate_{side}']:.4f} [{r[f'win_rate_{side}_low']:.4f}, "
+                f"{r[f'win_rate_{side}_high']:.4f}]"
+            )
+
+        row(f"win rate {name}"[:24], win)
+    lines.append("")
+    lines.append(
+        "winner changed: the set of seats with the lowest final score (co-winners "
+        "included) differs from the base game's"
+    )
+    return lines

@@ -1,0 +1,727 @@
+"""Run folders as pandas frames; re-scoring recorded deals; winner changes between scorings.
+
+A run's ``deals`` hold the raw facts of every deal (points, tricks, who took the JD, the
+moon outcome applied), so the same deals can be scored under other *scoring* options
+(RULES.md A2, A3: omnibus, no-trick bonus, clamp, Perfect 100, end score, no draw…)
+without playing them again. :func:`rescore_frames` does that with the engine's own
+scoring kernels (:func:`hsim.scoring.rescore`); it never re-implements a scoring rule.
+
+Censoring: a re-scored game may need more deals than were recorded (the run's game ended
+first, e.g. ``end_score=150`` over a run played to 100). Such a game is *censored*: it
+keeps its score so far but gets no winner and no place (``<NA>``), and every function
+here leaves it out of shares and says how many it left out.
+
+New Moon: with ``moon=new_moon`` the shooter's strategy may choose its outcome. The
+choice recorded in the run is used where the strategy was asked when the run was played
+(the run used New Moon and the shooter had 26 or more before the deal); where the
+re-scoring asks for a choice that was never made, the default rule of RULES.md A2.2
+stands in for it, and the game is flagged ``moon_choice_assumed`` when its result
+depends on that choice.
+
+Winner change (between two scorings, or two runs of the same seeds): a game's winner set
+is the set of seats with the lowest final score (co-winners included). A game *changes
+winner* when the two winner sets differ, so a tie that becomes a sole win counts as a
+change. Games censored in either are not compared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
+from hsim.rules import RULE_FIELDS, Rules, RulesError, canonical, parse_assignments, parse_rules
+
+N_SEATS = 4
+ENDED_BY = {0: "end_score", 1: "max_deals", -1: "censored"}
+#: Options of RULES.md A1: they change play, so re-scoring recorded deals cannot apply them.
+PLAY_OPTIONS: tuple[str, ...] = tuple(
+    n for n, f in RULE_FIELDS.items() if f.metadata["section"].startswith("A1")
+)
+#: Options of RULES.md A2-A3: re-scoring recorded deals applies them.
+SCORING_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n not in PLAY_OPTIONS)
+_CHOICE_CODES = {"add": 1, "subtract": 2}
+_CARRIED = ("board", "rotation", "player", "strategy", "pass_direction", "points", "moon")
+_ENDED_NAMES = np.array(["end_score", "max_deals", "censored"])  # index -1: censored
+
+
+class RunFolderError(ValueError):
+    """A folder is not a readable hsim run, or a frame lacks what a function needs."""
+
+
+@dataclasses.dataclass
+class Run:
+    """A loaded run folder.
+
+    path: the folder. manifest: ``run.json``. rules: the rules it was played under.
+    deals: the ``deals`` dataset, every recorded row (columns and dtypes:
+    ``results/README.md``; schema 3 adds ``after_end``, deals played on after the base
+    game ended so that ``--score-also`` scorings could finish; :attr:`base_deals` drops
+    them). games: the ``games`` rows of one scoring, plus ``censored`` (bool, all False:
+    recorded games always finished). scoring: that scoring's label (``base`` for the
+    played rules, else a rules string); scoring_rules: its rules. games_all: the whole
+    ``games`` dataset (every scoring). scorings: the scoring labels it holds, in order.
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    rules: Rules
+    deals: pd.DataFrame
+    games: pd.DataFrame
+    scoring: str
+    scoring_rules: Rules
+    games_all: pd.DataFrame
+    scorings: list[str]
+
+    @property
+    def base_deals(self) -> pd.DataFrame:
+        """The deals of the games as played (without ``after_end`` rows)."""
+        if "after_end" not in self.deals.columns:
+            return self.deals
+        return self.deals[~self.deals["after_end"].to_numpy(bool)]
+
+    def games_for(self, scoring: str | Rules) -> pd.DataFrame:
+        """Return the recorded games rows of another scoring (a label of :attr:`scorings`,
+        a rules string, ``name=value`` assignments on the played rules, or a Rules), with
+        ``censored`` False.
+
+        :raises RunFolderError: the run did not record that scoring (re-score its deals
+            with :func:`rescore_run` instead).
+        """
+        wanted = scoring if isinstance(scoring, Rules) else _scoring_rules(scoring, self.rules)
+        mask = _scoring_mask(self.games_all, wanted, self.rules)
+        if not mask.any():
+            raise RunFolderError(
+                f"the run recorded no games under {canonical(wanted)!r}; it holds "
+                f"{', '.join(self.scorings)} (re-score its deals: hsim.analysis.rescore_run)"
+            )
+        chosen = self.games_all[mask].sort_values(["game", "seat"], kind="stable")
+        return chosen.reset_index(drop=True).assign(censored=False)
+
+
+def manifest_rules(manifest: dict[str, Any]) -> Rules:
+    """Return the rules a run was played under, from its manifest."""
+    options = manifest.get("rules", {}).get("options")
+    if options:
+        known = {k: v for k, v in options.items() if k in RULE_FIELDS}
+        return dataclasses.replace(Rules(), **known)
+    return parse_rules(manifest["rules"]["string"])
+
+
+def as_rules(text: str, base: Rules) -> Rules:
+    """Read a rules string (``classic(omnibus=true)``) or assignments (``omnibus=true,…``)
+    applied on top of ``base``.
+
+    :raises RulesError: neither form is valid; the message says why.
+    """
+    t = text.strip()
+    if "=" in t and "(" not in t:
+        return dataclasses.replace(base, **parse_assignments([t]))
+    return parse_rules(t)
+
+
+def play_differences(a: Rules, b: Rules) -> list[str]:
+    """Return the options of RULES.md A1 (they change play) on which ``a`` and ``b`` differ."""
+    return [n for n in PLAY_OPTIONS if getattr(a, n) != getattr(b, n)]
+
+
+def load_run(
+    run_dir, scoring: str | None = None, deal_columns: list[str] | None = None
+) -> Run:
+    """Load run folder ``run_dir`` (see :class:`Run`).
+
+    scoring: which scoring's games to put in :attr:`Run.games` when the run recorded
+    several (``--score-also``): ``base`` (default, the played rules), a rules string, or
+    ``name=value`` assignments on the played rules. deal_columns: read only these deals
+    columns (game, deal, seat and, when present, after_end are always read).
+    Schema version 1 runs get ``board`` (= game), ``rotation`` (0), ``player`` (= seat).
+
+    :raises RunFolderError: no ``run.json``, no games, or a scoring the run did not record.
+    """
+    path = Path(run_dir)
+    from hsim.runner.manifest import MANIFEST, read_manifest
+
+    if not (path / MANIFEST).is_file():
+        raise RunFolderError(f"{path} is not an hsim run folder: it has no {MANIFEST}")
+    manifest = read_manifest(path)
+    rules = manifest_rules(manifest)
+    try:
+        deals = _read(path / "deals", deal_columns)
+        games = _read(path / "games", None)
+    except FileNotFoundError as exc:
+        raise RunFolderError(f"{path}: {exc}") from None
+    if games.empty:
+        raise RunFolderError(
+            f"{path} holds no games yet (run status: {manifest.get('status', 'unknown')})"
+        )
+    deals = _upgrade(deals)
+    games = _upgrade(games)
+    label = "base" if scoring is None else scoring
+    try:
+        wanted = _scoring_rules(label, rules)
+    except RulesError as exc:
+        raise RunFolderError(f"scoring {scoring!r}: {exc}") from None
+    if "scoring" in games.columns:
+        labels = [str(v) for v in dict.fromkeys(games["scoring"].fillna("base").tolist())]
+        mask = _scoring_mask(games, wanted, rules)
+        if not mask.any():
+            raise RunFolderError(
+                f"the run recorded no games under scoring {scoring!r}; it holds: "
+                f"{', '.join(labels)} (or re-score its deals: hsim.analysis.rescore_run)"
+            )
+        chosen = games[mask].sort_values(["game", "seat"], kind="stable")
+        chosen = chosen.reset_index(drop=True)
+    else:
+        labels = ["base"]
+        if wanted != rules:
+            raise RunFolderError(
+                f"the run recorded only its own scoring; re-score its deals for {scoring!r} "
+                "instead (hsim.analysis.rescore_run)"
+            )
+        chosen = games
+    if wanted == rules:
+        label = "base"
+    return Run(
+        path, manifest, rules, deals, chosen.assign(censored=False), label, wanted, games, labels
+    )
+
+
+def _read(path: Path, columns) -> pd.DataFrame:
+    if not path.is_dir():
+        raise FileNotFoundError(f"no {path.name} dataset ({path} is missing)")
+    if not any(p.suffix == ".parquet" and not p.name.startswith(".") for p in path.iterdir()):
+        return pd.DataFrame()
+    if columns is not None:
+        import pyarrow.parquet as pq
+
+        names = pq.ParquetDataset(path).schema.names
+        wanted = ["game", "deal", "seat", "after_end", *columns]
+        columns = [c for c in dict.fromkeys(wanted) if c in names]
+    frame = pd.read_parquet(path, columns=columns)
+    if "scoring" in frame.columns:  # keep the recorded order of the scorings: base first
+        return frame.sort_values("game", kind="stable")
+    keys = [k for k in ("game", "deal", "seat") if k in frame.columns]
+    return frame.sort_values(keys, kind="stable")
+
+
+def _upgrade(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add schema-2 columns to a schema-1 frame (board = game, rotation 0, player = seat)."""
+    if frame.empty or "game" not in frame.columns:
+        return frame.reset_index(drop=True)
+    extra = {}
+    if "board" not in frame.columns:
+        extra["board"] = frame["game"]
+    if "rotation" not in frame.columns:
+        extra["rotation"] = np.zeros(len(frame), np.int8)
+    if "player" not in frame.columns and "seat" in frame.columns:
+        extra["player"] = frame["seat"].astype(np.int8)
+    return frame.assign(**extra).reset_index(drop=True)
+
+
+def _scoring_rules(label, rules: Rules) -> Rules:
+    """Return the rules of a scoring label: ``base``/empty is the played rules."""
+    if label is None or (isinstance(label, float) and np.isnan(label)):
+        return rules
+    text = str(label).strip()
+    if text in ("", "base"):
+        return rules
+    return as_rules(text, rules)
+
+
+def _scoring_mask(games: pd.DataFrame, wanted: Rules, rules: Rules) -> np.ndarray:
+    if "scoring" not in games.columns:
+        return np.full(len(games), wanted == rules)
+    verdict = {}
+    for value in dict.fromkeys(games["scoring"].tolist()):
+        try:
+            verdict[value] = _scoring_rules(value, rules) == wanted
+        except RulesError:
+            verdict[value] = False
+    return games["scoring"].map(verdict).fillna(wanted == rules).to_numpy(bool)
+
+
+# --------------------------------------------------------------------------- re-scoring
+
+
+@dataclasses.dataclass
+class DealFacts:
+    """Per-deal arrays of a deals frame (n deals, sorted by game then deal).
+
+    game int64[n], deal int64[n], points and tricks int64[n, 4], jack int64[n] (seat that
+    took JD, -1 if none), choice int64[n] (the shooter's recorded New Moon outcome where
+    its strategy was asked when the run was played: 1 add, 2 subtract; else 0).
+    """
+
+    game: np.ndarray
+    deal: np.ndarray
+    points: np.ndarray
+    tricks: np.ndarray
+    jack: np.ndarray
+    choice: np.ndarray
+
+
+def _sorted_deals(deals: pd.DataFrame) -> pd.DataFrame:
+    need = {"game", "deal", "seat"}
+    if not need <= set(deals.columns):
+        raise RunFolderError(f"a deals frame needs columns {sorted(need)}")
+    keys = deals[["game", "deal", "seat"]].to_numpy(np.int64)
+    if len(keys) > 1:
+        order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0]))
+        if np.any(order != np.arange(len(order))):
+            deals = deals.iloc[order]
+    if len(deals) % N_SEATS or not np.array_equal(
+        deals["seat"].to_numpy(np.int64), np.tile(np.arange(N_SEATS), len(deals) // N_SEATS)
+    ):
+        raise RunFolderError("every deal needs exactly one row per seat 0..3")
+    return deals
+
+
+def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
+    """Return the :class:`DealFacts` of a deals frame (any row order; 4 rows per deal).
+
+    played: the rules the deals were played under; a recorded moon outcome counts as the
+    strategy's choice only when ``played`` uses New Moon and the shooter held 26 or more
+    before the deal (RULES.md A2.2). None: no recorded choice is used.
+
+    :raises RunFolderError: missing columns, or a deal without exactly one row per seat.
+    """
+    d = _sorted_deals(deals)
+    n = len(d) // N_SEATS
+    game = d["game"].to_numpy(np.int64)[::N_SEATS]
+    jack_rows = d["jack_diamonds"].to_numpy(bool).reshape(n, N_SEATS)
+    jack = np.where(jack_rows.any(axis=1), jack_rows.argmax(axis=1), -1)
+    choice = np.zeros(n, np.int64)
+    if played is not None and played.moon == "new_moon" and n:
+        codes = d["moon_choice"].map(_CHOICE_CODES).fillna(0).to_numpy(np.int64)
+        codes = codes.reshape(n, N_SEATS)
+        score = d["score"].to_numpy(np.int64).reshape(n, N_SEATS)
+        before = np.zeros_like(score)
+        same = game[1:] == game[:-1]
+        before[1:][same] = score[:-1][same]
+        asked = (codes > 0) & (before >= 26)
+        choice = np.where(asked, codes, 0).max(axis=1)
+    return DealFacts(
+        game,
+        d["deal"].to_numpy(np.int64)[::N_SEATS],
+        d["points"].to_numpy(np.int64).reshape(n, N_SEATS),
+        d["tricks"].to_numpy(np.int64).reshape(n, N_SEATS),
+        jack,
+        choice,
+    )
+
+
+@dataclasses.dataclass
+class Rescoring:
+    """Recorded deals scored under ``rules`` (see :func:`rescore_frames`).
+
+    deals: one row per seat per recorded deal, sorted by game, deal, seat: game int64,
+    deal int16, seat int8, deal_score int64 (after moon and bonuses, before the clamp),
+    score int64 (game score after the deal), counted bool (False for deals recorded after
+    the game ended under ``rules``; their scores are 0), then the recorded board,
+    rotation, player, strategy, pass_direction, points, moon where the input has them
+    (``moon`` as played: under the played rules).
+    games: one row per seat per game, sorted by game, seat: game int64, board int64,
+    rotation int8, seat int8, player int8, strategy (as in the deals), score int64 (final,
+    or so far when censored), place Int8 and winner boolean (``<NA>`` when censored),
+    deals int16 (deals counted), ended_by string (``end_score``, ``max_deals`` or
+    ``censored``), censored bool, moon_choice_assumed bool (a New Moon choice this scoring
+    asks for was not recorded and the game's result depends on it).
+    """
+
+    rules: Rules
+    deals: pd.DataFrame
+    games: pd.DataFrame
+
+    @property
+    def censored(self) -> int:
+        """Games whose recorded deals ran out before the game ended under these rules."""
+        return int(self.games["censored"].sum()) // N_SEATS
+
+
+def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = None) -> Rescoring:
+    """Score a deals frame under ``rules`` with the engine's kernels (see :class:`Rescoring`).
+
+    deals: a run's ``deals`` (needs game, deal, seat, points, tricks, jack_diamonds; board,
+    rotation, player, strategy are carried over when present; moon_choice and score when
+    ``played`` uses New Moon). played: the rules the deals were played under (for the
+    New Moon choices, see :func:`deal_facts`). Only the scoring options of ``rules``
+    (RULES.md A2-A3) can apply to recorded deals: pass the played play options, or see
+    :func:`rescore_run`, which checks that.
+    """
+    from hsim.scoring import rescore
+
+    d = _sorted_deals(deals)
+    facts = deal_facts(d, played)
+    result = rescore(rules, facts.game, facts.points, facts.tricks, facts.jack, facts.choice)
+    n, g = len(facts.game), len(result.games)
+    deal_frame = pd.DataFrame(
+        {
+            "game": np.repeat(facts.game, N_SEATS),
+            "deal": np.repeat(facts.deal, N_SEATS).astype(np.int16),
+            "seat": np.tile(np.arange(N_SEATS, dtype=np.int8), n),
+            "deal_score": result.deal_score.ravel(),
+            "score": result.score.ravel(),
+            "counted": np.repeat(result.counted, N_SEATS),
+        }
+    )
+    for col in _CARRIED:
+        if col in d.columns:
+            deal_frame[col] = d[col].to_numpy()
+    final = result.final
+    censored = result.ended_by < 0
+    low = final.min(axis=1, keepdims=True)
+    place = 1 + (final[:, None, :] < final[:, :, None]).sum(axis=2)
+    winner = pd.array((final == low).ravel(), dtype="boolean")
+    winner[np.repeat(censored, N_SEATS)] = pd.NA
+    place_arr = pd.array(place.ravel().astype(np.int8), dtype="Int8")
+    place_arr[np.repeat(censored, N_SEATS)] = pd.NA
+    first = d[d["deal"].to_numpy() == d.groupby("game")["deal"].transform("min").to_numpy()]
+    meta = {}
+    for col in ("board", "rotation", "player", "strategy"):
+        if col in first.columns and len(first) == g * N_SEATS:
+            meta[col] = first[col].to_numpy()
+    game_frame = pd.DataFrame(
+        {
+            "game": np.repeat(result.games, N_SEATS),
+            **{k: v for k, v in meta.items() if k in ("board", "rotation")},
+            "seat": np.tile(np.arange(N_SEATS, dtype=np.int8), g),
+            **{k: v for k, v in meta.items() if k in ("player", "strategy")},
+            "score": final.ravel(),
+            "place": place_arr,
+            "winner": winner,
+            "deals": np.repeat(result.deals, N_SEATS).astype(np.int16),
+            "ended_by": pd.array(_ENDED_NAMES[np.repeat(result.ended_by, N_SEATS)]),
+            "censored": np.repeat(censored, N_SEATS),
+            "moon_choice_assumed": np.repeat(
+                _choice_matters(rules, facts, result), N_SEATS
+            ),
+        }
+    )
+    if "strategy" in d.columns:
+        game_frame["strategy"] = game_frame["strategy"].astype(d["strategy"].dtype)
+    return Rescoring(rules, deal_frame, game_frame)
+
+
+def _choice_matters(rules: Rules, facts: DealFacts, result) -> np.ndarray:
+    """Per game: whether its result depends on a New Moon choice that was not recorded
+    (scored with every such choice ``add``, then every one ``subtract``: do they differ?).
+    """
+    from hsim.scoring import rescore
+
+    g = len(result.games)
+    if rules.moon != "new_moon" or not g:
+        return np.zeros(g, bool)
+    outcomes = []
+    for code in (1, 2):
+        choice = np.where(facts.choice > 0, facts.choice, code)
+        r = rescore(rules, facts.game, facts.points, facts.tricks, facts.jack, choice)
+        outcomes.append((r.final, r.deals, r.ended_by))
+    (fa, da, ea), (fs, ds, es) = outcomes
+    return (fa != fs).any(axis=1) | (da != ds) | (ea != es)
+
+
+def rescore_run(run: Run, rules: Rules | str) -> Rescoring:
+    """Re-score ``run``'s recorded deals under ``rules`` (a :class:`Rules`, a rules string,
+    or ``name=value`` assignments applied on top of the run's rules).
+
+    :raises RulesError: ``rules`` changes an option that changes play (RULES.md A1):
+        recorded deals cannot show how they would have been played.
+    """
+    if isinstance(rules, str):
+        rules = as_rules(rules, run.rules)
+    changed = play_differences(run.rules, rules)
+    if changed:
+        raise RulesError(
+            f"{', '.join(changed)} change(s) play (RULES.md A1): recorded deals cannot be "
+            "re-scored under it; play the variant instead (hsim compare-rules)"
+        )
+    return rescore_frames(run.deals, rules, run.rules)
+
+
+# ------------------------------------------------------------------------- winner changes
+
+
+def compare_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """Join two games frames of the same games (the same seeds) seat by seat.
+
+    a, b: games frames (a run's ``games``, or :attr:`Rescoring.games`); a frame without
+    ``censored`` counts as uncensored. Returns one row per seat per game present in both,
+    sorted by game, seat: game int64, seat int8, strategy, then score, winner (boolean),
+    place (Int8), deals int16, censored bool, each as ``<col>_a`` and ``<col>_b``.
+
+    :raises RunFolderError: the frames seat different strategies in a game.
+    """
+    cols = ["game", "seat", "score", "winner", "place", "deals", "censored"]
+    left = _with_censored(a)
+    right = _with_censored(b)
+    keep = ["game", "seat", "strategy"] if "strategy" in left.columns else ["game", "seat"]
+    merged = left[keep + cols[2:]].merge(
+        right[[c for c in keep if c in right.columns] + cols[2:]]
+        .rename(columns={"strategy": "strategy_b"}),
+        on=["game", "seat"],
+        suffixes=("_a", "_b"),
+        validate="one_to_one",
+    )
+    if "strategy_b" in merged.columns:
+        if "strategy" in merged.columns and not (
+            merged["strategy"].astype(str) == merged["strategy_b"].astype(str)
+        ).all():
+            raise RunFolderError("the two games frames seat different strategies")
+        merged = merged.drop(columns="strategy_b")
+    for side in ("a", "b"):
+        merged[f"winner_{side}"] = merged[f"winner_{side}"].astype("boolean")
+        merged[f"place_{side}"] = merged[f"place_{side}"].astype("Int8")
+    return merged.sort_values(["game", "seat"]).reset_index(drop=True)
+
+
+def _with_censored(frame: pd.DataFrame) -> pd.DataFrame:
+    need = {"game", "seat", "score", "winner", "place", "deals"}
+    if not need <= set(frame.columns):
+        raise RunFolderError(f"a games frame needs columns {sorted(need)}")
+    if "censored" in frame.columns:
+        return frame
+    return frame.assign(censored=False)
+
+
+def winner_changes(compared: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per game of a :func:`compare_games` frame, sorted by game.
+
+    Columns: game int64; winners_a, winners_b Int8 (bit s set when seat s is a winner;
+    ``<NA>`` when censored); deals_a, deals_b int16; censored_a, censored_b bool;
+    changed boolean (the winner sets differ; ``<NA>`` when censored in either).
+    """
+    c = compared.sort_values(["game", "seat"])
+    n = len(c) // N_SEATS
+    if len(c) % N_SEATS or not np.array_equal(
+        c["seat"].to_numpy(np.int64), np.tile(np.arange(N_SEATS), n)
+    ):
+        raise RunFolderError("every game needs exactly one row per seat 0..3")
+    bits = (1 << np.arange(N_SEATS)).astype(np.int64)
+    out = {"game": c["game"].to_numpy(np.int64)[::N_SEATS]}
+    for side in ("a", "b"):
+        cens = c[f"censored_{side}"].to_numpy(bool).reshape(n, N_SEATS).any(axis=1)
+        win = c[f"winner_{side}"].fillna(False).to_numpy(bool).reshape(n, N_SEATS)
+        mask = pd.array((win * bits).sum(axis=1).astype(np.int8), dtype="Int8")
+        mask[cens] = pd.NA
+        out[f"winners_{side}"] = mask
+        out[f"deals_{side}"] = c[f"deals_{side}"].to_numpy().reshape(n, N_SEATS)[:, 0]
+        out[f"censored_{side}"] = cens
+    either = out["censored_a"] | out["censored_b"]
+    changed = pd.array(
+        out["winners_a"].to_numpy(np.int64, na_value=-1)
+        != out["winners_b"].to_numpy(np.int64, na_value=-1),
+        dtype="boolean",
+    )
+    changed[either] = pd.NA
+    out["changed"] = changed
+    return pd.DataFrame(out)
+
+
+@dataclasses.dataclass
+class WinnerChange:
+    """How often the winner set changes between two scorings of the same games.
+
+    games: games in both; compared: those censored in neither; changed: compared games
+    whose winner sets differ; share: changed / compared with its Wilson interval (None
+    when nothing could be compared); censored_a, censored_b: games censored in a, in b;
+    censored: games censored in either (left out).
+    """
+
+    games: int
+    compared: int
+    changed: int
+    share: Interval | None
+    censored_a: int
+    censored_b: int
+    censored: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict (``share`` as estimate, low, high)."""
+        out = dataclasses.asdict(self)
+        out["share"] = interval_dict(self.share)
+        return out
+
+
+def winner_change(changes: pd.DataFrame, confidence: float = 0.95) -> WinnerChange:
+    """Return the :class:`WinnerChange` of a :func:`winner_changes` frame (or a
+    :func:`compare_games` frame, converted first)."""
+    if "changed" not in changes.columns:
+        changes = winner_changes(changes)
+    cens_a = int(changes["censored_a"].sum())
+    cens_b = int(changes["censored_b"].sum())
+    ok = changes["changed"].notna().to_numpy()
+    compared = int(ok.sum())
+    changed = int(changes["changed"][ok].astype(bool).sum())
+    share = wilson_interval(changed, compared, confidence) if compared else None
+    return WinnerChange(len(changes), compared, changed, share, cens_a, cens_b, len(ok) - compared)
+
+
+def winner_change_by_strategy(compared: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Break a :func:`compare_games` frame down by strategy (games censored in either left
+    out).
+
+    One row per strategy, sorted by name: strategy; seat_games int64 (its seats × games);
+    win_rate_a, win_rate_a_low, win_rate_a_high, win_rate_b, … float64 (Wilson; a seat
+    wins when it is among the tied lowest); flipped int64 (seat-games whose win status
+    differs), flipped_share, flipped_low, flipped_high float64; gained, lost int64 (won
+    only under b, only under a). Seats of one game are counted separately, so with
+    several copies of a strategy the intervals treat correlated seats as independent.
+    """
+    c = compared[~(compared["censored_a"] | compared["censored_b"])]
+    key = "strategy" if "strategy" in c.columns else "seat"
+    rows = []
+    for name, grp in c.groupby(key, sort=True):
+        wa = grp["winner_a"].astype(bool).to_numpy()
+        wb = grp["winner_b"].astype(bool).to_numpy()
+        n = len(grp)
+        row: dict[str, Any] = {key: name, "seat_games": n}
+        for side, w in (("a", wa), ("b", wb)):
+            iv = wilson_interval(int(w.sum()), n, confidence)
+            row.update(
+                {f"win_rate_{side}": iv.estimate, f"win_rate_{side}_low": iv.low,
+                 f"win_rate_{side}_high": iv.high}
+            )
+        flipped = int((wa != wb).sum())
+        iv = wilson_interval(flipped, n, confidence)
+        row.update(
+            {
+                "flipped": flipped,
+                "flipped_share": iv.estimate,
+                "flipped_low": iv.low,
+                "flipped_high": iv.high,
+                "gained": int((wb & ~wa).sum()),
+                "lost": int((wa & ~wb).sum()),
+            }
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+DEFAULT_LENGTH_BINS = (0, 6, 8, 10, 12, 15, 20, np.inf)
+
+
+def winner_change_by_length(
+    changes: pd.DataFrame, bins=DEFAULT_LENGTH_BINS, side: str = "a", confidence: float = 0.95
+) -> pd.DataFrame:
+    """Break winner changes down by game length (deals of the game under scoring ``side``).
+
+    changes: a :func:`winner_changes` frame (or a :func:`compare_games` frame). bins: bin
+    edges, a game of d deals falls in ``(edge_i, edge_i+1]``. One row per non-empty bin:
+    length (string, e.g. ``9-10``), games int64 (compared), changed int64, share, low,
+    high float64 (Wilson). Games censored in either are left out.
+    """
+    if "changed" not in changes.columns:
+        changes = winner_changes(changes)
+    ok = changes[changes["changed"].notna()]
+    labels = [_bin_label(lo, hi) for lo, hi in zip(bins[:-1], bins[1:], strict=True)]
+    cut = pd.cut(ok[f"deals_{side}"], bins=list(bins), labels=labels, right=True)
+    rows = []
+    for label, grp in ok.groupby(cut, observed=True, sort=True):
+        n = len(grp)
+        k = int(grp["changed"].astype(bool).sum())
+        iv = wilson_interval(k, n, confidence)
+        rows.append(
+            {"length": str(label), "games": n, "changed": k, "share": iv.estimate,
+             "low": iv.low, "high": iv.high}
+        )
+    return pd.DataFrame(rows, columns=["length", "games", "changed", "share", "low", "high"])
+
+
+def _bin_label(lo, hi) -> str:
+    a = int(lo) + 1
+    if np.isinf(hi):
+        return f"{a}+"
+    return str(a) if a == int(hi) else f"{a}-{int(hi)}"
+
+
+# -------------------------------------------------------------------------- summaries
+
+
+def interval_dict(iv: Interval | None) -> dict[str, float] | None:
+    """Return an interval as ``{"estimate", "low", "high", "n"}`` (None stays None)."""
+    if iv is None:
+        return None
+    return {"estimate": iv.estimate, "low": iv.low, "high": iv.high, "n": iv.n}
+
+
+def safe_mean_interval(values, confidence: float = 0.95) -> Interval | None:
+    """:func:`mean_interval`, or a point estimate with NaN bounds for one value, None for
+    none."""
+    x = np.asarray(values, dtype=float)
+    if len(x) == 0:
+        return None
+    if len(x) < 2:
+        return Interval(float(x[0]), float("nan"), float("nan"), 1, confidence)
+    return mean_interval(x, confidence)
+
+
+def safe_ratio_interval(numerators, denominators, confidence: float = 0.95) -> Interval | None:
+    """:func:`ratio_interval`, or NaN bounds for one cluster, None for no denominator."""
+    y = np.asarray(numerators, dtype=float)
+    x = np.asarray(denominators, dtype=float)
+    if len(x) == 0 or x.sum() == 0:
+        return None
+    if len(x) < 2:
+        return Interval(float(y.sum() / x.sum()), float("nan"), float("nan"), 1, confidence)
+    return ratio_interval(y, x, confidence)
+
+
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+def games_summary(
+    games: pd.DataFrame, deals: pd.DataFrame | None = None, quantiles=QUANTILES
+) -> dict[str, Any]:
+    """Summarise a games frame (censored games left out) as a JSON-ready dict.
+
+    games: games frame (one row per seat per game). deals: its deals frame (columns game,
+    moon; rows after a re-scored game's end may be passed with ``counted``) for the moon
+    rate; the moon flags are the recorded ones (under the rules the deals were played by).
+    Keys: games, censored (int); ended_by (count per value); game_length (deals per game,
+    t interval); final_score (mean seat score, t interval over per-game means);
+    winning_score (the lowest score of each game, t interval); score_quantiles (of the
+    seats' final scores, by quantile); moon_rate (moons per deal, an interval clustered
+    by game, when ``deals`` is given).
+    """
+    g = _with_censored(games)
+    done = g[~g["censored"].to_numpy(bool)]
+    per_game = done.groupby("game", sort=True)
+    scores = per_game["score"]
+    out: dict[str, Any] = {
+        "games": int(done["game"].nunique()),
+        "censored": int(g.loc[g["censored"].to_numpy(bool), "game"].nunique()),
+        "ended_by": {str(k): int(v) for k, v in per_game["ended_by"].first().value_counts().items()}
+        if "ended_by" in done.columns
+        else {},
+        "game_length": interval_dict(safe_mean_interval(per_game["deals"].first())),
+        "final_score": interval_dict(safe_mean_interval(scores.mean())),
+        "winning_score": interval_dict(safe_mean_interval(scores.min())),
+        "score_quantiles": {
+            f"{q:g}": float(v) for q, v in zip(quantiles, done["score"].quantile(quantiles))
+        }
+        if len(done)
+        else {},
+    }
+    if deals is not None:
+        out["moon_rate"] = interval_dict(moon_rate(deals, done["game"].unique()))
+    return out
+
+
+def moon_rate(deals: pd.DataFrame, games=None, confidence: float = 0.95) -> Interval | None:
+    """Return moons per deal (the recorded ``moon`` flags) with an interval clustered by
+    game (:func:`hsim.analysis.stats.ratio_interval`).
+
+    deals: columns game, moon (one row per seat per deal), and ``counted`` if present
+    (rows with False are skipped). games: only these game ids (default all).
+    """
+    d = deals
+    if "counted" in d.columns:
+        d = d[d["counted"].to_numpy(bool)]
+    if games is not None:
+        d = d[d["game"].isin(games)]
+    per = d.groupby("game", sort=True)["moon"].agg(["sum", "size"])
+    return safe_ratio_interval(per["sum"], per["size"] / N_SEATS, confidence)

@@ -1,0 +1,291 @@
+"""Per-strategy report of a run: points per deal, win rate, places, moons, with intervals.
+
+Intervals (95% by default):
+
+- points per deal, score per deal, moon rate, mean place: ratio estimators with a
+  cluster-robust t interval over games (:func:`hsim.analysis.stats.ratio_interval`),
+  because deals of one game are correlated (and copies of a strategy share games);
+- win rate and the place shares: Wilson intervals over seat-games (seat-games of one game
+  are treated as independent; with several copies of a strategy at a table they are
+  in fact negatively correlated, which makes these intervals a little wide).
+
+Games censored under a re-scoring (their recorded deals ran out) are left out of the
+win rate and places, and counted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hsim.analysis.frames import (
+    N_SEATS,
+    Run,
+    as_rules,
+    games_summary,
+    interval_dict,
+    rescore_run,
+    safe_ratio_interval,
+)
+from hsim.analysis.stats import wilson_interval
+from hsim.rules import canonical
+
+
+def report_frames(run: Run, scoring: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return (deals, games) to report ``run`` under ``scoring``.
+
+    scoring: None or ``base``: the deals as played (``after_end`` rows dropped) and the
+    recorded games. Otherwise a rules string or ``name=value`` assignments on the played
+    rules (scoring options only): the deals counted under that scoring, with its
+    ``deal_score`` and ``score``, and its games, re-scored from the recorded deals (with
+    ``censored`` games where the deals ran out).
+
+    :raises RulesError: the scoring is invalid or changes play.
+    """
+    if scoring is None or scoring.strip() == "base":
+        deals = run.base_deals
+        games = run.games if run.scoring == "base" else run.games_for("base")
+        return deals, games
+    result = rescore_run(run, scoring)
+    deals = result.deals[result.deals["counted"].to_numpy(bool)]
+    return deals, result.games
+
+
+def _key_values(frame: pd.DataFrame, by: str) -> pd.Series:
+    return frame[by].astype(str) if by == "strategy" else frame[by]
+
+
+def _ratio(frame: pd.DataFrame, value: str) -> dict[str, float] | None:
+    per = frame.groupby("game", sort=False)[value].agg(["sum", "size"])
+    return interval_dict(safe_ratio_interval(per["sum"], per["size"]))
+
+
+def _wilson(k: int, n: int) -> dict[str, float] | None:
+    return interval_dict(wilson_interval(k, n)) if n else None
+
+
+def strategy_rows(deals: pd.DataFrame, games: pd.DataFrame, by: str = "strategy") -> list[dict]:
+    """Return one dict per value of ``by`` (``strategy``, ``seat`` or ``player``), sorted.
+
+    Keys: the ``by`` value; strategies (the specs seen, for seat/player); seat_games,
+    seat_deals (int); censored (seat-games left out); points_per_deal, score_per_deal
+    (``deal_score``: after moon and bonuses), moon_rate (moons shot per seat-deal),
+    mean_place: ``{estimate, low, high, n}`` clustered by game; win_rate: Wilson;
+    places: share of seat-games in place 1..4 (``{"1": {...}, ...}``, Wilson).
+    """
+    done = games[~games["censored"].to_numpy(bool)] if "censored" in games else games
+    dkey = _key_values(deals, by)
+    gkey = _key_values(done, by)
+    rows = []
+    for value in sorted(set(dkey.unique()) | set(_key_values(games, by).unique())):
+        d = deals[(dkey == value).to_numpy()]
+        g = done[(gkey == value).to_numpy()]
+        all_g = games[(_key_values(games, by) == value).to_numpy()]
+        n = len(g)
+        row: dict[str, Any] = {by: value.item() if hasattr(value, "item") else value}
+        if by != "strategy":
+            row["strategies"] = sorted(set(all_g["strategy"].astype(str)))
+        row.update(
+            {
+                "seat_games": n,
+                "seat_deals": len(d),
+                "censored": len(all_g) - n,
+                "points_per_deal": _ratio(d, "points") if len(d) else None,
+                "score_per_deal": _ratio(d, "deal_score")
+                if len(d) and "deal_score" in d
+                else None,
+                "moon_rate": _ratio(d, "moon") if len(d) and "moon" in d else None,
+                "win_rate": _wilson(int(g["winner"].astype(bool).sum()), n),
+                "mean_place": _ratio(g.assign(place=g["place"].astype(float)), "place")
+                if n
+                else None,
+                "places": {
+                    str(p): _wilson(int((g["place"].astype(int) == p).sum()), n)
+                    for p in range(1, N_SEATS + 1)
+                },
+            }
+        )
+        rows.append(row)
+    return rows
+
+
+def pass_direction_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]:
+    """Return one dict per (``by`` value, pass direction): seat_deals, points_per_deal and
+    moon_rate (intervals clustered by game). Directions in the order left, right,
+    across, hold."""
+    order = {"left": 0, "right": 1, "across": 2, "hold": 3}
+    rows = []
+    key = _key_values(deals, by)
+    for (value, direction), d in deals.groupby([key, deals["pass_direction"].astype(str)]):
+        rows.append(
+            {
+                by: value.item() if hasattr(value, "item") else value,
+                "pass_direction": direction,
+                "seat_deals": len(d),
+                "points_per_deal": _ratio(d, "points"),
+                "moon_rate": _ratio(d, "moon") if "moon" in d else None,
+            }
+        )
+    rows.sort(key=lambda r: (str(r[by]), order.get(r["pass_direction"], 9)))
+    return rows
+
+
+def build_report(run: Run, scoring: str | None = None) -> dict[str, Any]:
+    """Return the whole report of ``run`` under ``scoring`` as a JSON-ready dict.
+
+    Keys: run, status, rules, scoring, seed, players, duplicate; summary (see
+    :func:`hsim.analysis.frames.games_summary`); strategies (:func:`strategy_rows`);
+    by_pass_direction (:func:`pass_direction_rows`); by_seat (:func:`strategy_rows` by
+    seat; in duplicate play every player sits at every seat, so see by_player too).
+    """
+    deals, games = report_frames(run, scoring)
+    base = scoring is None or scoring.strip() == "base"
+    rules = run.rules if base else as_rules(scoring, run.rules)
+    out: dict[str, Any] = {
+        "run": str(run.path),
+        "status": run.manifest.get("status"),
+        "rules": canonical(run.rules, run.manifest.get("rules", {}).get("preset")),
+        "scoring": canonical(rules),
+        "seed": run.manifest.get("seed"),
+        "players": [p.get("spec") for p in run.manifest.get("players", [])],
+        "duplicate": bool(run.manifest.get("duplicate", False)),
+        "summary": games_summary(games, deals),
+        "strategies": strategy_rows(deals, games, "strategy"),
+        "by_pass_direction": pass_direction_rows(deals, "strategy"),
+        "by_seat": strategy_rows(deals, games, "seat"),
+    }
+    if out["duplicate"]:
+        out["by_player"] = strategy_rows(deals, games, "player")
+    return out
+
+
+def _iv(d: dict | None, digits: int = 3) -> str:
+    if d is None:
+        return "-"
+    half = (d["high"] - d["low"]) / 2
+    if np.isnan(half):
+        return f"{d['estimate']:.{digits}f}"
+    return f"{d['estimate']:.{digits}f} ± {half:.{digits}f}"
+
+
+def format_report(rep: dict[str, Any]) -> list[str]:
+    """Return the report as lines of text (what ``hsim report`` prints)."""
+    s = rep["summary"]
+    lines = [
+        f"run {rep['run']} ({rep['status']}); rules {rep['rules']}; seed {rep['seed']}",
+        f"scoring: {rep['scoring']}" + ("" if rep["scoring"] == rep["rules"] else " (re-scored)"),
+        f"games {s['games']:,}"
+        + (f" (+{s['censored']:,} censored: the recorded deals ran out)" if s["censored"] else "")
+        + f"; deals per game {_iv(s['game_length'], 2)}; moons per deal "
+        f"{_iv(s.get('moon_rate'), 4)}; ended by "
+        + ", ".join(f"{k} {v:,}" for k, v in s["ended_by"].items()),
+        f"final score: mean {_iv(s['final_score'], 2)}, winner's {_iv(s['winning_score'], 2)}; "
+        "quantiles " + " ".join(f"q{float(q) * 100:g}={v:g}" for q, v in s["score_quantiles"].items()),
+        "(± 95% intervals: per-deal rates clustered by game, win rates Wilson)",
+        "",
+    ]
+    head = (
+        f"{'strategy':<24} {'points/deal':>15} {'score/deal':>15} {'win rate':>15} "
+        f"{'mean place':>15} {'1st/2nd/3rd/4th':>19} {'moons/deal':>17}"
+    )
+    lines.append(head)
+    for r in rep["strategies"]:
+        lines.append(_row(str(r["strategy"]), r))
+    lines += ["", "by seat:", head.replace("strategy", "seat    ", 1)]
+    for r in rep["by_seat"]:
+        lines.append(_row(f"{r['seat']} {'/'.join(r['strategies'])}", r))
+    if "by_player" in rep:
+        lines += ["", "by player:", head.replace("strategy", "player  ", 1)]
+        for r in rep["by_player"]:
+            lines.append(_row(f"{r['player']} {'/'.join(r['strategies'])}", r))
+    lines += [
+        "",
+        "by pass direction:",
+        f"{'strategy':<24} {'direction':<9} {'points/deal':>15} {'moons/deal':>17}",
+    ]
+    for r in rep["by_pass_direction"]:
+        lines.append(
+            f"{str(r['strategy']):<24} {r['pass_direction']:<9} "
+            f"{_iv(r['points_per_deal']):>15} {_iv(r['moon_rate'], 4):>17}"
+        )
+    return lines
+
+
+def _row(label: str, r: dict) -> str:
+    places = "/".join(
+        f"{r['places'][p]['estimate']:.2f}" if r["places"][p] else "-" for p in "1234"
+    )
+    return (
+        f"{label[:24]:<24} {_iv(r['points_per_deal']):>15} {_iv(r['score_per_deal']):>15} "
+        f"{_iv(r['win_rate']):>15} {_iv(r['mean_place']):>15} {places:>19} "
+        f"{_iv(r['moon_rate'], 4):>17}"
+    )
+
+
+class PlotUnavailable(RuntimeError):
+    """matplotlib is not installed; the message says how to install it."""
+
+
+def plot_report(deals: pd.DataFrame, games: pd.DataFrame, out_dir) -> list[Path]:
+    """Write PNG charts of a run to ``out_dir`` (created) and return their paths.
+
+    final_scores.png: histogram of final game scores per strategy; game_length.png: games
+    by number of deals; points_per_deal.png: share of deals by raw points taken, per
+    strategy. Censored games are left out.
+
+    :raises PlotUnavailable: matplotlib is missing.
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotUnavailable(
+            "--plot needs matplotlib, which is not installed: pip install matplotlib "
+            "(or pip install 'hsim[plot]')"
+        ) from None
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    done = games[~games["censored"].to_numpy(bool)] if "censored" in games else games
+    paths = []
+
+    fig = Figure(figsize=(8, 5))
+    ax = fig.add_subplot()
+    high = int(done["score"].max()) if len(done) else 1
+    low = min(0, int(done["score"].min())) if len(done) else 0
+    bins = np.arange(low, high + 6, 5)
+    for name, g in done.groupby(done["strategy"].astype(str)):
+        ax.hist(g["score"], bins=bins, histtype="step", density=True, label=name, linewidth=1.5)
+    ax.set(xlabel="final game score", ylabel="share of seat-games per point",
+           title="Final scores by strategy")
+    ax.legend()
+    paths.append(_save(fig, out / "final_scores.png"))
+
+    fig = Figure(figsize=(8, 5))
+    ax = fig.add_subplot()
+    lengths = done.groupby("game")["deals"].first().value_counts().sort_index()
+    ax.bar(lengths.index, lengths.to_numpy() / lengths.sum())
+    ax.set(xlabel="deals in the game", ylabel="share of games", title="Game length")
+    paths.append(_save(fig, out / "game_length.png"))
+
+    fig = Figure(figsize=(8, 5))
+    ax = fig.add_subplot()
+    names = sorted(deals["strategy"].astype(str).unique())
+    width = 0.8 / max(1, len(names))
+    for i, name in enumerate(names):
+        pts = deals.loc[(deals["strategy"].astype(str) == name).to_numpy(), "points"]
+        share = pts.value_counts(normalize=True).reindex(range(27), fill_value=0)
+        ax.bar(np.arange(27) + i * width, share.to_numpy(), width=width, label=name)
+    ax.set_yscale("log")
+    ax.set(xlabel="raw points taken in a deal", ylabel="share of seat-deals",
+           title="Points per deal by strategy")
+    ax.legend()
+    paths.append(_save(fig, out / "points_per_deal.png"))
+    return paths
+
+
+def _save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return path
