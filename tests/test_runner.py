@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from hsim.engine.layout import D_SCORE
 from hsim.rules import Rules
 from hsim.runner.run import RunConfig, RunError, run_tournament
 from hsim.strategy import StrategyError
@@ -213,4 +214,4 @@ def test_replay_of_a_duplicate_run(tmp_path):
     for game in (1, 6, 11):
         _, _, records, _, _ = replay_run(tmp_path / "d", game)
         want = deals[deals.game == game]
-        assert [int(x) for r in records for x in r.rows[:, -1]] == want.score.tolist()
+        assert [int(x) for r in records for x in r.rows[:, D_SCORE]] == want.score.tolist()
