@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 import sys
 import time
@@ -12,41 +11,25 @@ from pathlib import Path
 import click
 
 from hsim.cards import CardParseError
+from hsim.cli_common import (
+    build_rules,
+    player_option,
+    player_specs,
+    players_option,
+    rule_option,
+    rules_option,
+    user_error,
+)
 from hsim.rules import (
     PRESET_MEANINGS,
     PRESETS,
-    Rules,
     RulesError,
     canonical,
     describe_options,
     ineffective_options,
-    parse_assignments,
     parse_rules,
     scoring_variant,
 )
-
-USER_ERRORS = (RulesError, CardParseError, ValueError, OSError)
-
-
-def _user_error(exc: Exception) -> click.ClickException:
-    return click.ClickException(str(exc))
-
-
-def build_rules(preset_text: str, rule_items: tuple[str, ...]) -> tuple[Rules, str]:
-    """Return the rules from ``--rules`` (a preset or a rules string) and ``--rule`` items.
-
-    Warns on stderr about options that cannot have an effect in this combination.
-
-    :raises click.ClickException: an unknown preset, option or value.
-    """
-    try:
-        preset = preset_text.partition("(")[0].strip()
-        rules = dataclasses.replace(parse_rules(preset_text), **parse_assignments(rule_items))
-    except RulesError as exc:
-        raise _user_error(exc) from None
-    for note in ineffective_options(rules):
-        click.echo(f"warning: {note}", err=True)
-    return rules, preset
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -55,38 +38,9 @@ def main() -> None:
     """hsim: simulate Hearts games and tournaments at compiled speed."""
 
 
-rules_option = click.option(
-    "--rules",
-    "preset",
-    default="classic",
-    show_default=True,
-    metavar="PRESET",
-    help="Rules preset (`hsim rules` lists them), or a rules string such as "
-    "'classic(omnibus=true)'.",
-)
-rule_option = click.option(
-    "--rule",
-    "rule_items",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Set one rule option on top of the preset; repeatable.",
-)
-
-
 @main.command()
-@click.option(
-    "--players",
-    default=None,
-    metavar="SPECS",
-    help="One strategy per seat, comma-separated: random,lowcard,random,lowcard.",
-)
-@click.option(
-    "--player",
-    "player_list",
-    multiple=True,
-    metavar="SPEC",
-    help="One seat's strategy; repeat once per seat (instead of --players).",
-)
+@players_option
+@player_option
 @click.option("--games", type=click.IntRange(min=1), required=True, help="Number of games.")
 @click.option(
     "--seed",
@@ -167,21 +121,8 @@ def tournament(
     try:
         scorings = tuple(scoring_variant(rules, text) for text in score_also)
     except RulesError as exc:
-        raise _user_error(exc) from None
-    from hsim.loader import split_players
-    from hsim.strategy import StrategyError
-
-    try:
-        if players and player_list:
-            raise StrategyError("give either --players or --player, not both")
-        if not players and not player_list:
-            raise StrategyError(
-                "no players: give --players random,lowcard,random,lowcard or one --player per "
-                "seat (`hsim strategies` lists what is available)"
-            )
-        specs = tuple(split_players(players) if players else (s.strip() for s in player_list))
-    except StrategyError as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
+    specs = player_specs(players, player_list)
     if seed is None:
         seed = secrets.randbelow(2**63)
         click.echo(f"seed: {seed}", err=True)
@@ -190,6 +131,7 @@ def tournament(
         out = Path("results") / f"run-{stamp}-seed{seed}"
 
     from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
+    from hsim.strategy import StrategyError
 
     config = RunConfig(
         rules=rules,
@@ -213,7 +155,7 @@ def tournament(
             started=started,
         )
     except (RunError, StrategyError) as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
     _print_result(result, duplicate)
     if result.status == "interrupted":
         click.echo(
@@ -285,7 +227,7 @@ def build_position(deal_text, pass_direction, passes, plays, rules):
         spec = PositionSpec.parse(deal_text, pass_direction, passes, plays)
         return spec, spec.position(rules)
     except (CardParseError, IllegalPlayError) as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
 
 
 def _load(specs):
@@ -295,7 +237,7 @@ def _load(specs):
     try:
         return load_players(split_players(specs))
     except StrategyError as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
 
 
 def _load_one(spec):
@@ -305,7 +247,7 @@ def _load_one(spec):
     try:
         return (load(spec),)
     except StrategyError as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
 
 
 @main.command()
@@ -377,7 +319,7 @@ def replay(
             specs = [p.spec for p in loaded]
             header = rp.format_header(rules, preset, specs, f"game {game} of run seed {seed}")
     except (rp.ReplayError, StrategyError) as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
     click.echo(header)
     for record in records:
         click.echo("\n".join(rp.format_record(record, specs)))
@@ -465,7 +407,7 @@ def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, s
     try:
         card = ask(strategy, position, seed)
     except (ValueError, StrategyError) as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
     legal = position.legal()
     if not (0 <= card < 52 and legal >> card & 1):
         shown = format_card(card) if 0 <= card < 52 else str(card)
@@ -529,7 +471,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     try:
         specs = split_players(bots)
     except StrategyError as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
     if out is None:
@@ -549,7 +491,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
                 f"{'yes' if rung.holds else 'NO'}"
             )
     except (RunError, StrategyError) as exc:
-        raise _user_error(exc) from None
+        raise user_error(exc) from None
     click.echo(f"(points per deal; run folders under {out}; seed {seed})")
     if check and not all_hold:
         raise click.ClickException("the ladder does not hold")
@@ -569,7 +511,7 @@ def rules_command(rules_string):
         try:
             rules = parse_rules(rules_string)
         except RulesError as exc:
-            raise _user_error(exc) from None
+            raise user_error(exc) from None
         click.echo(canonical(rules, rules_string.partition("(")[0].strip()))
         for name, value in rules.to_dict().items():
             click.echo(f"  {name} = {value}")
@@ -606,6 +548,15 @@ def strategies():
         "package.module:attr, or path/to/file.py:attr; parameters as NAME(key=value,...)."
     )
 
+
+def _register_analysis() -> None:
+    from hsim.analysis.commands import compare_rules, report
+
+    main.add_command(compare_rules)
+    main.add_command(report)
+
+
+_register_analysis()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -3,43 +3,21 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from datetime import datetime
 from pathlib import Path
 
 import click
 
+from hsim.cli_common import (
+    build_rules,
+    player_option,
+    player_specs,
+    players_option,
+    rule_option,
+    rules_option,
+)
 from hsim.rules import RulesError
-
-rules_option = click.option(
-    "--rules",
-    "preset",
-    default="classic",
-    show_default=True,
-    metavar="PRESET",
-    help="Base rules preset, or a rules string such as 'classic(omnibus=true)'.",
-)
-rule_option = click.option(
-    "--rule",
-    "rule_items",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Set one base rule option on top of the preset; repeatable.",
-)
-
-
-def _clean(obj):
-    """Replace NaN and infinities (not JSON) by None, recursively."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if hasattr(obj, "item"):  # numpy scalars
-        return _clean(obj.item())
-    return obj
 
 
 @click.command("compare-rules")
@@ -55,19 +33,8 @@ def _clean(obj):
     "variant per flag; repeatable), or a full rules string. May change play options too.",
 )
 @click.option("--games", type=click.IntRange(min=2), required=True, help="Games per rule set.")
-@click.option(
-    "--players",
-    default=None,
-    metavar="SPECS",
-    help="One strategy per seat, comma-separated: random,lowcard,random,lowcard.",
-)
-@click.option(
-    "--player",
-    "player_list",
-    multiple=True,
-    metavar="SPEC",
-    help="One seat's strategy; repeat once per seat (instead of --players).",
-)
+@players_option
+@player_option
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option(
     "--workers",
@@ -115,8 +82,6 @@ def compare_rules(
     """
     from hsim.analysis.compare import compare_rules as run_compare
     from hsim.analysis.compare import format_comparison, parse_variant
-    from hsim.cli import build_rules
-    from hsim.loader import split_players
     from hsim.runner.run import RunError, default_workers
     from hsim.strategy import StrategyError
 
@@ -132,17 +97,7 @@ def compare_rules(
                 f"--variant {v.text!r} is the same rule set as --variant {seen[v.rules]!r}"
             )
         seen[v.rules] = v.text
-    try:
-        if players and player_list:
-            raise StrategyError("give either --players or --player, not both")
-        if not players and not player_list:
-            raise StrategyError(
-                "no players: give --players random,lowcard,random,lowcard or one --player per "
-                "seat (`hsim strategies` lists what is available)"
-            )
-        specs = tuple(split_players(players) if players else (s.strip() for s in player_list))
-    except StrategyError as exc:
-        raise click.ClickException(str(exc)) from None
+    specs = player_specs(players, player_list)
     if out is None:
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     echo = None if as_json else (lambda line: click.echo(line, err=True))
@@ -164,7 +119,9 @@ def compare_rules(
     except (RunError, StrategyError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(_clean(report), indent=2))
+        from hsim.analysis.frames import jsonable
+
+        click.echo(json.dumps(jsonable(report), indent=2))
     else:
         click.echo("\n".join(format_comparison(report)))
 
@@ -201,7 +158,7 @@ def report(run_dir, scoring, as_json, plot_dir):
       hsim report results/RUN --scoring omnibus=true --json
       hsim report results/RUN --plot charts/
     """
-    from hsim.analysis.frames import RunFolderError, load_run
+    from hsim.analysis.frames import ANALYSIS_DEAL_COLUMNS, RunFolderError, jsonable, load_run
     from hsim.analysis.report import (
         PlotUnavailable,
         build_report,
@@ -219,7 +176,7 @@ def report(run_dir, scoring, as_json, plot_dir):
                 "(or pip install 'hsim[plot]')"
             ) from None
     try:
-        run = load_run(run_dir)
+        run = load_run(run_dir, deal_columns=list(ANALYSIS_DEAL_COLUMNS))
         rep = build_report(run, scoring)
     except (RunFolderError, RulesError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -230,7 +187,7 @@ def report(run_dir, scoring, as_json, plot_dir):
             err=True,
         )
     if as_json:
-        click.echo(json.dumps(_clean(rep), indent=2))
+        click.echo(json.dumps(jsonable(rep), indent=2))
     else:
         click.echo("\n".join(format_report(rep)))
     if plot_dir is not None:

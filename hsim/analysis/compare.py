@@ -21,6 +21,7 @@ from hsim.analysis.frames import (
     as_rules,
     compare_games,
     games_summary,
+    jsonable,
     load_run,
     play_differences,
     winner_change,
@@ -94,8 +95,10 @@ def compare_rules(
     :raises hsim.runner.run.RunError: ``out`` exists (without ``overwrite``) or a run
         failed. :raises hsim.strategy.StrategyError: a bad player spec.
     """
+    from hsim.loader import load_players
     from hsim.runner.run import RunConfig, RunError, run_tournament
 
+    load_players(list(players))  # a bad spec fails before anything is written
     out = Path(out)
     _prepare(out, overwrite)
     runs = [("base", base, "base")] + [
@@ -147,6 +150,7 @@ def compare_rules(
                 "by_length": winner_change_by_length(changes).to_dict("records"),
             }
         )
+    report = jsonable(report)
     (out / SUMMARY_FILE).write_text(json.dumps(report, indent=2) + "\n")
     return report
 
@@ -233,9 +237,11 @@ def format_comparison(report: dict[str, Any]) -> list[str]:
     row("winner changed vs base", change)
     row(
         "  (games changed)",
-        lambda s: f"{s['winner_change']['changed']:,} of {s['winner_change']['compared']:,}"
-        if "winner_change" in s
-        else "-",
+        lambda s: (
+            f"{s['winner_change']['changed']:,} of {s['winner_change']['compared']:,}"
+            if "winner_change" in s
+            else "-"
+        ),
     )
     strategies = [r["strategy"] for r in report["variants"][0]["by_strategy"]] if sets[1:] else []
     for name in strategies:
@@ -254,6 +260,11 @@ def format_comparison(report: dict[str, Any]) -> list[str]:
 
         row(f"win rate {name}"[:24], win)
     lines.append("")
+    for i, v in enumerate(report["variants"], 1):
+        parts = [f"{r['length']}: {r['share']:.3f} ({r['games']:,})" for r in v["by_length"]]
+        lines.append(
+            f"variant {i}, winner changed by base game length (deals): " + ", ".join(parts)
+        )
     lines.append(
         "winner changed: the set of seats with the lowest final score (co-winners "
         "included) differs from the base game's"

@@ -27,6 +27,7 @@ change. Games censored in either are not compared.
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +35,26 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
-from hsim.rules import RULE_FIELDS, Rules, RulesError, canonical, parse_assignments, parse_rules
+from hsim.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
+from hsim.rules import (
+    PRESETS,
+    RULE_FIELDS,
+    Rules,
+    RulesError,
+    canonical,
+    parse_assignments,
+    parse_rules,
+)
 
 N_SEATS = 4
 ENDED_BY = {0: "end_score", 1: "max_deals", -1: "censored"}
 #: Options of RULES.md A1: they change play, so re-scoring recorded deals cannot apply them.
-PLAY_OPTIONS: tuple[str, ...] = tuple(
-    n for n, f in RULE_FIELDS.items() if f.metadata["section"].startswith("A1")
-)
+PLAY_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n in RULES_PLAY_OPTIONS)
+#: The deals columns re-scoring and the report read (load_run's ``deal_columns``).
+ANALYSIS_DEAL_COLUMNS = (
+    "board", "rotation", "player", "strategy", "pass_direction", "jack_diamonds", "tricks",
+    "points", "moon", "moon_choice", "deal_score", "score",
+)  # fmt: skip
 #: Options of RULES.md A2-A3: re-scoring recorded deals applies them.
 SCORING_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n not in PLAY_OPTIONS)
 _CHOICE_CODES = {"add": 1, "subtract": 2}
@@ -119,9 +132,9 @@ def as_rules(text: str, base: Rules) -> Rules:
     :raises RulesError: neither form is valid; the message says why.
     """
     t = text.strip()
-    if "=" in t and "(" not in t:
-        return dataclasses.replace(base, **parse_assignments([t]))
-    return parse_rules(t)
+    if "(" in t or t in PRESETS:
+        return parse_rules(t)
+    return dataclasses.replace(base, **parse_assignments([t]))
 
 
 def play_differences(a: Rules, b: Rules) -> list[str]:
@@ -129,9 +142,7 @@ def play_differences(a: Rules, b: Rules) -> list[str]:
     return [n for n in PLAY_OPTIONS if getattr(a, n) != getattr(b, n)]
 
 
-def load_run(
-    run_dir, scoring: str | None = None, deal_columns: list[str] | None = None
-) -> Run:
+def load_run(run_dir, scoring: str | None = None, deal_columns: list[str] | None = None) -> Run:
     """Load run folder ``run_dir`` (see :class:`Run`).
 
     scoring: which scoring's games to put in :attr:`Run.games` when the run recorded
@@ -289,6 +300,12 @@ def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
 
     :raises RunFolderError: missing columns, or a deal without exactly one row per seat.
     """
+    need = ["points", "tricks", "jack_diamonds"]
+    if played is not None and played.moon == "new_moon":
+        need += ["moon_choice", "score"]
+    missing = [c for c in need if c not in deals.columns]
+    if missing:
+        raise RunFolderError(f"re-scoring needs the deals columns {', '.join(missing)}")
     d = _sorted_deals(deals)
     n = len(d) // N_SEATS
     game = d["game"].to_numpy(np.int64)[::N_SEATS]
@@ -396,9 +413,7 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
             "deals": np.repeat(result.deals, N_SEATS).astype(np.int16),
             "ended_by": pd.array(_ENDED_NAMES[np.repeat(result.ended_by, N_SEATS)]),
             "censored": np.repeat(censored, N_SEATS),
-            "moon_choice_assumed": np.repeat(
-                _choice_matters(rules, facts, result), N_SEATS
-            ),
+            "moon_choice_assumed": np.repeat(_choice_matters(rules, facts, result), N_SEATS),
         }
     )
     if "strategy" in d.columns:
@@ -435,9 +450,11 @@ def rescore_run(run: Run, rules: Rules | str) -> Rescoring:
         rules = as_rules(rules, run.rules)
     changed = play_differences(run.rules, rules)
     if changed:
+        verb = "changes" if len(changed) == 1 else "change"
         raise RulesError(
-            f"{', '.join(changed)} change(s) play (RULES.md A1): recorded deals cannot be "
-            "re-scored under it; play the variant instead (hsim compare-rules)"
+            f"{', '.join(changed)} {verb} play (RULES.md A1), not only scoring, so the "
+            "recorded deals cannot be re-scored under it; compare it with "
+            "`hsim compare-rules --variant ...` instead"
         )
     return rescore_frames(run.deals, rules, run.rules)
 
@@ -460,16 +477,18 @@ def compare_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     right = _with_censored(b)
     keep = ["game", "seat", "strategy"] if "strategy" in left.columns else ["game", "seat"]
     merged = left[keep + cols[2:]].merge(
-        right[[c for c in keep if c in right.columns] + cols[2:]]
-        .rename(columns={"strategy": "strategy_b"}),
+        right[[c for c in keep if c in right.columns] + cols[2:]].rename(
+            columns={"strategy": "strategy_b"}
+        ),
         on=["game", "seat"],
         suffixes=("_a", "_b"),
         validate="one_to_one",
     )
     if "strategy_b" in merged.columns:
-        if "strategy" in merged.columns and not (
-            merged["strategy"].astype(str) == merged["strategy_b"].astype(str)
-        ).all():
+        if (
+            "strategy" in merged.columns
+            and not (merged["strategy"].astype(str) == merged["strategy_b"].astype(str)).all()
+        ):
             raise RunFolderError("the two games frames seat different strategies")
         merged = merged.drop(columns="strategy_b")
     for side in ("a", "b"):
@@ -582,8 +601,11 @@ def winner_change_by_strategy(compared: pd.DataFrame, confidence: float = 0.95) 
         for side, w in (("a", wa), ("b", wb)):
             iv = wilson_interval(int(w.sum()), n, confidence)
             row.update(
-                {f"win_rate_{side}": iv.estimate, f"win_rate_{side}_low": iv.low,
-                 f"win_rate_{side}_high": iv.high}
+                {
+                    f"win_rate_{side}": iv.estimate,
+                    f"win_rate_{side}_low": iv.low,
+                    f"win_rate_{side}_high": iv.high,
+                }
             )
         flipped = int((wa != wb).sum())
         iv = wilson_interval(flipped, n, confidence)
@@ -625,8 +647,14 @@ def winner_change_by_length(
         k = int(grp["changed"].astype(bool).sum())
         iv = wilson_interval(k, n, confidence)
         rows.append(
-            {"length": str(label), "games": n, "changed": k, "share": iv.estimate,
-             "low": iv.low, "high": iv.high}
+            {
+                "length": str(label),
+                "games": n,
+                "changed": k,
+                "share": iv.estimate,
+                "low": iv.low,
+                "high": iv.high,
+            }
         )
     return pd.DataFrame(rows, columns=["length", "games", "changed", "share", "low", "high"])
 
@@ -639,6 +667,20 @@ def _bin_label(lo, hi) -> str:
 
 
 # -------------------------------------------------------------------------- summaries
+
+
+def jsonable(obj):
+    """Return ``obj`` with NaN and infinities (not JSON) as None and numpy scalars as
+    Python ones, recursively through dicts, lists and tuples."""
+    if hasattr(obj, "item") and not isinstance(obj, (list, dict)):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    return obj
 
 
 def interval_dict(iv: Interval | None) -> dict[str, float] | None:
@@ -691,20 +733,16 @@ def games_summary(
     done = g[~g["censored"].to_numpy(bool)]
     per_game = done.groupby("game", sort=True)
     scores = per_game["score"]
+    ended = per_game["ended_by"].first().value_counts() if "ended_by" in done else {}
+    values = done["score"].quantile(list(quantiles), interpolation="nearest") if len(done) else []
     out: dict[str, Any] = {
         "games": int(done["game"].nunique()),
         "censored": int(g.loc[g["censored"].to_numpy(bool), "game"].nunique()),
-        "ended_by": {str(k): int(v) for k, v in per_game["ended_by"].first().value_counts().items()}
-        if "ended_by" in done.columns
-        else {},
+        "ended_by": {str(k): int(v) for k, v in ended.items()},
         "game_length": interval_dict(safe_mean_interval(per_game["deals"].first())),
         "final_score": interval_dict(safe_mean_interval(scores.mean())),
         "winning_score": interval_dict(safe_mean_interval(scores.min())),
-        "score_quantiles": {
-            f"{q:g}": float(v) for q, v in zip(quantiles, done["score"].quantile(quantiles))
-        }
-        if len(done)
-        else {},
+        "score_quantiles": {f"{q:g}": float(v) for q, v in zip(quantiles, values, strict=False)},
     }
     if deals is not None:
         out["moon_rate"] = interval_dict(moon_rate(deals, done["game"].unique()))

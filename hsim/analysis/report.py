@@ -94,9 +94,7 @@ def strategy_rows(deals: pd.DataFrame, games: pd.DataFrame, by: str = "strategy"
                 "seat_deals": len(d),
                 "censored": len(all_g) - n,
                 "points_per_deal": _ratio(d, "points") if len(d) else None,
-                "score_per_deal": _ratio(d, "deal_score")
-                if len(d) and "deal_score" in d
-                else None,
+                "score_per_deal": _ratio(d, "deal_score") if len(d) and "deal_score" in d else None,
                 "moon_rate": _ratio(d, "moon") if len(d) and "moon" in d else None,
                 "win_rate": _wilson(int(g["winner"].astype(bool).sum()), n),
                 "mean_place": _ratio(g.assign(place=g["place"].astype(float)), "place")
@@ -183,7 +181,8 @@ def format_report(rep: dict[str, Any]) -> list[str]:
         f"{_iv(s.get('moon_rate'), 4)}; ended by "
         + ", ".join(f"{k} {v:,}" for k, v in s["ended_by"].items()),
         f"final score: mean {_iv(s['final_score'], 2)}, winner's {_iv(s['winning_score'], 2)}; "
-        "quantiles " + " ".join(f"q{float(q) * 100:g}={v:g}" for q, v in s["score_quantiles"].items()),
+        "quantiles "
+        + " ".join(f"q{float(q) * 100:g}={v:g}" for q, v in s["score_quantiles"].items()),
         "(± 95% intervals: per-deal rates clustered by game, win rates Wilson)",
         "",
     ]
@@ -209,7 +208,7 @@ def format_report(rep: dict[str, Any]) -> list[str]:
     for r in rep["by_pass_direction"]:
         lines.append(
             f"{str(r['strategy']):<24} {r['pass_direction']:<9} "
-            f"{_iv(r['points_per_deal']):>15} {_iv(r['moon_rate'], 4):>17}"
+            f"{_iv(r['points_per_deal']):>15} {_iv(r['moon_rate'], 5):>17}"
         )
     return lines
 
@@ -221,7 +220,7 @@ def _row(label: str, r: dict) -> str:
     return (
         f"{label[:24]:<24} {_iv(r['points_per_deal']):>15} {_iv(r['score_per_deal']):>15} "
         f"{_iv(r['win_rate']):>15} {_iv(r['mean_place']):>15} {places:>19} "
-        f"{_iv(r['moon_rate'], 4):>17}"
+        f"{_iv(r['moon_rate'], 5):>17}"
     )
 
 
@@ -257,8 +256,11 @@ def plot_report(deals: pd.DataFrame, games: pd.DataFrame, out_dir) -> list[Path]
     bins = np.arange(low, high + 6, 5)
     for name, g in done.groupby(done["strategy"].astype(str)):
         ax.hist(g["score"], bins=bins, histtype="step", density=True, label=name, linewidth=1.5)
-    ax.set(xlabel="final game score", ylabel="share of seat-games per point",
-           title="Final scores by strategy")
+    ax.set(
+        xlabel="final game score",
+        ylabel="share of seat-games per point",
+        title="Final scores by strategy",
+    )
     ax.legend()
     paths.append(_save(fig, out / "final_scores.png"))
 
@@ -278,8 +280,11 @@ def plot_report(deals: pd.DataFrame, games: pd.DataFrame, out_dir) -> list[Path]
         share = pts.value_counts(normalize=True).reindex(range(27), fill_value=0)
         ax.bar(np.arange(27) + i * width, share.to_numpy(), width=width, label=name)
     ax.set_yscale("log")
-    ax.set(xlabel="raw points taken in a deal", ylabel="share of seat-deals",
-           title="Points per deal by strategy")
+    ax.set(
+        xlabel="raw points taken in a deal",
+        ylabel="share of seat-deals",
+        title="Points per deal by strategy",
+    )
     ax.legend()
     paths.append(_save(fig, out / "points_per_deal.png"))
     return paths
