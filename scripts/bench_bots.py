@@ -1,0 +1,93 @@
+"""Bot speed: deals per second on one core for each built-in bot, against ``random``.
+
+Usage::
+
+    python scripts/bench_bots.py [--bots random,lowcard,duck,heuristic] [--seconds S]
+                                 [--repeat K] [--pimc 'pimc'] [--decisions N]
+
+Each bot plays whole classic games (with the pass cycle) in all four seats through
+``hsim.play.play_range``, in this one process; the figure is the best of ``--repeat``
+timed runs of at least ``--seconds`` seconds, and is reported as a ratio to ``random``
+measured in the same run. ``pimc`` is too slow for whole games at this scale: it is
+measured in decisions per second (its ``play`` on positions reached by random play),
+with the spec given by ``--pimc``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from hsim.choose import choose
+from hsim.loader import load, load_players
+from hsim.notation import PositionSpec, format_deal
+from hsim.play import play_range
+from hsim.rules import Rules
+
+
+def deals_per_second(spec: str, seconds: float, repeat: int) -> float:
+    players = load_players([spec] * 4)
+    play_range(Rules(), players, 1, 0, 2)  # compile or load first
+    best = 0.0
+    game = 10
+    for _ in range(repeat):
+        deals, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            rows, _ = play_range(Rules(), players, 1, game, game + 200)
+            deals += len(rows) // 4
+            game += 200
+        best = max(best, deals / (time.perf_counter() - t0))
+    return best
+
+
+def positions(n: int, seed: int = 1):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        deck = list(range(52))
+        rng.shuffle(deck)
+        p = PositionSpec.parse(format_deal([deck[13 * s : 13 * s + 13] for s in range(4)]))
+        p = p.position()
+        for _ in range(rng.randrange(0, 48)):
+            legal = [c for c in range(52) if p.legal() >> c & 1]
+            p.play(rng.choice(legal))
+        out.append(p)
+    return out
+
+
+def decisions_per_second(spec: str, n: int) -> float:
+    strategy = load(spec)
+    sample = positions(n)
+    choose(strategy, sample[0])  # compile or load first
+    t0 = time.perf_counter()
+    for p in sample:
+        choose(strategy, p)
+    return n / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bots", default="random,lowcard,duck,heuristic")
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pimc", default="pimc", help="pimc spec ('' to skip)")
+    parser.add_argument("--decisions", type=int, default=200)
+    args = parser.parse_args()
+    bots = [b.strip() for b in args.bots.split(",")]
+    if "random" not in bots:
+        bots.insert(0, "random")
+    rates = {b: deals_per_second(b, args.seconds, args.repeat) for b in bots}
+    print(f"{'bot':<12} {'deals/s (one core)':>20} {'x random':>9}")
+    for b, r in rates.items():
+        print(f"{b:<12} {r:>20,.0f} {r / rates['random']:>9.3f}")
+    if args.pimc:
+        rate = decisions_per_second(args.pimc, args.decisions)
+        print(
+            f"{args.pimc}: {rate:,.1f} decisions/s (one core, {args.decisions} positions "
+            "from random play)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,805 @@
+"""``pimc``: perfect-information Monte Carlo.
+
+For each decision the seat samples ``worlds`` deals of the hidden cards that agree with
+everything it has seen (:func:`sample_hands`): the cards played and by whom, the suits
+each seat has shown void in, the cards it passed (the receiver holds them unless it has
+played them) and every seat's hand size. A world that gives the QS to a seat that has
+passed up chances to shed it is mostly resampled (``infer``, :func:`queen_passes`).
+In every world each legal card is scored by ``playouts`` playouts of a fast noisy policy
+(:func:`policy`: lead low where others can overtake, duck under the winning card, shed
+high cards on clean tricks, dump QS, high spades and high hearts when void; a random
+legal card with probability ``noise``); once at most ``exact_cards`` cards are left in
+the hands the world's remaining tricks are searched exactly instead
+(:func:`exact_values`, max^n: every seat picks the card that minimises its own deal score
+in that world, ties broken by ``tie``). A card's value is the deciding seat's deal score
+summed over the worlds (A2: shooting the moon, bonuses and options included, scored by
+the engine's ``score_deal``); the lowest wins, ties going to the policy's own card.
+Every card's playouts in a world draw the same random numbers (common random numbers),
+and cards with no live card between them are scored once.
+
+The defaults were tuned against ``heuristic``: more worlds helped up to about 80,
+fewer playouts per world cost little, and an exact search of the last four tricks
+played worse than the playouts (the max^n opponents know every card), so the exact
+search covers the last two tricks only.
+
+The pass is a heuristic (:func:`pass_cards`): QS when it is poorly guarded, AS/KS when the
+spades are short, high hearts, then the high cards of short side suits. The New Moon
+choice ends the game in the shooter's favour when it can, else keeps the margin to the
+best opponent largest (:func:`moon_choice`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hsim.engine.bits import highest_card, lowest_card, nth_card, popcount
+from hsim.engine.hearts import (
+    HEARTS_MASK,
+    JACK_DIAMONDS,
+    POINTS_MASK,
+    QS_BIT,
+    QUEEN_SPADES,
+    SUIT_MASK,
+    card_points,
+    game_end,
+    jack_taker_of,
+    legal_plays,
+    pass_target,
+    score_deal,
+)
+from hsim.engine.layout import (
+    MOON_ADD,
+    MOON_DEFAULT,
+    MOON_SUBTRACT,
+    P_DEAL,
+    P_HEARTS_BROKEN,
+    P_LEADER,
+    P_LED_SUIT,
+    P_MOON_SHOOTER,
+    P_N_PLAYS,
+    P_PASS_DIR,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_PLAYED,
+    P_POINTS,
+    P_RULES,
+    P_SCORES,
+    P_TO_ACT,
+    P_TRICK,
+    P_TRICK_CARDS,
+    P_TRICK_LEN,
+    P_TRICKS_WON,
+    P_VOIDS,
+    PASS_HOLD,
+    PUBLIC_LEN,
+    R_FIRST_TRICK_POINTS,
+    R_NO_DRAW,
+    R_OMNIBUS,
+    R_QUEEN_BREAKS_HEARTS,
+    R_QUEEN_WAITS,
+    RULES_LEN,
+    V_HAND,
+    V_PASSED,
+    V_SEAT,
+)
+from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
+from hsim.rng import below
+from hsim.strategy import CompiledStrategy
+
+ALL_CARDS = (1 << 52) - 1
+SPADES_MASK = SUIT_MASK << 26
+AS_KS = (1 << (26 + 12)) | (1 << (26 + 11))
+JD_BIT = 1 << JACK_DIAMONDS
+NOISE_SCALE = 1 << 20
+
+# The compact state of a deal in a sampled world (int64 array of S_LEN), for playouts
+# and the exact search: copying it is far cheaper than copying the engine's arrays.
+S_HAND = 0  # + seat: the seat's hand
+S_POINTS = 4  # + seat: penalty points taken
+S_TRICKS = 8  # + seat: tricks won
+S_LEADER = 12
+S_TLEN = 13  # cards in the current trick
+S_LED = 14  # suit led, -1 before the lead
+S_BEST = 15  # highest card of the led suit in the trick
+S_WIN = 16  # seat that played it
+S_TCARDS = 17  # mask of the trick's cards
+S_BROKEN = 18
+S_TRICK = 19
+S_TO_ACT = 20
+S_JACK = 21  # seat that took JD, -1
+S_PLAYED = 22
+S_LEN = 24
+
+
+# -- sampling the hidden hands --------------------------------------------------------------
+@njit(cache=True)
+def _hall_ok(suit_left, suit_seats, cap, me):
+    """Return whether the unassigned cards (counted per suit) still fit the capacities.
+
+    Hall's condition for the transport of cards to seats: for every set S of the other
+    seats, the cards that only seats of S may hold are at most S's free places.
+    """
+    for sub in range(1, 16):
+        if (sub >> me) & 1:
+            continue
+        room = 0
+        for s in range(4):
+            if (sub >> s) & 1:
+                room += cap[s]
+        need = 0
+        for u in range(4):
+            if suit_seats[u] & ~sub == 0:
+                need += suit_left[u]
+        if need > room:
+            return False
+    return True
+
+
+@njit(cache=True)
+def sample_hands(public, private, rng, hands):
+    """Deal the cards this seat cannot see to the other seats, consistently with what it saw.
+
+    public: int64[PUBLIC_LEN]; private: int64[PRIVATE_LEN], the deciding seat's row;
+    rng: uint64[1]; hands: int64[4], written with every seat's hand (the own hand as it
+    is). Every unseen card goes to exactly one other seat; each seat gets 13 minus the
+    cards it has played; no seat gets a suit it has shown void in; the cards this seat
+    passed and that are unplayed stay with their receiver. Each card goes to a seat with
+    probability proportional to its free places, among the seats that keep the rest
+    placeable (Hall's condition), so the deal is uniform when no void constrains it.
+    Returns True; False only if the observation is inconsistent (the voids are then
+    ignored).
+    """
+    me = private[V_SEAT]
+    played = public[P_PLAYED]
+    cap = np.zeros(4, np.int64)
+    for s in range(4):
+        cap[s] = 13
+        hands[s] = 0
+    for i in range(public[P_N_PLAYS]):
+        cap[public[P_PLAY_SEAT + i]] -= 1
+    hands[me] = private[V_HAND]
+    cap[me] = 0
+    unknown = ALL_CARDS & ~played & ~private[V_HAND]
+    direction = public[P_PASS_DIR]
+    if direction != PASS_HOLD and private[V_PASSED] != 0:
+        to = pass_target(me, direction)
+        kept = private[V_PASSED] & ~played
+        hands[to] = kept
+        cap[to] -= popcount(kept)
+        unknown &= ~kept
+    suit_seats = np.zeros(4, np.int64)  # bit s: seat s may hold this suit
+    suit_left = np.zeros(4, np.int64)
+    ok = True
+    for u in range(4):
+        for s in range(4):
+            if s != me and not (public[P_VOIDS + s] >> u) & 1:
+                suit_seats[u] |= 1 << s
+        suit_left[u] = popcount(unknown & (SUIT_MASK << (13 * u)))
+    if not _hall_ok(suit_left, suit_seats, cap, me):
+        ok = False
+        for u in range(4):
+            suit_seats[u] = 15 & ~(1 << me)
+    rest = unknown
+    while rest:
+        c = lowest_card(rest)
+        rest &= rest - 1
+        u = c // 13
+        suit_left[u] -= 1
+        allowed = suit_seats[u]
+        while True:
+            total = 0
+            for s in range(4):
+                if (allowed >> s) & 1:
+                    total += cap[s]
+            if total <= 0:  # cannot happen when Hall's condition held before
+                allowed = 15 & ~(1 << me)
+                continue
+            r = below(rng, total)
+            seat = 0
+            for s in range(4):
+                if (allowed >> s) & 1:
+                    if r < cap[s]:
+                        seat = s
+                        break
+                    r -= cap[s]
+            cap[seat] -= 1
+            if _hall_ok(suit_left, suit_seats, cap, me):
+                hands[seat] |= 1 << c
+                break
+            cap[seat] += 1
+            allowed &= ~(1 << seat)
+    return ok
+
+
+# -- the compact deal state -----------------------------------------------------------------
+@njit(cache=True)
+def init_state(public, hands, st):
+    """Write into ``st`` (int64[S_LEN]) the deal state of ``public`` with ``hands``."""
+    for s in range(4):
+        st[S_HAND + s] = hands[s]
+        st[S_POINTS + s] = public[P_POINTS + s]
+        st[S_TRICKS + s] = public[P_TRICKS_WON + s]
+    st[S_LEADER] = public[P_LEADER]
+    tlen = public[P_TRICK_LEN]
+    st[S_TLEN] = tlen
+    led = public[P_LED_SUIT]
+    st[S_LED] = led
+    best = -1
+    win = -1
+    n = public[P_N_PLAYS]
+    for i in range(n - tlen, n):
+        c = public[P_PLAY_CARD + i]
+        if c // 13 == led and c > best:
+            best = c
+            win = public[P_PLAY_SEAT + i]
+    st[S_BEST] = best
+    st[S_WIN] = win
+    st[S_TCARDS] = public[P_TRICK_CARDS]
+    st[S_BROKEN] = public[P_HEARTS_BROKEN]
+    st[S_TRICK] = public[P_TRICK]
+    st[S_TO_ACT] = public[P_TO_ACT]
+    st[S_JACK] = jack_taker_of(public)
+    st[S_PLAYED] = public[P_PLAYED]
+
+
+@njit(cache=True, inline="always")
+def _step(st, c, queen_breaks):
+    """Play card ``c`` for the seat to act in state ``st``; close the trick when complete."""
+    s = st[S_TO_ACT]
+    bit = 1 << c
+    st[S_HAND + s] &= ~bit
+    st[S_PLAYED] |= bit
+    st[S_TCARDS] |= bit
+    suit = c // 13
+    if st[S_TLEN] == 0:
+        st[S_LED] = suit
+        st[S_BEST] = c
+        st[S_WIN] = s
+    elif suit == st[S_LED] and c > st[S_BEST]:
+        st[S_BEST] = c
+        st[S_WIN] = s
+    if suit == 3 or (c == QUEEN_SPADES and queen_breaks):
+        st[S_BROKEN] = 1
+    st[S_TLEN] += 1
+    if st[S_TLEN] < 4:
+        st[S_TO_ACT] = (s + 1) % 4
+        return
+    w = st[S_WIN]
+    cards = st[S_TCARDS]
+    st[S_POINTS + w] += card_points(cards)
+    st[S_TRICKS + w] += 1
+    if cards & JD_BIT:
+        st[S_JACK] = w
+    st[S_TRICK] += 1
+    st[S_TLEN] = 0
+    st[S_TCARDS] = 0
+    st[S_LED] = -1
+    st[S_LEADER] = w
+    st[S_TO_ACT] = w
+
+
+@njit(cache=True, inline="always")
+def _legal(st, scratch, rules, hand):
+    """Return the legal cards of ``hand`` (the seat to act) by the engine's own kernel."""
+    scratch[P_TRICK] = st[S_TRICK]
+    scratch[P_HEARTS_BROKEN] = st[S_BROKEN]
+    scratch[P_TRICK_LEN] = st[S_TLEN]
+    scratch[P_LED_SUIT] = st[S_LED]
+    return legal_plays(scratch, rules, hand)
+
+
+@njit(cache=True, inline="always")
+def _score(st, rules, before, ds, ns):
+    """Write into ``ds`` the deal scores (A2: moon, bonuses) of the finished deal ``st``."""
+    score_deal(
+        rules,
+        st[S_POINTS : S_POINTS + 4],
+        st[S_TRICKS : S_TRICKS + 4],
+        st[S_JACK],
+        before,
+        MOON_DEFAULT,
+        ds,
+        ns,
+    )
+
+
+@njit(cache=True, inline="always")
+def _highest_rank(cards):
+    """Return the card of highest rank in non-empty ``cards`` (ties: the higher suit)."""
+    best = -1
+    for u in range(4):
+        part = cards & (SUIT_MASK << (13 * u))
+        if part:
+            c = highest_card(part)
+            if best < 0 or c % 13 >= best % 13:
+                best = c
+    return best
+
+
+# -- the playout policy ---------------------------------------------------------------------
+@njit(cache=True)
+def policy(st, legal, rng, noise):
+    """Return a card of ``legal`` for the seat to act in ``st`` by a cheap heuristic.
+
+    With probability ``noise / NOISE_SCALE`` a uniformly random legal card. Otherwise
+    (the hands of the sampled world are known to it, as to every seat of a playout):
+
+    - leading: the lowest card of the suit where it is likeliest to be beaten (few
+      outstanding cards under it, many over it), never a suit nobody else can follow
+      when avoidable, nor the QS or a spade above it while the QS is out; low spades
+      are welcome leads while another seat holds the QS;
+    - following: last on a trick without points, its highest card but the QS; else the
+      highest card under the trick's best card; forced to win, its highest card but the
+      QS when the trick is safe (no points, every later seat follows, not hearts, not
+      spades with the QS out), else its lowest;
+    - void: the QS, then AS/KS while the QS is out, then the highest heart, then the
+      highest-ranked card.
+    """
+    if noise > 0 and below(rng, NOISE_SCALE) < noise:
+        return nth_card(legal, below(rng, popcount(legal)))
+    seat = st[S_TO_ACT]
+    hand = st[S_HAND + seat]
+    qs_out = not (st[S_PLAYED] & QS_BIT)
+    tlen = st[S_TLEN]
+    if tlen == 0:
+        others = 0
+        for s in range(4):
+            if s != seat:
+                others |= st[S_HAND + s]
+        best = -1
+        best_key = 1 << 30
+        for u in range(4):
+            part = legal & (SUIT_MASK << (13 * u))
+            if part == 0:
+                continue
+            c = lowest_card(part)
+            out = others & (SUIT_MASK << (13 * u))
+            n_below = popcount(out & ((1 << c) - 1))
+            n_above = popcount(out) - n_below
+            key = 3 * n_below - n_above
+            if n_above == 0:
+                key += 60  # nobody can take it over
+            if u == 2 and qs_out:
+                if c >= QUEEN_SPADES:
+                    key += 40  # QS itself, or AS/KS that may catch it
+                elif not (hand & QS_BIT):
+                    key -= 4  # low spades flush the queen out
+            elif u == 3:
+                key += 1
+            if key < best_key:
+                best_key = key
+                best = c
+        return best
+    led = st[S_LED]
+    suit = SUIT_MASK << (13 * led)
+    follow = legal & suit
+    if follow:
+        rest = follow & ~QS_BIT
+        clean = not (st[S_TCARDS] & POINTS_MASK)
+        if tlen == 3 and rest and clean:
+            return highest_card(rest)  # last on a clean trick: shed the highest for free
+        under = follow & ((1 << st[S_BEST]) - 1)
+        if under:
+            return highest_card(under)
+        if rest == 0:
+            return QUEEN_SPADES
+        if tlen == 3:
+            return highest_card(rest)
+        safe = clean and led != 3 and not (led == 2 and qs_out)
+        for k in range(1, 4 - tlen):
+            if not (st[S_HAND + (seat + k) % 4] & suit):
+                safe = False
+        if safe:
+            return highest_card(rest)
+        return lowest_card(rest)
+    if legal & QS_BIT:
+        return QUEEN_SPADES
+    if qs_out and not (hand & QS_BIT) and legal & AS_KS:
+        return highest_card(legal & AS_KS)
+    hearts = legal & HEARTS_MASK
+    if hearts:
+        return highest_card(hearts)
+    return _highest_rank(legal)
+
+
+@njit(cache=True)
+def playout(st, scratch, rules, rng, noise, queen_breaks):
+    """Play the deal ``st`` out with :func:`policy` for every seat (changes ``st``)."""
+    while st[S_TRICK] < 13:
+        hand = st[S_HAND + st[S_TO_ACT]]
+        legal = _legal(st, scratch, rules, hand)
+        if legal & (legal - 1):
+            c = policy(st, legal, rng, noise)
+        else:
+            c = lowest_card(legal)
+        _step(st, c, queen_breaks)
+
+
+# -- the exact search -----------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _skip_equivalent(c, legal, live, special):
+    """Return whether ``c`` plays like the next lower live card of its suit in ``legal``.
+
+    live: the cards still held or in the current trick. Two cards of one hand with no
+    live card between them are interchangeable, unless one carries its own score.
+    """
+    below_c = live & ((1 << c) - 1) & (SUIT_MASK << (13 * (c // 13)))
+    if below_c == 0:
+        return False
+    p = highest_card(below_c)
+    return bool((legal >> p) & 1) and not ((special >> p) & 1) and not ((special >> c) & 1)
+
+
+# Per-level bookkeeping of the exact search (int64 array of width A_LEN per level).
+A_MOVES = 0  # cards not tried yet
+A_LEGAL = 1
+A_LIVE = 2  # cards held or in the trick: the separators of equivalent cards
+A_SEAT = 3
+A_FIRST = 4  # 1 until a child's value is taken
+A_VAL = 8  # + seat: the node's deal scores so far
+A_LEN = 12
+
+
+@njit(cache=True, inline="always")
+def _open(stack, aux, level, scratch, rules):
+    """Set the search bookkeeping of the (unfinished) node ``stack[level]``."""
+    st = stack[level]
+    seat = st[S_TO_ACT]
+    legal = _legal(st, scratch, rules, st[S_HAND + seat])
+    aux[level, A_MOVES] = legal
+    aux[level, A_LEGAL] = legal
+    aux[level, A_LIVE] = (
+        st[S_HAND] | st[S_HAND + 1] | st[S_HAND + 2] | st[S_HAND + 3] | st[S_TCARDS]
+    )
+    aux[level, A_SEAT] = seat
+    aux[level, A_FIRST] = 1
+
+
+@njit(cache=True, inline="always")
+def _take(aux, level, v, root, tie):
+    """Offer the child value ``v`` (int64[4] or row) to node ``level`` (max^n choice)."""
+    seat = aux[level, A_SEAT]
+    own = v[seat]
+    best = aux[level, A_VAL + seat]
+    if (
+        aux[level, A_FIRST]
+        or own < best
+        or (own == best and tie * (v[root] - aux[level, A_VAL + root]) > 0)
+    ):
+        aux[level, A_FIRST] = 0
+        for s in range(4):
+            aux[level, A_VAL + s] = v[s]
+
+
+@njit(cache=True)
+def _maxn(stack, aux, base, scratch, rules, root, tie, before, ds, ns, special, queen_breaks):
+    """Search the deal ``stack[base]`` to its end; write its deal scores to aux[base, A_VAL:].
+
+    max^n: the seat to act takes the child that minimises its own deal score; ties go to
+    the child worst for ``root``, then to the lowest card. Iterative (numba cannot cache
+    recursive functions); ``stack`` and ``aux`` need a row per card left, plus one.
+    """
+    if stack[base, S_TRICK] >= 13:
+        _score(stack[base], rules, before, ds, ns)
+        for s in range(4):
+            aux[base, A_VAL + s] = ds[s]
+        return
+    _open(stack, aux, base, scratch, rules)
+    level = base
+    while True:
+        moves = aux[level, A_MOVES]
+        if moves == 0:
+            if level == base:
+                return
+            level -= 1
+            _take(aux, level, aux[level + 1, A_VAL : A_VAL + 4], root, tie)
+            continue
+        c = lowest_card(moves)
+        aux[level, A_MOVES] = moves & (moves - 1)
+        if _skip_equivalent(c, aux[level, A_LEGAL], aux[level, A_LIVE], special):
+            continue
+        nxt = level + 1
+        stack[nxt, :] = stack[level]
+        _step(stack[nxt], c, queen_breaks)
+        if stack[nxt, S_TRICK] >= 13:
+            _score(stack[nxt], rules, before, ds, ns)
+            _take(aux, level, ds, root, tie)
+            continue
+        _open(stack, aux, nxt, scratch, rules)
+        level = nxt
+
+
+@njit(cache=True)
+def _setup(public):
+    """Return (scratch public array, rules vector, scores before, special cards)."""
+    rules = public[P_RULES : P_RULES + RULES_LEN].copy()
+    scratch = np.zeros(PUBLIC_LEN, np.int64)
+    scratch[P_RULES : P_RULES + RULES_LEN] = rules
+    before = public[P_SCORES : P_SCORES + 4].copy()
+    special = QS_BIT
+    if rules[R_OMNIBUS]:
+        special |= JD_BIT
+    return scratch, rules, before, special
+
+
+@njit(cache=True)
+def exact_values(public, hands, out, tie=1):
+    """Solve the deal exactly from ``public`` with every hand known (max^n, own scores).
+
+    hands: int64[4], the seats' hands now. out: int64[52], written for each legal card of
+    the seat to act with the deal score that seat ends with after playing it (other
+    cards: 0). Returns the mask of legal cards.
+    """
+    scratch, rules, before, special = _setup(public)
+    queen_breaks = rules[R_QUEEN_BREAKS_HEARTS] != 0
+    n_left = 52 - public[P_N_PLAYS]
+    stack = np.zeros((n_left + 2, S_LEN), np.int64)
+    aux = np.zeros((n_left + 2, A_LEN), np.int64)
+    ds = np.zeros(4, np.int64)
+    ns = np.zeros(4, np.int64)
+    init_state(public, hands, stack[0])
+    seat = stack[0, S_TO_ACT]
+    legal = _legal(stack[0], scratch, rules, hands[seat])
+    moves = legal
+    while moves:
+        c = lowest_card(moves)
+        moves &= moves - 1
+        stack[1, :] = stack[0]
+        _step(stack[1], c, queen_breaks)
+        _maxn(stack, aux, 1, scratch, rules, seat, tie, before, ds, ns, special, queen_breaks)
+        out[c] = aux[1, A_VAL + seat]
+    return legal
+
+
+# -- the decision ---------------------------------------------------------------------------
+@njit(cache=True)
+def queen_passes(public, rules, flags):
+    """Count in ``flags[s]`` the chances seat ``s`` had to shed the QS and did not take.
+
+    A chance: a discard (void in the led suit) after trick 1, or a spade played under an
+    AS or KS that was winning the trick. A seat that held the QS would almost always
+    have shed it there, so worlds giving it the QS are unlikely (:func:`pimc_values`).
+    """
+    for s in range(4):
+        flags[s] = 0
+    if rules[R_QUEEN_WAITS]:
+        return
+    n = public[P_N_PLAYS]
+    best = -1
+    led = -1
+    for i in range(n):
+        c = public[P_PLAY_CARD + i]
+        seat = public[P_PLAY_SEAT + i]
+        if i % 4 == 0:
+            led = c // 13
+            best = c
+            continue
+        if c != QUEEN_SPADES:
+            if c // 13 != led:
+                if i >= 4 or rules[R_FIRST_TRICK_POINTS]:
+                    flags[seat] += 1
+            elif led == 2 and best > QUEEN_SPADES:
+                flags[seat] += 1
+        if c // 13 == led and c > best:
+            best = c
+
+
+@njit(cache=True)
+def pimc_values(
+    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total
+):
+    """Write into ``total[c]`` the deciding seat's deal score summed over the worlds.
+
+    For each of ``worlds`` sampled deals: with at most ``exact_cards`` cards left in the
+    hands, the exact max^n score after each legal card; else the sum over ``playouts``
+    playouts. Cards that play alike (no live card between them) share one computation.
+    noise: the policy's random-card probability in units of 1/NOISE_SCALE. infer: a world
+    that gives the QS to a seat that passed up ``k`` chances to shed it
+    (:func:`queen_passes`) is kept with probability ``infer ** k`` (resampled otherwise,
+    up to 30 times), in units of 1/NOISE_SCALE.
+    """
+    me = private[V_SEAT]
+    scratch, rules, before, special = _setup(public)
+    queen_breaks = rules[R_QUEEN_BREAKS_HEARTS] != 0
+    n_left = 52 - public[P_N_PLAYS]
+    exact = n_left <= exact_cards
+    hands = np.zeros(4, np.int64)
+    stack = np.zeros((n_left + 2, S_LEN), np.int64)
+    aux = np.zeros((n_left + 2, A_LEN), np.int64)
+    ds = np.zeros(4, np.int64)
+    ns = np.zeros(4, np.int64)
+    work = np.zeros(S_LEN, np.int64)
+    live = (ALL_CARDS & ~public[P_PLAYED]) | public[P_TRICK_CARDS]
+    reps = 0
+    moves = legal
+    while moves:
+        c = lowest_card(moves)
+        moves &= moves - 1
+        if not _skip_equivalent(c, legal, live, special):
+            reps |= 1 << c
+    for c in range(52):
+        total[c] = 0
+    flags = np.zeros(4, np.int64)
+    queen_passes(public, rules, flags)
+    for _ in range(worlds):
+        for _try in range(30):
+            sample_hands(public, private, rng, hands)
+            holder = -1  # the QS is played when no hand holds it
+            for s in range(4):
+                if hands[s] & QS_BIT:
+                    holder = s
+            keep = NOISE_SCALE
+            if holder >= 0 and holder != me and not (private[V_PASSED] & QS_BIT):
+                for _k in range(flags[holder]):
+                    keep = keep * infer // NOISE_SCALE
+            if keep >= NOISE_SCALE or below(rng, NOISE_SCALE) < keep:
+                break
+        init_state(public, hands, stack[0])
+        seed = rng[0]  # every card's playouts draw the same numbers (common random numbers)
+        moves = reps
+        while moves:
+            c = lowest_card(moves)
+            moves &= moves - 1
+            if exact:
+                stack[1, :] = stack[0]
+                _step(stack[1], c, queen_breaks)
+                _maxn(stack, aux, 1, scratch, rules, me, tie, before, ds, ns, special, queen_breaks)
+                total[c] += aux[1, A_VAL + me]
+            else:
+                rng[0] = seed
+                for _k in range(playouts):
+                    work[:] = stack[0]
+                    _step(work, c, queen_breaks)
+                    playout(work, scratch, rules, rng, noise, queen_breaks)
+                    _score(work, rules, before, ds, ns)
+                    total[c] += ds[me]
+    # Cards that play like a representative share its value.
+    moves = legal & ~reps
+    while moves:
+        c = lowest_card(moves)
+        moves &= moves - 1
+        p = highest_card(live & ((1 << c) - 1) & (SUIT_MASK << (13 * (c // 13))))
+        total[c] = total[p]  # p < c is a representative or was filled before c
+
+
+@njit(cache=True)
+def decide(public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer):
+    """Return pimc's card (see :func:`pimc_values`): the lowest total, ties to the policy."""
+    if legal & (legal - 1) == 0:
+        return lowest_card(legal)
+    total = np.zeros(52, np.int64)
+    pimc_values(
+        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total
+    )
+    best = -1
+    moves = legal
+    while moves:
+        c = lowest_card(moves)
+        moves &= moves - 1
+        if best < 0 or total[c] < total[best]:
+            best = c
+    # Ties go to the noiseless policy's card, played from the true hand.
+    st = np.zeros(S_LEN, np.int64)
+    hands = np.zeros(4, np.int64)
+    hands[private[V_SEAT]] = private[V_HAND]
+    init_state(public, hands, st)
+    h = policy(st, legal, rng, 0)
+    if total[h] == total[best]:
+        return h
+    return best
+
+
+@njit(PLAY_SIG, cache=True)
+def play(public, private, legal, rng, params):
+    """Play the card with the lowest mean deal score over sampled worlds (module doc)."""
+    worlds = max(1, int(params[0]))
+    playouts = max(1, int(params[1]))
+    exact_cards = int(params[2])
+    noise = int(params[3] * NOISE_SCALE)
+    tie = int(params[4])
+    infer = int(params[5] * NOISE_SCALE)
+    return decide(public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer)
+
+
+# -- the pass and the moon choice -----------------------------------------------------------
+@njit(PASS_SIG, cache=True)
+def pass_cards(public, private, rng, params):
+    """Pass the three most dangerous cards (module doc); deterministic."""
+    hand = private[V_HAND]
+    spades = hand & SPADES_MASK
+    low_spades = popcount(spades & ((1 << QUEEN_SPADES) - 1))
+    danger = np.zeros(52, np.int64)
+    keep_queen = (hand & QS_BIT) != 0 and low_spades >= 4
+    for c in range(52):
+        if not (hand >> c) & 1:
+            continue
+        u = c // 13
+        r = c % 13
+        length = popcount(hand & (SUIT_MASK << (13 * u)))
+        if c == QUEEN_SPADES:
+            d = 0 if keep_queen else 100
+        elif u == 2 and r > 10:  # AS, KS
+            d = 0 if low_spades >= 4 or keep_queen else 90 + r
+        elif u == 2:
+            d = r  # low spades guard the queen: keep them
+        elif u == 3:
+            d = 30 + 4 * r if r >= 8 else 2 * r
+        else:
+            d = 3 * r + (12 if length <= 3 else 0) + (6 if length <= 2 else 0)
+        danger[c] = d * 64 + r * 4 + u  # ties: higher rank, then higher suit
+    out = 0
+    for _ in range(3):
+        best = -1
+        for c in range(52):
+            free = ((hand >> c) & 1) != 0 and ((out >> c) & 1) == 0
+            if free and (best < 0 or danger[c] > danger[best]):
+                best = c
+        out |= 1 << best
+    return out
+
+
+@njit(MOON_SIG, cache=True)
+def moon_choice(public, private, rng, params):
+    """New Moon: take the outcome that ends the game won, else the widest margin.
+
+    Each outcome is scored by the engine's ``score_deal`` (clamp, Perfect 100, the JD in
+    a moon deal included). An outcome that ends the game (A3) counts +1000 when the
+    shooter is then lowest and -1000 otherwise, plus the lowest opponent's score minus
+    the shooter's. Ties keep the rule's default (0).
+    """
+    me = public[P_MOON_SHOOTER]
+    if me < 0:
+        me = private[V_SEAT]
+    rules = public[P_RULES : P_RULES + RULES_LEN]
+    before = public[P_SCORES : P_SCORES + 4]
+    points = public[P_POINTS : P_POINTS + 4]
+    tricks = public[P_TRICKS_WON : P_TRICKS_WON + 4]
+    jack = jack_taker_of(public)
+    deal_score = np.zeros(4, np.int64)
+    scores = np.zeros(4, np.int64)
+    best_choice = MOON_DEFAULT
+    best_value = -(1 << 40)
+    for choice in (MOON_ADD, MOON_SUBTRACT):
+        score_deal(rules, points, tricks, jack, before, choice, deal_score, scores)
+        low_other = 1 << 40
+        for s in range(4):
+            if s != me:
+                low_other = min(low_other, scores[s])
+        value = low_other - scores[me]
+        if game_end(rules, scores, public[P_DEAL] + 1) >= 0:
+            lowest = scores[me] < low_other or (scores[me] == low_other and not rules[R_NO_DRAW])
+            value = 1000 + value if lowest else -1000 + value
+        if value > best_value:
+            best_value = value
+            best_choice = choice
+        elif value == best_value:
+            best_choice = MOON_DEFAULT
+    return best_choice
+
+
+STRATEGY = CompiledStrategy(
+    name="pimc",
+    pass_cards=pass_cards,
+    play=play,
+    moon_choice=moon_choice,
+    params={
+        "worlds": 80.0,
+        "playouts": 5.0,
+        "exact_cards": 8.0,
+        "noise": 0.1,
+        "tie": 1.0,
+        "infer": 0.2,
+    },
+    param_help={
+        "worlds": "hidden deals sampled per decision",
+        "playouts": "policy playouts per world and legal card (before the exact search)",
+        "exact_cards": "search exactly (max^n) once at most this many cards are left in hands",
+        "noise": "probability that the playout policy plays a random legal card",
+        "tie": "exact search, a seat indifferent between cards: 1 the worst for the deciding "
+        "seat, -1 the best, 0 the lowest card",
+        "infer": "keep a world giving the QS to a seat that passed up k chances to shed it "
+        "with probability infer**k (1: no inference)",
+    },
+    description="perfect-information Monte Carlo: sampled deals, playouts, exact endings",
+)

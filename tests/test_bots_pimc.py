@@ -1,0 +1,344 @@
+"""pimc: the world sampler, the exact ending search, legality, determinism and strength."""
+
+import numpy as np
+import pytest
+
+from hsim.cards import mask_of, parse_card, parse_cards
+from hsim.choose import choose
+from hsim.engine.layout import (
+    D_POINTS,
+    D_SEAT,
+    MOON_ADD,
+    MOON_SUBTRACT,
+    P_HEARTS_BROKEN,
+    P_LEADER,
+    P_LED_SUIT,
+    P_MOON_SHOOTER,
+    P_N_PLAYS,
+    P_N_SEATS,
+    P_PASS_DIR,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_PLAYED,
+    P_POINTS,
+    P_RULES,
+    P_SCORES,
+    P_TAKEN,
+    P_TO_ACT,
+    P_TRICK,
+    P_TRICK_CARDS,
+    P_TRICK_LEN,
+    P_VOIDS,
+    PASS_HOLD,
+    PRIVATE_LEN,
+    PUBLIC_LEN,
+    V_HAND,
+    V_PASSED,
+    V_SEAT,
+)
+from hsim.loader import load, load_players
+from hsim.play import play_range
+from hsim.position import Position
+from hsim.rules import Rules
+from hsim.strategies import pimc
+
+ALL = (1 << 52) - 1
+SUIT = (1 << 13) - 1
+# worlds, playouts, exact_cards, noise, tie, infer
+SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2])
+
+
+def random_position(gen, rules=None, direction="hold", n_plays=0):
+    """Deal at random, pass at random, then play ``n_plays`` random legal cards."""
+    deck = [int(c) for c in gen.permutation(52)]
+    hands = [deck[13 * s : 13 * s + 13] for s in range(4)]
+    p = Position.from_hands(hands, direction, rules)
+    if direction != "hold":
+        p.pass_cards([[int(c) for c in gen.choice(h, 3, replace=False)] for h in hands])
+    for _ in range(n_plays):
+        legal = p.legal()
+        p.play(int(gen.choice([c for c in range(52) if legal >> c & 1])))
+    return p
+
+
+def receiver(seat, direction):
+    return (seat + (1, 3, 2)[direction]) % 4
+
+
+def check_world(public, private, hands, true_hands):
+    """Assert that ``hands`` is a deal the seat could be in (the module doc's rules)."""
+    me = int(private[V_SEAT])
+    played = int(public[P_PLAYED])
+    assert hands[me] == private[V_HAND]
+    union = 0
+    for s in range(4):
+        assert union & int(hands[s]) == 0
+        union |= int(hands[s])
+        assert int(hands[s]).bit_count() == int(true_hands[s]).bit_count()
+        for u in range(4):
+            if s != me and public[P_VOIDS + s] >> u & 1:
+                assert int(hands[s]) >> (13 * u) & SUIT == 0
+    assert union == ALL & ~played
+    direction = int(public[P_PASS_DIR])
+    if direction != PASS_HOLD:
+        kept = int(private[V_PASSED]) & ~played
+        assert kept & ~int(hands[receiver(me, direction)]) == 0
+
+
+# -- the sampler ------------------------------------------------------------------------------
+def test_sampled_worlds_respect_what_the_seat_saw():
+    gen = np.random.default_rng(1)
+    rng = np.array([12345], np.uint64)
+    hands = np.zeros(4, np.int64)
+    voids_seen = 0
+    for i in range(240):
+        direction = ("left", "right", "across", "hold")[i % 4]
+        p = random_position(gen, direction=direction, n_plays=int(gen.integers(0, 52)))
+        st = p.state
+        me = p.to_act
+        true_hands = [p.hand(s) for s in range(4)]
+        check_world(st.public, st.private[me], true_hands, true_hands)  # the truth fits
+        voids_seen += sum(int(st.public[P_VOIDS + s]).bit_count() for s in range(4))
+        for _ in range(10):
+            assert pimc.sample_hands(st.public, st.private[me], rng, hands)
+            check_world(st.public, st.private[me], hands, true_hands)
+    assert voids_seen > 200  # the voids were exercised
+
+
+def test_sampler_is_uniform_without_constraints():
+    gen = np.random.default_rng(2)
+    p = random_position(gen)
+    st = p.state
+    me = p.to_act
+    rng = np.array([7], np.uint64)
+    hands = np.zeros(4, np.int64)
+    counts = np.zeros((4, 52))
+    n = 3000
+    for _ in range(n):
+        pimc.sample_hands(st.public, st.private[me], rng, hands)
+        for s in range(4):
+            counts[s] += [int(hands[s]) >> c & 1 for c in range(52)]
+    unseen = [c for c in range(52) if not p.hand(me) >> c & 1]
+    for s in range(4):
+        if s != me:
+            assert np.all(np.abs(counts[s, unseen] / n - 1 / 3) < 0.05)
+
+
+def test_sampler_keeps_the_passed_cards_with_the_receiver():
+    gen = np.random.default_rng(3)
+    rng = np.array([99], np.uint64)
+    hands = np.zeros(4, np.int64)
+    for direction in ("left", "right", "across"):
+        p = random_position(gen, direction=direction, n_plays=5)
+        st = p.state
+        me = p.to_act
+        to = receiver(me, ("left", "right", "across").index(direction))
+        kept = int(st.private[me, V_PASSED]) & ~int(st.public[P_PLAYED])
+        for _ in range(50):
+            pimc.sample_hands(st.public, st.private[me], rng, hands)
+            assert int(hands[to]) & kept == kept
+
+
+def test_queen_passes_counts_the_chances_to_shed_the_queen():
+    plays = "2C 3C 4C 5C 6C 7C 2D 8C AS 4S 5S 6S"  # seats 0..3, then 3 0 1 2, then 2 3 0 1
+    p = Position.from_hands(
+        [
+            "2C 7C 5S 9H TH JH QH KH AH 2S 3S 7S 8S",
+            "3C 2D 6S 3D 4D 5D 6D 7D 8D 9D TD JD QD",
+            "4C 8C AS 9C TC JC QC KC AC KD AD 9S TS",
+            "5C 6C 4S 2H 3H 4H 5H 6H 7H 8H QS KS JS",
+        ]
+    )
+    p.play(plays)
+    flags = np.zeros(4, np.int64)
+    pimc.queen_passes(p.state.public, Rules().to_array(), flags)
+    # seat 1 discarded 2D on trick 2; seats 3, 0 and 1 played spades under the AS.
+    assert list(flags) == [1, 2, 0, 1]
+
+
+# -- hand-made endings ----------------------------------------------------------------------
+def ending(hands, trick=(), to_act=0, points=(0, 0, 0, 0), taken=(0, 0, 0, 0), voids=(0,) * 4):
+    """Return (public, private rows) of a deal near its end, built directly.
+
+    hands: the 4 hands now (card codes). trick: (seat, card) pairs of the current trick.
+    The earlier tricks' cards are the others, played round the table in card order.
+    """
+    masks = [mask_of(parse_cards(h)) for h in hands]
+    trick = [(s, parse_card(c)) for s, c in trick]
+    held = masks[0] | masks[1] | masks[2] | masks[3]
+    tmask = mask_of([c for _, c in trick])
+    earlier = [c for c in range(52) if not (held | tmask) >> c & 1]
+    assert len(earlier) % 4 == 0
+    public = np.zeros(PUBLIC_LEN, np.int64)
+    public[P_N_SEATS] = 4
+    public[P_MOON_SHOOTER] = -1
+    rules = Rules().to_array()
+    public[P_RULES : P_RULES + len(rules)] = rules
+    plays = [(i % 4, c) for i, c in enumerate(earlier)] + trick
+    for i, (s, c) in enumerate(plays):
+        public[P_PLAY_CARD + i] = c
+        public[P_PLAY_SEAT + i] = s
+    public[P_N_PLAYS] = len(plays)
+    public[P_PLAYED] = ALL & ~held
+    public[P_TRICK_CARDS] = tmask
+    public[P_TRICK] = len(earlier) // 4
+    public[P_TRICK_LEN] = len(trick)
+    leader = trick[0][0] if trick else to_act
+    public[P_LEADER] = leader
+    public[P_LED_SUIT] = trick[0][1] // 13 if trick else -1
+    public[P_TO_ACT] = (leader + len(trick)) % 4
+    public[P_HEARTS_BROKEN] = 1
+    for s in range(4):
+        public[P_POINTS + s] = points[s]
+        public[P_TAKEN + s] = taken[s]
+        public[P_VOIDS + s] = voids[s]
+    private = np.zeros((4, PRIVATE_LEN), np.int64)
+    for s in range(4):
+        private[s, V_SEAT] = s
+        private[s, V_HAND] = masks[s]
+    return public, private
+
+
+def exact(public, private):
+    out = np.zeros(52, np.int64)
+    legal = pimc.exact_values(public, private[:, V_HAND].copy(), out)
+    return {c: int(out[c]) for c in range(52) if legal >> c & 1}
+
+
+C = parse_card
+
+# Seat 3 led 7H; seat 0 holds 6H and AH, the last heart is seat 3's 5H. Ducking with 6H
+# costs 2 (seat 0 takes 5H with AH later); winning with AH takes 7H now and 5H next: 4.
+DUCK = dict(hands=["6H AH", "2C 3C", "4C 5C", "5H"], trick=[(3, "7H")], voids=(0, 8, 8, 0))
+
+# Seat 1 led 5D, seat 2 (void) threw 2C, seat 3 6D; seat 0 holds 4D and AD. Ducking
+# leaves AD to win the last diamond trick, where seat 2 dumps QS: 13. Winning with AD now
+# and leading 4D passes the QS to seats 1 or 3: 0.
+WIN = dict(hands=["4D AD", "7D", "QS", "8D"], trick=[(1, "5D"), (2, "2C"), (3, "6D")])
+
+
+def test_exact_search_ducks_when_ducking_saves_points():
+    public, private = ending(**DUCK)
+    assert exact(public, private) == {C("6H"): 2, C("AH"): 4}
+
+
+def test_exact_search_wins_a_trick_when_winning_saves_points():
+    public, private = ending(**WIN, voids=(0, 2, 2, 0))
+    assert exact(public, private) == {C("4D"): 13, C("AD"): 0}
+
+
+def test_exact_search_shoots_the_moon():
+    # Seat 0 took QS and 12 hearts (25 points); leading AH it takes all 26 and scores 0;
+    # leading 2C it loses AH to seat 3's diamond trick and keeps its 25.
+    hearts = mask_of(parse_cards("2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH QS"))
+    public, private = ending(
+        ["AH 2C", "3C 4D", "5C 5D", "6C 6D"],
+        to_act=0,
+        points=(25, 0, 0, 0),
+        taken=(hearts, 0, 0, 0),
+    )
+    assert exact(public, private) == {C("AH"): 0, C("2C"): 25}
+
+
+def test_exact_search_stops_a_moon():
+    # Seat 1 took QS and 12 hearts and wins this diamond trick; seat 0 (void) throwing the
+    # last heart AH gives seat 1 the moon (26 to seat 0); keeping it, seat 0 throws AH on
+    # the last trick, which seat 3's 5C wins: 0.
+    hearts = mask_of(parse_cards("2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH QS"))
+    public, private = ending(
+        ["AH 2C", "3C", "4C", "5C"],
+        trick=[(1, "AD"), (2, "2D"), (3, "3D")],
+        points=(0, 25, 0, 0),
+        taken=(0, hearts, 0, 0),
+    )
+    assert exact(public, private) == {C("AH"): 26, C("2C"): 0}
+
+
+def test_pimc_decides_determined_endings_exactly():
+    rng = np.array([5], np.uint64)
+    for case, voids, answer in ((DUCK, (0, 8, 8, 0), "6H"), (WIN, (0, 2, 0, 0), "AD")):
+        case = dict(case, voids=voids)
+        public, private = ending(**case)
+        legal = mask_of(parse_cards(case["hands"][0]))
+        for _ in range(5):
+            assert pimc.play(public, private[0], legal, rng, SMALL) == C(answer)
+
+
+# -- legality, determinism, strength ----------------------------------------------------------
+RULE_VARIANTS = [
+    Rules(),
+    Rules(omnibus=True, no_trick_bonus="no_points"),
+    Rules(queen_breaks_hearts=True, first_trick_only_points="any", lead_any_club=True),
+    Rules(first_trick_points="allowed", queen_waits_for_broken_hearts=True),
+    Rules(hearts_must_be_broken=False, moon="new_moon", lead_hearts_instead_of_queen=True),
+]
+
+
+def test_pimc_plays_a_legal_card_in_random_positions():
+    gen = np.random.default_rng(4)
+    rng = np.array([11], np.uint64)
+    for i in range(300):
+        rules = RULE_VARIANTS[i % len(RULE_VARIANTS)]
+        direction = ("left", "right", "across", "hold")[i % 4]
+        p = random_position(gen, rules, direction, int(gen.integers(0, 52)))
+        st = p.state
+        legal = p.legal()
+        card = pimc.play(st.public, st.private[p.to_act], legal, rng, SMALL)
+        assert legal >> int(card) & 1
+
+
+def test_pimc_passes_three_held_cards():
+    gen = np.random.default_rng(5)
+    rng = np.array([1], np.uint64)
+    for _ in range(200):
+        p = random_position(gen, direction="left")
+        st = p.state
+        for s in range(4):
+            out = int(pimc.pass_cards(st.public, st.private[s], rng, SMALL))
+            assert out.bit_count() == 3 and out & ~p.hand(s) == 0
+    # A poorly guarded QS goes, a well guarded one stays.
+    hand = mask_of(parse_cards("QS 2S 2C 3C 4C 5C 6C 7C 8C 9C 2D 3D 4D"))
+    private = np.array([0, hand, hand, 0, 0, 0, 0, 0], np.int64)
+    assert pimc.pass_cards(st.public, private, rng, SMALL) >> C("QS") & 1
+    hand = mask_of(parse_cards("QS 2S 3S 4S 5S 2C 3C 4C 5C 6C 2D 3D AD"))
+    private = np.array([0, hand, hand, 0, 0, 0, 0, 0], np.int64)
+    assert not pimc.pass_cards(st.public, private, rng, SMALL) >> C("QS") & 1
+
+
+@pytest.mark.parametrize(
+    ("scores", "answer"),
+    [
+        ((80, 90, 95, 40), MOON_ADD),  # +26 ends the game with the shooter lowest
+        ((60, 20, 30, 90), MOON_SUBTRACT),  # +26 would end it with the shooter last
+    ],
+)
+def test_moon_choice(scores, answer):
+    public = np.zeros(PUBLIC_LEN, np.int64)
+    rules = Rules(moon="new_moon").to_array()
+    public[P_RULES : P_RULES + len(rules)] = rules
+    public[P_MOON_SHOOTER] = 3 if answer == MOON_ADD else 0
+    public[P_POINTS + public[P_MOON_SHOOTER]] = 26
+    for s in range(4):
+        public[P_SCORES + s] = scores[s]
+    private = np.zeros(PRIVATE_LEN, np.int64)
+    private[V_SEAT] = public[P_MOON_SHOOTER]
+    assert pimc.moon_choice(public, private, np.array([1], np.uint64), SMALL) == answer
+
+
+def test_choose_is_deterministic_for_a_seed():
+    gen = np.random.default_rng(6)
+    strategy = load("pimc(worlds=4,playouts=2)")
+    for n_plays in (0, 9, 22, 37, 45):
+        p = random_position(gen, direction="left", n_plays=n_plays)
+        picks = [choose(strategy, p, seed) for seed in range(4)]
+        assert picks == [choose(strategy, p, seed) for seed in range(4)]
+        assert all(p.legal() >> c & 1 for c in picks)
+
+
+def test_pimc_beats_lowcard():
+    players = load_players(["pimc(worlds=8,playouts=4)", "lowcard", "lowcard", "lowcard"])
+    deals, _ = play_range(Rules(), players, 3, 0, 20)
+    mine = deals[deals[:, D_SEAT] == 0, D_POINTS].mean()
+    theirs = deals[deals[:, D_SEAT] != 0, D_POINTS].mean()
+    assert len(deals) >= 4 * 100
+    assert mine < theirs - 2.5, (mine, theirs)
