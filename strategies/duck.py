@@ -1,0 +1,103 @@
+"""``duck``: stay under the winning card, win only what is free, shed the dangerous cards.
+
+A simple, deterministic baseline (it never draws a random number), a step above
+``lowcard``. "Highest" and "lowest" go by rank; among cards of one rank the suit order
+is C, D, S, H (so hearts count highest).
+
+- **Pass**: the QS, AS and KS if held, then the highest-ranked cards (ties: hearts first,
+  then spades, diamonds, clubs).
+- **Lead**: the lowest-ranked legal card (ties: clubs, diamonds, spades, hearts), except
+  that it does not lead the QS, or a spade above it, while it has another card to lead.
+- **Follow**: the highest card that does not win the trick. When every card it may play
+  wins: the highest of them other than the QS. Last to play on a trick without points,
+  it wins it with its highest winning card other than the QS (shedding a high card for
+  free).
+- **Discard** (void in the led suit): the QS, else the highest heart, else the highest card.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from hsim._jit import kernel
+from hsim.engine.bits import highest_card
+from hsim.engine.hearts import HEARTS_MASK, QS_BIT, QUEEN_SPADES, SUIT_MASK, card_points
+from hsim.engine.layout import P_LED_SUIT, P_TRICK_CARDS, P_TRICK_LEN, V_HAND
+from hsim.engine.signatures import PASS_SIG, PLAY_SIG
+from hsim.strategy import CompiledStrategy
+
+HIGH_SPADES = (1 << (QUEEN_SPADES + 1)) | (1 << (QUEEN_SPADES + 2))  # KS, AS
+
+
+@kernel
+def highest_by_rank(cards: int) -> int:
+    """Return the highest-ranked card of non-empty mask ``cards`` (ties: H, S, D, C)."""
+    for rank in range(12, -1, -1):
+        for suit in range(3, -1, -1):
+            c = suit * 13 + rank
+            if (cards >> c) & 1:
+                return c
+    return -1
+
+
+@kernel
+def lowest_by_rank(cards: int) -> int:
+    """Return the lowest-ranked card of non-empty mask ``cards`` (ties: C, D, S, H)."""
+    for rank in range(13):
+        for suit in range(4):
+            c = suit * 13 + rank
+            if (cards >> c) & 1:
+                return c
+    return -1
+
+
+@njit(PASS_SIG, cache=True)
+def pass_cards(public, private, rng, params):
+    """Pass the QS, AS, KS if held, then the highest-ranked cards."""
+    hand = private[V_HAND]
+    out = hand & (QS_BIT | HIGH_SPADES)
+    n = 0
+    for c in (QUEEN_SPADES, QUEEN_SPADES + 1, QUEEN_SPADES + 2):
+        n += (out >> c) & 1
+    while n < 3:
+        c = highest_by_rank(hand & ~out)
+        out |= 1 << c
+        n += 1
+    return out
+
+
+@njit(PLAY_SIG, cache=True)
+def play(public, private, legal, rng, params):
+    """Lead low, follow with the highest card that does not win, discard the dangerous."""
+    n = public[P_TRICK_LEN]
+    if n == 0:
+        safe = legal & ~(QS_BIT | HIGH_SPADES)
+        return lowest_by_rank(safe if safe else legal)
+    led = public[P_LED_SUIT]
+    suit = SUIT_MASK << (13 * led)
+    follow = legal & suit
+    if follow:
+        trick = public[P_TRICK_CARDS]
+        win = highest_card(trick & suit)
+        under = follow & ((1 << win) - 1)
+        over_safe = follow & ~under & ~QS_BIT
+        if n == 3 and card_points(trick) == 0 and over_safe:
+            return highest_card(over_safe)  # a free trick: shed the high card
+        if under:
+            return highest_card(under)
+        if over_safe:
+            return highest_card(over_safe)
+        return highest_card(follow)
+    if legal & QS_BIT:
+        return QUEEN_SPADES
+    if legal & HEARTS_MASK:
+        return highest_card(legal & HEARTS_MASK)
+    return highest_by_rank(legal)
+
+
+STRATEGY = CompiledStrategy(
+    name="duck",
+    pass_cards=pass_cards,
+    play=play,
+    description="follow under the winning card, win free tricks last, discard QS and hearts",
+)

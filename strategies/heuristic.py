@@ -1,0 +1,813 @@
+"""``heuristic``: a rule-based Hearts player that reads the table (compiled, deterministic).
+
+It tracks what it may see: the cards still out (not played, not in its hand), the suits
+each seat has shown void in, the points each seat has taken. It never draws a random
+number. Parameters (defaults: ``heuristic(moon_losers=3,defend_at=14,qs_guard=2)``):
+
+- ``moon_losers``: attempt a moon when the hand it keeps has at most this many losers
+  (a losing-trick count: the missing A, K, Q among the top cards of each suit) and
+  holds the AH, 4 hearts and a high spade (:func:`wants_moon`); negative: never
+  attempt from the deal;
+- ``defend_at``: defend against a moon once another seat holds every point taken so far
+  and at least this many;
+- ``qs_guard``: keep the QS when holding at least this many lower spades.
+
+Passing
+    Normally it passes the three most dangerous cards, chosen one at a time over the
+    cards it keeps: the QS unless guarded by ``qs_guard`` lower spades; the AS and KS
+    when it keeps few low spades and no QS; high hearts; the last cards of a short club
+    or diamond suit (to void it); then high cards. Low spades are kept as guards; under
+    Omnibus the JD (and the high diamonds that catch it) are kept. With a hand strong
+    enough to shoot (:func:`wants_moon`) it passes its losers instead.
+
+Leading
+    Each suit's lowest card is scored by the points it expects to take: the chance the
+    lead wins (from the outstanding cards above and below it, as if the others duck),
+    times the points such a trick would bring (the hearts that follow a heart lead, the
+    QS under a high spade, discards of the seats known to be void). It flushes the QS:
+    with the QS out and no higher spade held, a low spade is a welcome lead. It prefers
+    short suits (a void to come), avoids spades while holding the QS, and under Omnibus
+    leads the JD when it is the top diamond.
+
+Following
+    On trick 1 (no points allowed) it sheds its highest club. Otherwise it plays its
+    highest card under the winning card (dropping the QS under an AS or KS that has
+    been played); last to play on a trick without points it wins with its highest card
+    (shedding a high card for free, never the QS); forced to win, it sheds its highest
+    card when it is last, when every seat after it is void, or in an early round of a
+    club or diamond trick without points, else plays its lowest winner. Under Omnibus it
+    takes a JD trick that costs fewer than 10 points, and wins with the JD itself when
+    nothing can overtake it.
+
+Discarding
+    The QS first; then the AS/KS while the QS is out; then the most dangerous of the
+    hearts and the high cards (by rank, hearts first, the top cards of their suits and
+    the last card of a suit count more, low spades that guard the QS less); not the JD
+    under Omnibus.
+
+Moon
+    Attempt: from a strong deal (see ``moon_losers``), or in the middle of a deal once it
+    holds every point taken and every card left in its hand is a winner. While shooting
+    it leads its sure winners, wins every trick it can, discards its low cards, and gives
+    up once another seat takes a point. Defence: while another seat holds every point
+    taken (at least ``defend_at``), it wins tricks that seat would take with points,
+    leads a top heart to take a heart itself, and does not feed that seat points.
+
+New Moon
+    :func:`moon_choice` picks the outcome that ends the game with a win when one does;
+    otherwise it avoids the one that ends the game with a loss; otherwise it adds when
+    that leaves it strictly lowest, else subtracts.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from hsim._jit import kernel
+from hsim.engine.bits import highest_card, lowest_card, popcount
+from hsim.engine.hearts import (
+    HEARTS_MASK,
+    JACK_DIAMONDS,
+    QS_BIT,
+    QUEEN_SPADES,
+    SUIT_MASK,
+    card_points,
+)
+from hsim.engine.layout import (
+    MOON_ADD,
+    MOON_SUBTRACT,
+    P_LEADER,
+    P_LED_SUIT,
+    P_N_PLAYS,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_PLAYED,
+    P_POINTS,
+    P_RULES,
+    P_SCORES,
+    P_TAKEN,
+    P_TRICK,
+    P_TRICK_CARDS,
+    P_TRICK_LEN,
+    P_VOIDS,
+    R_CLAMP_AT_ZERO,
+    R_END_SCORE,
+    R_FIRST_TRICK_POINTS,
+    R_JACK_IN_MOON_DEAL,
+    R_MOON_REQUIRES_JACK,
+    R_NO_DRAW,
+    R_OMNIBUS,
+    R_PERFECT_100,
+    V_DEALT,
+    V_HAND,
+    V_PASSED,
+    V_SEAT,
+)
+from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
+from hsim.strategy import CompiledStrategy
+
+ALL_CARDS = (1 << 52) - 1
+SPADES = SUIT_MASK << 26
+DIAMONDS = SUIT_MASK << 13
+KING_SPADES = QUEEN_SPADES + 1
+ACE_SPADES = QUEEN_SPADES + 2
+HIGH_SPADES = (1 << KING_SPADES) | (1 << ACE_SPADES)
+LOW_SPADES = SPADES & (QS_BIT - 1)  # 2S..JS
+JD_BIT = 1 << JACK_DIAMONDS
+HIGH_DIAMONDS = DIAMONDS & ~((JD_BIT << 1) - 1)  # QD, KD, AD
+ACE_HEARTS = 51
+
+# params array order
+K_MOON_LOSERS = 0
+K_DEFEND_AT = 1
+K_QS_GUARD = 2
+
+
+@kernel
+def suit_bits(s: int) -> int:
+    """Return the mask of suit ``s``."""
+    return SUIT_MASK << (13 * s)
+
+
+@kernel
+def above(c: int) -> int:
+    """Return the mask of the cards of ``c``'s suit ranked above ``c``."""
+    return suit_bits(c // 13) & ~((2 << c) - 1)
+
+
+@kernel
+def below(c: int) -> int:
+    """Return the mask of the cards of ``c``'s suit ranked below ``c``."""
+    return suit_bits(c // 13) & ((1 << c) - 1)
+
+
+@kernel
+def candidates(cards: int, omnibus: bool) -> int:
+    """Return the cards of ``cards`` that can rank first by :func:`pass_danger` or
+    :func:`discard_danger`: within each group below, both grow with the rank, so only the
+    highest card of a group can be the most dangerous. The groups: each suit; the spades
+    split into the low spades, the QS, the AS and KS; under Omnibus the diamonds split
+    into those under the JD, the JD, those over it.
+    """
+    out = cards & (QS_BIT | JD_BIT)
+    for s in range(4):
+        m = cards & suit_bits(s)
+        if m:
+            out |= 1 << highest_card(m)
+    m = cards & LOW_SPADES
+    if m:
+        out |= 1 << highest_card(m)
+    if omnibus:
+        m = cards & DIAMONDS & (JD_BIT - 1)
+        if m:
+            out |= 1 << highest_card(m)
+    return out
+
+
+# -- hand evaluation --------------------------------------------------------------------
+
+
+@kernel
+def suit_losers(hand: int, s: int) -> int:
+    """Return the losing-trick count of suit ``s``: missing A, K, Q among its top cards."""
+    mine = hand & suit_bits(s)
+    n = popcount(mine)
+    k = 3 if n > 3 else n
+    losers = 0
+    for i in range(k):
+        losers += ((mine >> (13 * s + 12 - i)) & 1) == 0
+    return losers
+
+
+@kernel
+def hand_losers(hand: int) -> int:
+    """Return the losing-trick count of a hand (sum over the suits)."""
+    return suit_losers(hand, 0) + suit_losers(hand, 1) + suit_losers(hand, 2) + suit_losers(hand, 3)
+
+
+@kernel
+def moon_pass(hand: int) -> int:
+    """Return the 3 cards to pass when shooting: losers first, low cards, never hearts/QS."""
+    out = 0
+    for _ in range(3):
+        best = -1
+        best_key = 1 << 30
+        rest = hand & ~out
+        cand = rest & ~HEARTS_MASK & ~QS_BIT
+        if cand == 0:
+            cand = rest
+        while cand:
+            c = lowest_card(cand)
+            cand &= cand - 1
+            key = (
+                hand_losers(rest & ~(1 << c)) * 100
+                + (c % 13) * 4
+                - popcount(rest & suit_bits(c // 13))
+            )
+            if key < best_key:
+                best_key = key
+                best = c
+        out |= 1 << best
+    return out
+
+
+@kernel
+def moon_shape(hand: int, params) -> bool:
+    """Return whether ``hand`` may shoot at all: attempts are on (``moon_losers`` >= 0)
+    and it holds the AH, at least 4 hearts and one of QS, AS, KS."""
+    return (
+        params[K_MOON_LOSERS] >= 0
+        and (hand >> ACE_HEARTS) & 1 != 0
+        and popcount(hand & HEARTS_MASK) >= 4
+        and hand & (QS_BIT | HIGH_SPADES) != 0
+    )
+
+
+@kernel
+def wants_moon(hand: int, passing: bool, params) -> bool:
+    """Return whether the dealt ``hand`` is strong enough to shoot the moon.
+
+    It must have :func:`moon_shape`, and the hand kept (after a shooter's pass,
+    :func:`moon_pass`, when ``passing``) at most ``moon_losers`` losers
+    (:func:`hand_losers`).
+    """
+    if not moon_shape(hand, params):
+        return False
+    limit = params[K_MOON_LOSERS]
+    if not passing:
+        return hand_losers(hand) <= limit
+    if hand_losers(hand) > limit + 3:
+        return False  # a pass of 3 cards removes at most 3 losers
+    return hand_losers(hand & ~moon_pass(hand)) <= limit
+
+
+@kernel
+def moon_from_deal(private, params) -> bool:
+    """Return whether this deal is a moon attempt from the start: :func:`wants_moon` of
+    the dealt hand, read back from the pass made (a shooter passes :func:`moon_pass`)."""
+    dealt = private[V_DEALT]
+    if not moon_shape(dealt, params):
+        return False
+    return hand_losers(dealt & ~private[V_PASSED]) <= params[K_MOON_LOSERS]
+
+
+@kernel
+def all_winners(hand: int, out: int) -> bool:
+    """Return whether every card of ``hand`` beats every outstanding card of its suit."""
+    for s in range(4):
+        mine = hand & suit_bits(s)
+        if mine == 0:
+            continue
+        if out & suit_bits(s) & ~((2 << lowest_card(mine)) - 1):
+            return False
+    return True
+
+
+# -- reading the table ------------------------------------------------------------------
+
+
+@kernel
+def trick_winner(public) -> tuple:
+    """Return (winning card, its seat) of the current trick (it must have a card)."""
+    n = public[P_N_PLAYS]
+    led = public[P_LED_SUIT]
+    best = -1
+    seat = -1
+    for k in range(n - public[P_TRICK_LEN], n):
+        c = public[P_PLAY_CARD + k]
+        if c // 13 == led and c > best:
+            best = c
+            seat = public[P_PLAY_SEAT + k]
+    return best, seat
+
+
+@kernel
+def known_voids(public, me: int, s: int) -> int:
+    """Return how many other seats have shown void in suit ``s``."""
+    k = 0
+    for seat in range(4):
+        if seat != me and (public[P_VOIDS + seat] >> s) & 1:
+            k += 1
+    return k
+
+
+@kernel
+def jack_blocks_moon(public, seat: int) -> bool:
+    """Return whether ``seat`` can no longer shoot because another seat took the JD."""
+    if public[P_RULES + R_OMNIBUS] == 0 or public[P_RULES + R_MOON_REQUIRES_JACK] == 0:
+        return False
+    others = 0
+    for s in range(4):
+        if s != seat:
+            others |= public[P_TAKEN + s]
+    return others & JD_BIT != 0
+
+
+@kernel
+def moon_threat(public, me: int, params) -> int:
+    """Return the other seat that holds every point taken (at least ``defend_at``), or -1."""
+    total = 0
+    for s in range(4):
+        total += public[P_POINTS + s]
+    if total == 0 or total < params[K_DEFEND_AT]:
+        return -1
+    for s in range(4):
+        if s != me and public[P_POINTS + s] == total:
+            if jack_blocks_moon(public, s):
+                return -1
+            return s
+    return -1
+
+
+@kernel
+def shooting(public, private, hand: int, out: int, params) -> bool:
+    """Return whether this seat is (still) shooting the moon."""
+    me = private[V_SEAT]
+    total = 0
+    for s in range(4):
+        total += public[P_POINTS + s]
+    mine = public[P_POINTS + me]
+    if mine != total or jack_blocks_moon(public, me):
+        return False
+    if moon_from_deal(private, params):
+        return True
+    # mid-deal: every point so far is ours and every card left is a winner
+    return mine >= 6 and all_winners(hand, out)
+
+
+# -- leading ----------------------------------------------------------------------------
+
+
+@kernel
+def lead_cost(public, me: int, hand: int, out: int, c: int) -> float:
+    """Return the points a lead of ``c`` is expected to cost (negative: a gain)."""
+    s = c // 13
+    o = out & suit_bits(s)
+    n_out = popcount(o)
+    n_below = popcount(o & below(c))
+    n_above = n_out - n_below
+    voids = known_voids(public, me, s)
+    if n_out < 3 and 3 - n_out > voids:
+        voids = 3 - n_out
+    followers = 3 - voids
+    if n_above == 0:
+        p_win = 1.0
+    elif n_below == 0:
+        p_win = 0.0
+    else:
+        # each following seat holds about m of the suit; it must overtake when all of
+        # them are above c (probability q**m), else it ducks
+        q = n_above / n_out
+        m = (n_out + followers - 1) // max(followers, 1)
+        qm = 1.0
+        for _ in range(m):
+            qm *= q
+        p_win = 1.0
+        for _ in range(followers):
+            p_win *= 1.0 - qm
+    qs_out = out & QS_BIT != 0
+    hearts_out = popcount(out & HEARTS_MASK)
+    pts = 0.0
+    if s == 3:
+        pts = 1.0 + min(followers, n_out)
+    if c == QUEEN_SPADES:
+        pts += 13.0
+    if s == 2 and qs_out and c > QUEEN_SPADES:
+        pts += 13.0 * 0.8
+    if voids > 0:
+        dump = 0.0
+        if qs_out:
+            dump += 13.0 / 3.0
+        if hearts_out > 0:
+            dump += 1.5
+        pts += voids * dump
+    cost = p_win * pts
+    mine = hand & suit_bits(s)
+    if s == 2:
+        if hand & QS_BIT:
+            cost += 2.5  # keep the spades that guard our QS
+        elif qs_out and c < QUEEN_SPADES:
+            if hand & HIGH_SPADES:
+                cost += 0.5  # our AS/KS need their guards
+            else:
+                cost -= 1.5  # flush the QS out
+    if public[P_RULES + R_OMNIBUS] and c == JACK_DIAMONDS:
+        cost -= 10.0 * p_win
+    n_mine = popcount(mine)
+    if n_mine == 1:
+        cost -= 0.4
+    elif n_mine == 2:
+        cost -= 0.2
+    return cost + 0.01 * (c % 13)
+
+
+@kernel
+def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -> int:
+    """Choose a lead when not shooting."""
+    if threat >= 0 and legal & HEARTS_MASK:
+        top = highest_card(legal & HEARTS_MASK)
+        if out & above(top) == 0 and out & HEARTS_MASK:
+            return top  # take a heart trick ourselves to stop the moon
+    if (
+        public[P_RULES + R_OMNIBUS]
+        and legal & JD_BIT
+        and out & above(JACK_DIAMONDS) == 0
+        and popcount(out & DIAMONDS) >= 2
+        and known_voids(public, me, 1) == 0
+    ):
+        return JACK_DIAMONDS  # the top diamond: take the JD's -10
+    best = lowest_card(legal)
+    best_cost = 1e9
+    for s in range(4):
+        mine = legal & suit_bits(s)
+        if mine == 0:
+            continue
+        c = lowest_card(mine)
+        cost = lead_cost(public, me, hand, out, c)
+        if cost < best_cost:
+            best_cost = cost
+            best = c
+    return best
+
+
+@kernel
+def lead_moon(public, me: int, legal: int, out: int) -> int:
+    """Choose a lead while shooting: a sure winner, else give a trick away cheaply."""
+    best = -1
+    best_key = -1
+    for s in range(4):
+        mine = legal & suit_bits(s)
+        if mine == 0:
+            continue
+        top = highest_card(mine)
+        if out & above(top) == 0:
+            key = popcount(out & suit_bits(s)) + (20 if s != 3 else 10)
+            if key > best_key:
+                best_key = key
+                best = top
+    if best >= 0:
+        return best
+    # no sure winner: lose a trick now while it is cheap, in a suit the others follow
+    best_key = 1 << 30
+    for s in range(4):
+        mine = legal & suit_bits(s)
+        if mine == 0:
+            continue
+        c = lowest_card(mine)
+        key = 10 * known_voids(public, me, s) - popcount(out & suit_bits(s))
+        if s == 3:
+            key += 100
+        if key < best_key:
+            best_key = key
+            best = c
+    return best
+
+
+# -- following and discarding -----------------------------------------------------------
+
+
+@kernel
+def discard_danger(public, hand: int, out: int, c: int) -> float:
+    """Return how much we want to get rid of ``c`` when void in the led suit."""
+    s = c // 13
+    r = c % 13
+    o = out & suit_bits(s)
+    qs_out = out & QS_BIT != 0
+    d = float(r)
+    if o and out & above(c) == 0:
+        d += 4.0  # a sure winner later: a liability
+    if popcount(o & above(c)) == 1:
+        d += 1.5
+    if s == 3:
+        d += 10.0
+    if s == 2:
+        if c == QUEEN_SPADES:
+            d += 100.0
+        elif c > QUEEN_SPADES and qs_out:
+            d += 30.0
+        elif c < QUEEN_SPADES and (qs_out or hand & QS_BIT):
+            d -= 4.0  # a guard
+    if s != 3 and popcount(hand & suit_bits(s)) == 1:
+        d += 1.5  # a void to come
+    if o == 0 and s != 3:
+        d -= 3.0  # nobody can lead into it: no risk left
+    if public[P_RULES + R_OMNIBUS]:
+        if c == JACK_DIAMONDS:
+            d -= 50.0
+        elif s == 1 and c > JACK_DIAMONDS and out & JD_BIT:
+            d -= 4.0
+    return d
+
+
+@kernel
+def discard_normal(public, me: int, hand: int, legal: int, out: int, threat: int, wseat: int):
+    """Choose a discard (void in the led suit) when not shooting."""
+    feed_threat = False
+    if threat >= 0:
+        if wseat == threat:
+            feed_threat = True
+        else:
+            # the threat may still overtake: only if it has yet to play and is not void
+            n = public[P_TRICK_LEN]
+            leader = public[P_LEADER]
+            pos_threat = (threat - leader) % 4
+            if pos_threat > n and (public[P_VOIDS + threat] >> public[P_LED_SUIT]) & 1 == 0:
+                feed_threat = True
+    cand = legal
+    if feed_threat:
+        safe = legal & ~HEARTS_MASK & ~QS_BIT
+        if safe:
+            cand = safe
+    elif threat >= 0:
+        pts = legal & (HEARTS_MASK | QS_BIT)
+        if pts:
+            cand = pts  # points to a seat that is not shooting: stops the moon
+    best = lowest_card(cand)
+    best_d = -1e9
+    cand = candidates(cand, public[P_RULES + R_OMNIBUS] != 0)
+    while cand:
+        c = lowest_card(cand)
+        cand &= cand - 1
+        d = discard_danger(public, hand, out, c)
+        if d > best_d:
+            best_d = d
+            best = c
+    return best
+
+
+@kernel
+def seats_after_void(public, me: int, n: int, s: int) -> bool:
+    """Return whether every seat still to play this trick has shown void in suit ``s``."""
+    for k in range(1, 4 - n):
+        seat = (me + k) % 4
+        if (public[P_VOIDS + seat] >> s) & 1 == 0:
+            return False
+    return True
+
+
+@kernel
+def no_void_after(public, me: int, n: int, s: int) -> bool:
+    """Return whether no seat still to play this trick has shown void in suit ``s``."""
+    shown = 0
+    for k in range(1, 4 - n):
+        shown |= public[P_VOIDS + (me + k) % 4]
+    return (shown >> s) & 1 == 0
+
+
+@kernel
+def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
+    """Choose a card of the led suit when not shooting."""
+    led = wcard // 13
+    trick = public[P_TRICK_CARDS]
+    pts = card_points(trick)
+    under = follow & below(wcard)
+    over = follow & ~under
+    over_safe = over & ~QS_BIT
+    omnibus = public[P_RULES + R_OMNIBUS] != 0
+    last = n == 3
+    if public[P_TRICK] == 0 and public[P_RULES + R_FIRST_TRICK_POINTS] == 0:
+        return highest_card(follow)  # trick 1 carries no points: shed the highest club
+    if (
+        omnibus
+        and over & JD_BIT
+        and pts < 10
+        and (last or (out & HIGH_DIAMONDS == 0 and no_void_after(public, me, n, 1)))
+    ):
+        return JACK_DIAMONDS  # the JD wins, and no one after can overtake or discard
+    if last:
+        if threat >= 0 and wseat == threat and pts > 0 and over_safe:
+            return highest_card(over_safe)  # stop the moon
+        if over_safe and (pts == 0 or (omnibus and trick & JD_BIT and pts < 10)):
+            return highest_card(over_safe)  # a free trick: shed a high card
+        if under:
+            if under & QS_BIT and not (threat >= 0 and wseat == threat):
+                return QUEEN_SPADES
+            return highest_card(under)
+        if over_safe:
+            return highest_card(over_safe)
+        return highest_card(follow)
+    if under:
+        if under & QS_BIT and not (threat >= 0 and wseat == threat):
+            return QUEEN_SPADES  # drop the queen under the AS/KS
+        if threat >= 0 and wseat == threat and pts > 0 and over_safe:
+            return highest_card(over_safe)  # try to take it from the shooter
+        return highest_card(under)
+    # every card we may play wins for now
+    if over_safe == 0:
+        return highest_card(follow)
+    if seats_after_void(public, me, n, led):
+        return highest_card(over_safe)  # nobody can overtake: shed the highest
+    played_in_suit = popcount(public[P_PLAYED] & suit_bits(led)) - popcount(trick & suit_bits(led))
+    if led != 3 and led != 2 and played_in_suit <= 4 and pts == 0:
+        return highest_card(over_safe)  # an early round of a side suit: rarely points
+    return lowest_card(over_safe)
+
+
+@kernel
+def follow_moon(follow, out, wcard, n):
+    """Choose a card of the led suit while shooting."""
+    over = follow & ~below(wcard)
+    if over:
+        if n == 3:
+            return lowest_card(over)
+        return highest_card(over)
+    return lowest_card(follow)
+
+
+@kernel
+def discard_moon(public, hand, legal, out):
+    """Choose a discard while shooting: a low card that neither wins nor gives points."""
+    safe = legal & ~HEARTS_MASK & ~QS_BIT
+    if public[P_RULES + R_OMNIBUS] and safe & ~JD_BIT:
+        safe &= ~JD_BIT
+    if safe:
+        best = lowest_card(safe)
+        best_key = 1 << 30
+        while safe:
+            c = lowest_card(safe)
+            safe &= safe - 1
+            # keep sure winners; throw the lowest loser
+            key = c % 13
+            if out & above(c) == 0:
+                key += 20
+            if key < best_key:
+                best_key = key
+                best = c
+        return best
+    return lowest_card(legal)
+
+
+# -- the decisions ------------------------------------------------------------------------
+
+
+@njit(PLAY_SIG, cache=True)
+def play(public, private, legal, rng, params):
+    """Play a card (see the module docstring)."""
+    if legal & (legal - 1) == 0:
+        return lowest_card(legal)
+    me = private[V_SEAT]
+    hand = private[V_HAND]
+    out = ALL_CARDS & ~public[P_PLAYED] & ~hand
+    n = public[P_TRICK_LEN]
+    shoot = shooting(public, private, hand, out, params)
+    threat = -1 if shoot else moon_threat(public, me, params)
+    if n == 0:
+        if shoot:
+            return lead_moon(public, me, legal, out)
+        return lead_normal(public, me, hand, legal, out, threat)
+    wcard, wseat = trick_winner(public)
+    follow = legal & suit_bits(public[P_LED_SUIT])
+    if follow:
+        if shoot:
+            return follow_moon(follow, out, wcard, n)
+        return follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n)
+    if shoot:
+        return discard_moon(public, hand, legal, out)
+    return discard_normal(public, me, hand, legal, out, threat, wseat)
+
+
+@kernel
+def pass_danger(hand: int, c: int, omnibus: bool, qs_guard: float) -> float:
+    """Return how much we want to pass ``c`` out of ``hand`` (the cards still kept)."""
+    s = c // 13
+    r = c % 13
+    n_s = popcount(hand & suit_bits(s))
+    low_spades = popcount(hand & LOW_SPADES)
+    if c == QUEEN_SPADES:
+        return -5.0 if low_spades >= qs_guard else 100.0  # keep a guarded queen
+    if s == 2:
+        if c > QUEEN_SPADES:
+            if hand & QS_BIT and low_spades >= qs_guard:
+                return 6.0 + r
+            if low_spades <= 2:
+                return 60.0 + r
+            return 14.0 + r
+        return r - 10.0  # low spades guard
+    if s == 3:
+        d = 2.0 * r
+        if r >= 8:
+            d += 20.0
+        return d
+    d = float(r)
+    if n_s == 1:
+        d += 14.0
+    elif n_s == 2:
+        d += 9.0
+    elif n_s == 3:
+        d += 2.0
+    if s == 0 and r == 0:
+        d -= 5.0
+    if omnibus and s == 1:
+        if c == JACK_DIAMONDS:
+            d -= 50.0
+        elif c > JACK_DIAMONDS:
+            d -= 6.0
+    return d
+
+
+@njit(PASS_SIG, cache=True)
+def pass_cards(public, private, rng, params):
+    """Pass three cards (see the module docstring)."""
+    hand = private[V_HAND]
+    if wants_moon(hand, True, params):
+        return moon_pass(hand)
+    omnibus = public[P_RULES + R_OMNIBUS] != 0
+    out = 0
+    for _ in range(3):
+        keep = hand & ~out
+        best = -1
+        best_d = -1e9
+        cand = candidates(keep, omnibus)
+        while cand:
+            c = lowest_card(cand)
+            cand &= cand - 1
+            d = pass_danger(keep, c, omnibus, params[K_QS_GUARD])
+            if d > best_d:
+                best_d = d
+                best = c
+        out |= 1 << best
+    return out
+
+
+@kernel
+def score_after(public, me: int, s: int, choice: int, jack: int) -> int:
+    """Return seat ``s``'s game score after this moon deal scored with ``choice``."""
+    if choice == MOON_ADD:
+        d = 0 if s == me else 26
+    else:
+        d = -26 if s == me else 0
+    if public[P_RULES + R_OMNIBUS] and public[P_RULES + R_JACK_IN_MOON_DEAL] and jack == s:
+        d -= 10
+    new = public[P_SCORES + s] + d
+    if public[P_RULES + R_CLAMP_AT_ZERO] and new < 0:
+        new = 0
+    if public[P_RULES + R_PERFECT_100] and new == 100:
+        new = 50
+    return new
+
+
+@kernel
+def moon_outcome(public, me: int, choice: int, jack: int) -> int:
+    """Return 2 when ``choice`` ends the game with us winning, 1 losing, 0 when it goes on;
+    add 10 when it leaves us strictly lowest."""
+    mine = score_after(public, me, me, choice, jack)
+    high = mine
+    low = mine
+    n_low = 0
+    strict = True
+    for s in range(4):
+        v = score_after(public, me, s, choice, jack)
+        high = max(high, v)
+        low = min(low, v)
+        if s != me and v <= mine:
+            strict = False
+    for s in range(4):
+        n_low += score_after(public, me, s, choice, jack) == low
+    ends = high >= public[P_RULES + R_END_SCORE] and (
+        public[P_RULES + R_NO_DRAW] == 0 or n_low == 1
+    )
+    result = 0
+    if ends:
+        result = 2 if mine == low else 1
+    if strict:
+        result += 10
+    return result
+
+
+@njit(MOON_SIG, cache=True)
+def moon_choice(public, private, rng, params):
+    """New Moon: win the game now if one outcome does; avoid ending it with a loss; else
+    add when that leaves us strictly lowest, subtract otherwise."""
+    me = private[V_SEAT]
+    jack = -1
+    for s in range(4):
+        if (public[P_TAKEN + s] >> JACK_DIAMONDS) & 1:
+            jack = s
+    add = moon_outcome(public, me, MOON_ADD, jack)
+    sub = moon_outcome(public, me, MOON_SUBTRACT, jack)
+    if add % 10 == 2:
+        return MOON_ADD
+    if sub % 10 == 2:
+        return MOON_SUBTRACT
+    if add % 10 == 1:
+        return MOON_SUBTRACT
+    if sub % 10 == 1:
+        return MOON_ADD
+    return MOON_ADD if add >= 10 else MOON_SUBTRACT
+
+
+STRATEGY = CompiledStrategy(
+    name="heuristic",
+    pass_cards=pass_cards,
+    play=play,
+    moon_choice=moon_choice,
+    params={"moon_losers": 3.0, "defend_at": 14.0, "qs_guard": 2.0},
+    param_help={
+        "moon_losers": "attempt a moon from a deal whose kept hand has at most this many "
+        "losers (and the top hearts); negative: never",
+        "defend_at": "defend against a moon once another seat holds all points taken, "
+        "at least this many",
+        "qs_guard": "keep the QS when holding at least this many lower spades",
+    },
+    description="rule-based: passes and leads by danger, ducks, flushes the QS, moons",
+)
