@@ -455,9 +455,9 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
 
     \b
     Each rung plays UPPER against three copies of LOWER on --boards duplicate boards and
-    prints LOWER's mean points per deal minus UPPER's (the advantage; positive when UPPER
-    is stronger) with its 95% interval over boards. A rung holds when the interval is
-    above zero.
+    prints LOWER's mean score per deal (deal_score: after moon and bonuses) minus UPPER's
+    (the advantage; positive when UPPER is stronger) with its 95% interval over boards. A
+    rung holds when the interval is above zero.
     \b
     Example:
       hsim ladder --boards 2000 --seed 1
@@ -492,7 +492,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
             )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
-    click.echo(f"(points per deal; run folders under {out}; seed {seed})")
+    click.echo(f"(score per deal, after moon and bonuses; run folders under {out}; seed {seed})")
     if check and not all_hold:
         raise click.ClickException("the ladder does not hold")
 

@@ -3,8 +3,10 @@
 For each rung (``upper`` over ``lower``) a duplicate tournament plays ``boards`` boards
 with the players ``upper, lower, lower, lower`` in all four rotations. A board is the
 unit of independence (its four games share the deals), so the interval is taken over
-per-board values: the lower copies' mean points per deal minus the upper bot's. A rung
-*holds* when that advantage's 95% interval lies above zero.
+per-board values: the lower copies' mean score per deal minus the upper bot's, where a
+deal's score is ``deal_score`` (after the moon and bonuses: a successful moon counts 0 for
+the shooter and 26 for the others, not 26 raw points). A rung *holds* when that
+advantage's 95% interval lies above zero.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ DEFAULT_BOTS = ("random", "lowcard", "duck", "heuristic", "pimc")
 class Rung:
     """One comparison: ``upper`` against three copies of ``lower``.
 
-    advantage: lower's mean points per deal minus upper's, per board (positive: upper is
+    advantage: lower's mean score per deal minus upper's, per board (positive: upper is
     stronger), with its interval. deals: deals played in all.
     """
 
@@ -42,13 +44,15 @@ class Rung:
         return self.advantage.low > 0
 
 
-def board_advantages(deals: pd.DataFrame, upper_player: int = 0) -> np.ndarray:
-    """Return, per board, the other players' mean points per deal minus ``upper_player``'s.
+def board_advantages(
+    deals: pd.DataFrame, upper_player: int = 0, column: str = "deal_score"
+) -> np.ndarray:
+    """Return, per board, the other players' mean ``column`` per deal minus ``upper_player``'s.
 
-    deals: a duplicate run's ``deals`` dataset (columns board, player, points).
+    deals: a duplicate run's ``deals`` dataset (columns board, player and ``column``).
     """
     is_upper = deals["player"] == upper_player
-    per = deals.groupby(["board", is_upper])["points"].mean().unstack()
+    per = deals.groupby(["board", is_upper])[column].mean().unstack()
     return (per[False] - per[True]).to_numpy()
 
 
@@ -67,7 +71,7 @@ def run_rung(
         rules=rules, players=(upper, lower, lower, lower), games=boards, seed=seed, duplicate=True
     )
     run_tournament(config, out, workers=workers, overwrite=True, progress=progress)
-    deals = pd.read_parquet(out / "deals", columns=["board", "player", "points"])
+    deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
     return Rung(upper, lower, mean_interval(board_advantages(deals)), len(deals) // 4, out)
 
 

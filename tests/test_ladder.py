@@ -13,11 +13,15 @@ def test_board_advantages_by_hand():
         {
             "board": [0] * 8 + [1] * 4,
             "player": [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3],
-            "points": [2, 6, 6, 6, 0, 10, 4, 4, 26, 0, 0, 0],
+            "deal_score": [2, 6, 6, 6, 0, 10, 4, 4, 26, 0, 0, 0],
         }
     )
     # board 0: upper 1 point a deal, the others (6+6+6+10+4+4)/6 = 6 -> +5; board 1: -26.
     assert board_advantages(deals).tolist() == [5.0, -26.0]
+    # A moon: 26 raw points for the shooter, but it scores 0 and the others 26.
+    moon = deals.assign(points=deals.deal_score, deal_score=[0, 26, 26, 26] * 3)
+    assert board_advantages(moon, column="points").tolist() == [5.0, -26.0]
+    assert board_advantages(moon).tolist() == [26.0, 26.0]
 
 
 def test_ladder_holds_and_fails_as_it_should(tmp_path):
