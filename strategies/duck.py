@@ -21,12 +21,17 @@ from numba import njit
 
 from hsim._jit import kernel
 from hsim.engine.bits import highest_card
-from hsim.engine.hearts import HEARTS_MASK, QS_BIT, QUEEN_SPADES, SUIT_MASK, card_points
+from hsim.engine.hearts import (
+    HEARTS_MASK,
+    HIGH_SPADES,
+    QS_BIT,
+    QUEEN_SPADES,
+    SUIT_MASK,
+    card_points,
+)
 from hsim.engine.layout import P_LED_SUIT, P_TRICK_CARDS, P_TRICK_LEN, V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
 from hsim.strategy import CompiledStrategy
-
-HIGH_SPADES = (1 << (QUEEN_SPADES + 1)) | (1 << (QUEEN_SPADES + 2))  # KS, AS
 
 
 @kernel

@@ -66,10 +66,15 @@ from numba import njit
 from hsim._jit import kernel
 from hsim.engine.bits import highest_card, lowest_card, popcount
 from hsim.engine.hearts import (
+    ALL_CARDS,
+    DIAMONDS_MASK,
     HEARTS_MASK,
+    HIGH_SPADES,
     JACK_DIAMONDS,
+    JD_BIT,
     QS_BIT,
     QUEEN_SPADES,
+    SPADES_MASK,
     SUIT_MASK,
     card_points,
 )
@@ -106,15 +111,8 @@ from hsim.engine.layout import (
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
 from hsim.strategy import CompiledStrategy
 
-ALL_CARDS = (1 << 52) - 1
-SPADES = SUIT_MASK << 26
-DIAMONDS = SUIT_MASK << 13
-KING_SPADES = QUEEN_SPADES + 1
-ACE_SPADES = QUEEN_SPADES + 2
-HIGH_SPADES = (1 << KING_SPADES) | (1 << ACE_SPADES)
-LOW_SPADES = SPADES & (QS_BIT - 1)  # 2S..JS
-JD_BIT = 1 << JACK_DIAMONDS
-HIGH_DIAMONDS = DIAMONDS & ~((JD_BIT << 1) - 1)  # QD, KD, AD
+LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
+HIGH_DIAMONDS = DIAMONDS_MASK & ~((JD_BIT << 1) - 1)  # QD, KD, AD
 ACE_HEARTS = 51
 
 # params array order
@@ -158,7 +156,7 @@ def candidates(cards: int, omnibus: bool) -> int:
     if m:
         out |= 1 << highest_card(m)
     if omnibus:
-        m = cards & DIAMONDS & (JD_BIT - 1)
+        m = cards & DIAMONDS_MASK & (JD_BIT - 1)
         if m:
             out |= 1 << highest_card(m)
     return out
@@ -412,7 +410,7 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
         public[P_RULES + R_OMNIBUS]
         and legal & JD_BIT
         and out & above(JACK_DIAMONDS) == 0
-        and popcount(out & DIAMONDS) >= 2
+        and popcount(out & DIAMONDS_MASK) >= 2
         and known_voids(public, me, 1) == 0
     ):
         return JACK_DIAMONDS  # the top diamond: take the JD's -10

@@ -35,11 +35,14 @@ from numba import njit
 
 from hsim.engine.bits import highest_card, lowest_card, nth_card, popcount
 from hsim.engine.hearts import (
+    ALL_CARDS,
     HEARTS_MASK,
-    JACK_DIAMONDS,
+    HIGH_SPADES,
+    JD_BIT,
     POINTS_MASK,
     QS_BIT,
     QUEEN_SPADES,
+    SPADES_MASK,
     SUIT_MASK,
     card_points,
     game_end,
@@ -87,10 +90,6 @@ from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
 from hsim.rng import below
 from hsim.strategy import CompiledStrategy
 
-ALL_CARDS = (1 << 52) - 1
-SPADES_MASK = SUIT_MASK << 26
-AS_KS = (1 << (26 + 12)) | (1 << (26 + 11))
-JD_BIT = 1 << JACK_DIAMONDS
 NOISE_SCALE = 1 << 20
 
 # The compact state of a deal in a sampled world (int64 array of S_LEN), for playouts
@@ -395,8 +394,8 @@ def policy(st, legal, rng, noise):
         return lowest_card(rest)
     if legal & QS_BIT:
         return QUEEN_SPADES
-    if qs_out and not (hand & QS_BIT) and legal & AS_KS:
-        return highest_card(legal & AS_KS)
+    if qs_out and not (hand & QS_BIT) and legal & HIGH_SPADES:
+        return highest_card(legal & HIGH_SPADES)
     hearts = legal & HEARTS_MASK
     if hearts:
         return highest_card(hearts)
