@@ -540,9 +540,10 @@ def strategies():
 
     rows = describe_available()
     w = max(len(r["name"]) for r in rows)
-    click.echo(f"{'name':<{w}}  {'source':<10}  {'parameters':<20}  description")
     for r in rows:
-        click.echo(f"{r['name']:<{w}}  {r['source']:<10}  {r['params']:<20}  {r['description']}")
+        click.echo(f"{r['name']:<{w}}  {r['source']}: {r['description']}")
+        for name, default, meaning in r["params"] or []:
+            click.echo(f"{'':<{w}}    {name}={default}  {meaning}")
     click.echo(
         "\nAlso accepted: an installed entry point of the group 'hsim.strategies', "
         "package.module:attr, or path/to/file.py:attr; parameters as NAME(key=value,...)."

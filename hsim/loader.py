@@ -267,28 +267,33 @@ def load_players(specs: list[str], n_seats: int = 4) -> list[LoadedStrategy]:
     return [load(s) for s in specs]
 
 
-def describe_available() -> list[dict[str, str]]:
-    """Return one row per available strategy: name, source, params, description."""
-    rows = []
+def describe_available() -> list[dict]:
+    """Return one row per available strategy: name, source, description and ``params``, a
+    list of (name, default, meaning) for a built-in (None for an entry point: unknown
+    until loaded).
+    """
+    rows: list[dict] = []
     pkg = importlib.import_module(BUILTIN_PACKAGE)
     for mod in pkgutil.iter_modules(pkg.__path__):
         module = importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
         s = getattr(module, "STRATEGY", None)
         if isinstance(s, CompiledStrategy):
-            params = ", ".join(
-                f"{k}={v:g}" + (f" ({s.param_help[k]})" if k in s.param_help else "")
-                for k, v in s.params.items()
-            )
+            params = [(k, f"{v:g}", s.param_help.get(k, "")) for k, v in s.params.items()]
             rows.append(
                 {
                     "name": s.name,
                     "source": "built-in",
-                    "params": params or "-",
+                    "params": params,
                     "description": s.description,
                 }
             )
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         rows.append(
-            {"name": ep.name, "source": f"entry point {ep.value}", "params": "?", "description": ""}
+            {
+                "name": ep.name,
+                "source": f"entry point {ep.value}",
+                "params": None,
+                "description": "",
+            }
         )
     return rows
