@@ -124,8 +124,7 @@ def tournament(
         raise user_error(exc) from None
     specs = player_specs(players, player_list)
     if seed is None:
-        seed = secrets.randbelow(2**63)
-        click.echo(f"seed: {seed}", err=True)
+        seed = secrets.randbelow(2**63)  # printed with the result, and in run.json
     if out is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"run-{stamp}-seed{seed}"
@@ -174,16 +173,16 @@ def _print_result(result, duplicate: bool) -> None:
         f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "
         f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)"
     )
-    click.echo(f"run folder: {result.run_dir}")
+    click.echo(f"run folder: {result.run_dir}  (seed {result.seed})")
     who = "player" if duplicate else "seat"  # in duplicate play a player sits everywhere
-    header = (
-        f"{who:>6}  {'strategy':<24} {'points/deal':>11} {'win rate':>8} "
+    w = max([8] + [len(row["strategy"]) for row in result.summary])
+    click.echo(
+        f"{who:>6}  {'strategy':<{w}}  {'points/deal':>11} {'win rate':>8} "
         f"{'mean place':>10} {'moons':>7}"
     )
-    click.echo(header)
     for row in result.summary:
         click.echo(
-            f"{row['seat']:>6}  {row['strategy']:<24} {row['mean_points_per_deal']:>11.3f} "
+            f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['mean_points_per_deal']:>11.3f} "
             f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f} {row['moons']:>7,}"
         )
 
@@ -474,6 +473,13 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
         raise user_error(exc) from None
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
+    from hsim.loader import load
+
+    try:
+        for spec in specs:
+            load(spec)
+    except StrategyError as exc:
+        raise user_error(exc) from None
     if out is None:
         out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     click.echo(f"{'rung':<40} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<22} holds")

@@ -57,7 +57,12 @@ def parse_deal(text: str) -> list[list[Card]]:
             raise CardParseError(parts[seat], f"seat {seat} has {len(hand)} cards, not {HAND_SIZE}")
         for c in hand:
             if c in seen:
-                raise CardParseError(format_card(c), f"dealt twice (seats {seen[c]} and {seat})")
+                where = (
+                    f"seat {seat} holds it twice"
+                    if seen[c] == seat
+                    else f"seats {seen[c]} and {seat}"
+                )
+                raise CardParseError(format_card(c), f"dealt twice ({where})")
             seen[c] = seat
     missing = [c for c in range(N_CARDS) if c not in seen]
     if missing:  # cannot happen with 52 distinct cards, kept for clarity of the error
@@ -82,7 +87,7 @@ def parse_passes(text: str) -> list[CardMask]:
     for seat, part in enumerate(parts):
         cards = _codes(part)
         if len(cards) != 3 or len(set(cards)) != 3:
-            raise CardParseError(part, f"seat {seat} must pass 3 different cards")
+            raise CardParseError(part.strip(), f"seat {seat} must pass 3 different cards")
         out.append(mask_of(cards))
     return out
 

@@ -11,6 +11,7 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+import pyarrow.compute as pc
 
 from hsim.cards import format_card, format_mask
 from hsim.engine.hearts import card_points
@@ -148,10 +149,22 @@ def replay_run(run_dir: Path, game: int):
     if not first <= game < first + games:
         raise ReplayError(f"game {game} is not in this run (games {first}..{first + games - 1})")
     rules = Rules(**manifest["rules"]["options"])
-    players = load_players([p["spec"] for p in manifest["players"]])
+    players = load_players([_from_run_folder(p["spec"], manifest) for p in manifest["players"]])
     board, rotation = divmod(game, per) if per > 1 else (game, 0)
     records, game_rows = replay_game(rules, rotate(players, rotation), manifest["seed"], board)
     return manifest, rules, records, game_rows, _recorded_rows(run_dir, game)
+
+
+def _from_run_folder(spec: str, manifest: dict) -> str:
+    """Return ``spec`` with a relative ``file.py:attr`` path made absolute against the
+    folder the run was started from (``cwd`` in the manifest), when that file exists."""
+    target, colon, rest = spec.partition(":")
+    cwd = manifest.get("cwd")
+    if colon and target.endswith(".py") and cwd and not Path(target).is_absolute():
+        candidate = Path(cwd) / target
+        if candidate.exists() and not Path(target).exists():
+            return f"{candidate}:{rest}"
+    return spec
 
 
 def _recorded_rows(run_dir: Path, game: int) -> np.ndarray | None:
@@ -167,9 +180,14 @@ def _recorded_rows(run_dir: Path, game: int) -> np.ndarray | None:
 
 
 def rows_match(records: list[DealRecord], recorded) -> bool:
-    """Return whether the replayed deal scores and game scores equal the recorded ones."""
+    """Return whether the replayed deal scores and game scores equal the recorded ones.
+
+    Deals recorded after the base game's end (``--score-also``) are not part of the replay.
+    """
     if recorded is None:
         return True
+    if "after_end" in recorded.column_names:
+        recorded = recorded.filter(pc.invert(recorded.column("after_end")))
     got = np.concatenate([r.rows for r in records]) if records else np.zeros((0, DEAL_COLS))
     want_score = recorded.column("score").to_numpy()
     want_deal = recorded.column("deal_score").to_numpy()

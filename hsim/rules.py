@@ -147,7 +147,7 @@ def _allowed(name: str) -> str:
     if choices is BOOL:
         return "true|false"
     if choices is None:
-        return "positive integer"
+        return "a positive integer"
     return "|".join(choices)
 
 

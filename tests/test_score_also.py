@@ -72,3 +72,13 @@ def test_play_options_are_refused():
         ],
     )
     assert r.exit_code != 0 and "compare-rules" in r.output and "Traceback" not in r.output
+
+
+def test_replay_of_a_score_also_run_matches_its_base_game(tmp_path):
+    from hsim.replay import replay_run, rows_match
+
+    deals, _ = _run(tmp_path / "a", Rules(), (Rules(omnibus=True),), games=6)
+    game = int(deals[deals.after_end].game.iloc[0])  # a game that went on after its end
+    _, _, records, _, recorded = replay_run(tmp_path / "a", game)
+    assert rows_match(records, recorded)
+    assert not rows_match(records[:-1], recorded)

@@ -108,6 +108,7 @@ class RunResult:
     compiled: bool  # True when some compiled code was not in the cache
     summary: list[dict[str, Any]]
     error: str | None = None
+    seed: int = 0
 
 
 _WORKER_PLAYERS: dict[tuple, list[LoadedStrategy]] = {}
@@ -261,6 +262,7 @@ def run_tournament(
         "status": "running",
         "command": " ".join(argv) if argv else None,
         "argv": argv,
+        "cwd": os.getcwd(),
         "rules": {
             "string": canonical(config.rules, config.rules_preset),
             "preset": config.rules_preset,
@@ -352,6 +354,7 @@ def run_tournament(
         _compiled(players),
         _summary(sums, config.players),
         error,
+        config.seed,
     )
     if status == "failed":
         raise RunError(f"run failed: {error}\n(parts written so far are kept in {run_dir})")
