@@ -19,8 +19,12 @@ from hsim.cli_common import (
 )
 from hsim.rules import RulesError
 
+# As in hsim.cli's group: set here too, since click caches a command's help option the
+# first time it is built, and these commands may also be invoked on their own.
+HELP = {"help_option_names": ["-h", "--help"]}
 
-@click.command("compare-rules")
+
+@click.command("compare-rules", context_settings=HELP)
 @rules_option
 @rule_option
 @click.option(
@@ -126,7 +130,7 @@ def compare_rules(
         click.echo("\n".join(format_comparison(report)))
 
 
-@click.command("report")
+@click.command("report", context_settings=HELP)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option(
     "--scoring",
