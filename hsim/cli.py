@@ -19,6 +19,7 @@ from hsim.cli_common import (
     rule_option,
     rules_option,
     user_error,
+    workers_option,
 )
 from hsim.rules import (
     PRESET_MEANINGS,
@@ -50,13 +51,7 @@ def main() -> None:
 )
 @rules_option
 @rule_option
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: the number of CPUs; fewer for small runs, where "
-    "starting a worker costs more than it saves).",
-)
+@workers_option
 @click.option(
     "--chunk-size",
     type=click.IntRange(min=1),
@@ -435,12 +430,7 @@ def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, s
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @rules_option
 @rule_option
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: the number of CPUs).",
-)
+@workers_option
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -486,7 +476,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     all_hold = True
     try:
         for rung in run_ladder(
-            specs, boards, seed, workers or default_workers(), out, rules, progress
+            specs, boards, seed, workers or default_workers(4 * boards), out, rules, progress
         ):
             ci = rung.advantage
             all_hold &= rung.holds

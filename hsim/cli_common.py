@@ -81,3 +81,10 @@ player_option = click.option(
     metavar="SPEC",
     help="One seat's strategy; repeat once per seat (instead of --players).",
 )
+workers_option = click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of CPUs; fewer for small runs, where "
+    "starting a worker costs more than it saves).",
+)

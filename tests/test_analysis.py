@@ -21,22 +21,12 @@ from hsim.analysis import (
 from hsim.analysis.stats import mean_interval, ratio_interval, wilson_interval
 from hsim.rules import Rules, RulesError
 from hsim.runner.run import RunConfig, run_tournament
+from tests.test_rescore import SCORING as KERNEL_SCORING
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
 
 # Every scoring option (RULES.md A2-A3) away from its default at least once.
-SCORING = [
-    Rules(),
-    Rules(omnibus=True),
-    Rules(omnibus=True, moon_requires_jack=False, jack_in_moon_deal=True),
-    Rules(no_trick_bonus="no_points"),
-    Rules(no_trick_bonus="no_tricks", clamp_at_zero=False),
-    Rules(perfect_100=True, end_score=150),
-    Rules(no_draw=True, end_score=50),
-    Rules(moon="new_moon"),
-    Rules(moon="new_moon", omnibus=True, end_score=150),
-    Rules(max_deals=5),
-]
+SCORING = [*KERNEL_SCORING, Rules(moon="new_moon", omnibus=True, end_score=150)]
 
 
 def _play(path, rules, games=60, seed=17, score_also=(), players=PLAYERS, duplicate=False):

@@ -16,6 +16,7 @@ from hsim.cli_common import (
     players_option,
     rule_option,
     rules_option,
+    workers_option,
 )
 from hsim.rules import RulesError
 
@@ -40,12 +41,7 @@ HELP = {"help_option_names": ["-h", "--help"]}
 @players_option
 @player_option
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: the number of CPUs, fewer for small runs).",
-)
+@workers_option
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
