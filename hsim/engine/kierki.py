@@ -1,0 +1,356 @@
+"""Kierki rule kernels (RULES.md part B): deals, legal plays, trick winners, points.
+
+Design notes
+- Cards are ints ``suit * 13 + rank`` (suits C, D, S, H; ranks 2..A = 0..12), sets of
+  cards 52-bit masks in int64 (see :mod:`hsim.cards`), as in :mod:`hsim.engine.hearts`.
+- Deals are numbered from 0 (``k``); seats 0..n-1 with n = 3 or 4 players; "left" is
+  seat + 1 (clockwise).
+- These are pure kernels with no state arrays yet: each takes plain ints (and, for a
+  trick in order, an int64 array). Options are passed as ints (0 off, 1 on, or the
+  option's code given below); the rules vector wiring comes with the state machine.
+- Points are signed as scored: penalties negative, trump tricks and lottery places
+  positive (B2-B4).
+"""
+
+from __future__ import annotations
+
+from hsim._jit import kernel
+from hsim.engine.bits import highest_card, lowest_card, popcount
+from hsim.engine.hearts import ALL_CARDS, HEARTS_MASK, SUIT_MASK, TWO_CLUBS
+
+# Deal kinds (B1). The first six are the penalty deals B2.1-B2.6 in order.
+KIND_TRICKS = 0
+KIND_HEARTS = 1
+KIND_QUEENS = 2
+KIND_MEN = 3
+KIND_KING_OF_HEARTS = 4
+KIND_SEVENTH_AND_LAST = 5
+KIND_REBEL = 6
+KIND_TRUMP = 7
+KIND_LOTTERY = 8
+KIND_NAMES = (
+    "tricks",
+    "hearts",
+    "queens",
+    "men",
+    "king_of_hearts",
+    "seventh_and_last",
+    "rebel",
+    "trump",
+    "lottery",
+)
+N_PENALTY_KINDS = 6  # B2.1-B2.6, always played
+
+# Option codes.
+LOTTERY_LEADER_DEALER = 0  # B4 default (seed 001)
+LOTTERY_LEADER_DEALER_LEFT = 1
+TRUMP_CHOOSER_DEALER_LEFT = 0  # B3 default
+TRUMP_CHOOSER_DEALER = 1
+NO_TRUMP = -1  # trump suit of a deal without trumps (penalty deals, allow_no_trump)
+
+QUEEN_RANK = 10
+JACK_RANK = 9
+KING_RANK = 11
+KING_HEARTS = 3 * 13 + KING_RANK
+KH_BIT = 1 << KING_HEARTS
+RANK_ONE = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the four twos; << r gives rank r
+QUEENS_MASK = RANK_ONE << QUEEN_RANK
+MEN_MASK = (RANK_ONE << JACK_RANK) | (RANK_ONE << KING_RANK)
+
+# B2 points per item, indexed [n_players - 3]: (3 players, 4 players).
+PTS_TRICK = (-15, -20)
+PTS_HEART = (-20, -20)
+PTS_QUEEN = (-60, -60)
+PTS_MAN = (-30, -30)
+PTS_KING_OF_HEARTS = (-140, -150)
+PTS_SEVENTH_OR_LAST = (-70, -75)
+# B3 default trump_trick_value; B4 place scores (first out, second out).
+TRUMP_TRICK_VALUE = (20, 15)
+LOTTERY_FIRST = (790, 800)
+LOTTERY_SECOND = (485, 500)
+
+
+# --- B1: the deck and the deal sequence ---------------------------------------------
+
+
+@kernel
+def deck_mask(n_players: int) -> int:
+    """Return the mask of the deck for ``n_players`` (3 or 4): 52 cards, 3 players no 2C (B1)."""
+    if n_players == 3:
+        return ALL_CARDS & ~(1 << TWO_CLUBS)
+    return ALL_CARDS
+
+
+@kernel
+def hand_size(n_players: int) -> int:
+    """Return the cards per hand, which is also the tricks per deal: 13 (4p) or 17 (3p) (B1)."""
+    return 17 if n_players == 3 else 13
+
+
+@kernel
+def n_deals(n_players: int, rebel: int) -> int:
+    """Return the number of deals of a game: 6 penalty + rebel (0/1) + n trump + 1 lottery (B1).
+
+    11 for 4 players (12 with ``rebel``), 10 for 3 players (11 with ``rebel``).
+    """
+    return N_PENALTY_KINDS + (1 if rebel else 0) + n_players + 1
+
+
+@kernel
+def deal_kind(k: int, n_players: int, rebel: int) -> int:
+    """Return the kind code (``KIND_*``) of deal ``k`` (0-based) of a game (B1).
+
+    Order: B2.1-B2.6, the rebel B2.7 if ``rebel`` (0/1), ``n_players`` trump deals (B3),
+    the lottery (B4). ``k`` must be below :func:`n_deals`; -1 is returned otherwise.
+    """
+    if k < 0:
+        return -1
+    if k < N_PENALTY_KINDS:
+        return k
+    j = k - N_PENALTY_KINDS
+    if rebel:
+        if j == 0:
+            return KIND_REBEL
+        j -= 1
+    if j < n_players:
+        return KIND_TRUMP
+    if j == n_players:
+        return KIND_LOTTERY
+    return -1
+
+
+@kernel
+def is_penalty_kind(kind: int) -> bool:
+    """Return whether ``kind`` is a penalty deal, B2.1-B2.7 (the rebel included)."""
+    return 0 <= kind <= KIND_REBEL
+
+
+@kernel
+def dealer_of(k: int, n_players: int) -> int:
+    """Return the dealer of deal ``k`` (0-based): seat 0 first, passing left (B1)."""
+    return k % n_players
+
+
+@kernel
+def leader_of(k: int, n_players: int, kind: int, lottery_leader: int) -> int:
+    """Return the seat that leads (trick 1 or the lottery's first card) of deal ``k``.
+
+    Penalty and trump deals: the seat left of the dealer (B1, B3). The lottery: the dealer
+    (``lottery_leader`` = ``LOTTERY_LEADER_DEALER``) or the seat left of them (B4).
+    """
+    dealer = dealer_of(k, n_players)
+    if kind == KIND_LOTTERY and lottery_leader == LOTTERY_LEADER_DEALER:
+        return dealer
+    return (dealer + 1) % n_players
+
+
+@kernel
+def trump_chooser_of(k: int, n_players: int, trump_chooser: int) -> int:
+    """Return the seat that names trump in trump deal ``k`` (B3).
+
+    ``trump_chooser`` = ``TRUMP_CHOOSER_DEALER_LEFT`` (default) or ``TRUMP_CHOOSER_DEALER``.
+    Over the ``n_players`` consecutive trump deals every seat chooses once.
+    """
+    dealer = dealer_of(k, n_players)
+    if trump_chooser == TRUMP_CHOOSER_DEALER:
+        return dealer
+    return (dealer + 1) % n_players
+
+
+@kernel
+def trump_preview_size(n_players: int) -> int:
+    """Return how many cards the trump chooser sees before naming trump: 5 (4p), 6 (3p) (B3)."""
+    return 6 if n_players == 3 else 5
+
+
+# --- B2/B3: tricks -------------------------------------------------------------------
+
+
+@kernel
+def no_heart_lead(kind: int) -> bool:
+    """Return whether ``kind`` forbids leading a heart while holding another suit (B2)."""
+    return kind in (KIND_HEARTS, KIND_KING_OF_HEARTS, KIND_REBEL)
+
+
+@kernel
+def legal_plays(
+    kind: int, hand: int, led_suit: int, trick_cards: int, trump: int, must_trump: int
+) -> int:
+    """Return the mask of the cards of ``hand`` that may be played to a trick (B2, B3).
+
+    ``led_suit`` is -1 when leading, else 0..3; ``trick_cards`` is the mask of the cards
+    already in the trick; ``trump`` the trump suit (-1 none; only a trump deal has one);
+    ``must_trump`` the B3 option (0/1). Empty only when ``hand`` is.
+    """
+    if led_suit < 0:
+        if no_heart_lead(kind):
+            others = hand & ~HEARTS_MASK
+            if others:
+                return others  # B2: no heart lead while holding another suit
+        return hand
+    follow = hand & (SUIT_MASK << (13 * led_suit))
+    if follow:
+        return follow
+    if kind == KIND_TRUMP and must_trump and trump >= 0:
+        trumps = hand & (SUIT_MASK << (13 * trump))
+        if trumps:
+            in_trick = trick_cards & (SUIT_MASK << (13 * trump))
+            if in_trick:
+                top = highest_card(in_trick)
+                over = trumps & ~((1 << (top + 1)) - 1)
+                if over:
+                    return over  # B3 must_trump: overtrump if able
+            return trumps
+    return hand
+
+
+@kernel
+def trick_winner(cards, n_cards: int, trump: int) -> int:
+    """Return the position (0 = the leader's card) of the winning card of a trick.
+
+    ``cards``: int64 array of the cards in play order, first ``n_cards`` used. The highest
+    trump wins if ``trump`` >= 0 and one was played, else the highest card of the led
+    suit (B2, B3).
+    """
+    best = 0
+    best_suit = cards[0] // 13
+    best_rank = cards[0] % 13
+    for i in range(1, n_cards):
+        s = cards[i] // 13
+        r = cards[i] % 13
+        if s == best_suit:
+            if r > best_rank:
+                best = i
+                best_rank = r
+        elif s == trump:
+            best = i
+            best_suit = s
+            best_rank = r
+    return best
+
+
+@kernel
+def trick_penalty(kind: int, n_players: int, trick_cards: int, trick_index: int) -> int:
+    """Return the penalty points (<= 0) of a finished trick for the seat that took it (B2).
+
+    ``trick_cards``: the mask of the trick's cards; ``trick_index``: 0-based (the 7th
+    trick is 6, the last is :func:`hand_size` - 1). The rebel sums every category of
+    B2.1-B2.6 that the trick fits. 0 for trump and lottery kinds.
+    """
+    p = n_players - 3
+    rebel = kind == KIND_REBEL
+    total = 0
+    if kind == KIND_TRICKS or rebel:
+        total += PTS_TRICK[p]
+    if kind == KIND_HEARTS or rebel:
+        total += PTS_HEART[p] * popcount(trick_cards & HEARTS_MASK)
+    if kind == KIND_QUEENS or rebel:
+        total += PTS_QUEEN[p] * popcount(trick_cards & QUEENS_MASK)
+    if kind == KIND_MEN or rebel:
+        total += PTS_MAN[p] * popcount(trick_cards & MEN_MASK)
+    if (kind == KIND_KING_OF_HEARTS or rebel) and trick_cards & KH_BIT:
+        total += PTS_KING_OF_HEARTS[p]
+    if kind == KIND_SEVENTH_AND_LAST or rebel:
+        if trick_index == 6:
+            total += PTS_SEVENTH_OR_LAST[p]
+        if trick_index == hand_size(n_players) - 1:
+            total += PTS_SEVENTH_OR_LAST[p]
+    return total
+
+
+@kernel
+def default_trump_trick_value(n_players: int) -> int:
+    """Return the default ``trump_trick_value``: +15 per trick (4p), +20 (3p) (B3)."""
+    return TRUMP_TRICK_VALUE[n_players - 3]
+
+
+@kernel
+def trick_points(
+    kind: int, n_players: int, trick_cards: int, trick_index: int, trump_trick_value: int
+) -> int:
+    """Return the points of a finished trick for its taker: B2 penalty or B3 trump value."""
+    if kind == KIND_TRUMP:
+        return trump_trick_value
+    return trick_penalty(kind, n_players, trick_cards, trick_index)
+
+
+@kernel
+def deal_penalty_cards(kind: int) -> int:
+    """Return the mask of the cards deals 2-5 penalise (0 for every other kind) (B2)."""
+    if kind == KIND_HEARTS:
+        return HEARTS_MASK
+    if kind == KIND_QUEENS:
+        return QUEENS_MASK
+    if kind == KIND_MEN:
+        return MEN_MASK
+    if kind == KIND_KING_OF_HEARTS:
+        return KH_BIT
+    return 0
+
+
+@kernel
+def penalties_exhausted(kind: int, taken: int) -> bool:
+    """Return whether deal kind ``kind`` may end early under ``stop_when_no_penalties`` (B2).
+
+    ``taken``: the mask of every card in finished tricks. True only for deals 2-5
+    (hearts, queens, men, KH) once all of their penalty cards are in ``taken``; deals 1,
+    6, 7 (and trump, lottery) never end early.
+    """
+    pen = deal_penalty_cards(kind)
+    return pen != 0 and (taken & pen) == pen
+
+
+# --- B4: the lottery -------------------------------------------------------------------
+
+
+@kernel
+def lottery_suit_bounds(table: int, suit: int) -> tuple[int, int]:
+    """Return (lowest rank, highest rank) on the table in ``suit``; (-1, -1) if none (B4).
+
+    ``table``: mask of the cards on the table (always one run of ranks per suit).
+    """
+    s = (table >> (13 * suit)) & SUIT_MASK
+    if s == 0:
+        return -1, -1
+    return lowest_card(s), highest_card(s)
+
+
+@kernel
+def lottery_legal(hand: int, table: int, start_rank: int, n_players: int) -> int:
+    """Return the mask of the cards of ``hand`` that may be played in the lottery (B4).
+
+    ``table``: mask of the cards already played; ``start_rank`` the rank of the first
+    card (ignored while ``table`` is empty). Empty table: any card, but not a 2 with 3
+    players. Else per suit: a suit not on the table opens only with the starting rank;
+    a suit on it extends by one rank above its highest or below its lowest (no wrap).
+    An empty result means the player passes.
+    """
+    if table == 0:
+        if n_players == 3:
+            return hand & ~RANK_ONE
+        return hand
+    legal = 0
+    for suit in range(4):
+        lo, hi = lottery_suit_bounds(table, suit)
+        base = 13 * suit
+        if lo < 0:
+            legal |= 1 << (base + start_rank)
+        else:
+            if hi < 12:
+                legal |= 1 << (base + hi + 1)
+            if lo > 0:
+                legal |= 1 << (base + lo - 1)
+    return hand & legal
+
+
+@kernel
+def lottery_place_score(place: int, n_players: int) -> int:
+    """Return the lottery score of going out ``place``-th (0 = first) (B4).
+
+    First +800 (3 players +790), second +500 (+485), any later place 0.
+    """
+    if place == 0:
+        return LOTTERY_FIRST[n_players - 3]
+    if place == 1:
+        return LOTTERY_SECOND[n_players - 3]
+    return 0
