@@ -308,18 +308,9 @@ class PythonDriver:
                 ) from exc
             if status == ST_NEED_PASS:
                 status = submit_pass(st.public, st.private, st.hidden, answer)
-            elif status == ST_NEED_MOON:
-                status = submit_moon(
-                    st.public,
-                    st.private,
-                    st.hidden,
-                    self.rules_array,
-                    answer,
-                    self.deal_out,
-                    self.game_out,
-                )
             else:
-                status = submit_play(
+                submit = submit_moon if status == ST_NEED_MOON else submit_play
+                status = submit(
                     st.public,
                     st.private,
                     st.hidden,
