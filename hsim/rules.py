@@ -1,4 +1,5 @@
-"""Rule options of Hearts (RULES.md part A) as a frozen dataclass, presets, string form.
+"""Rule options of Hearts and Kierki (RULES.md parts A, B) as a frozen dataclass, presets,
+string form.
 
 Every option has its RULES.md name, a default and a one-line meaning. A rule set's
 canonical string names a preset and the options that differ from it, e.g.
@@ -33,14 +34,21 @@ def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any
 
 
 BOOL = (False, True)
+GAMES = ("hearts", "kierki")
+PLAYER_COUNTS = (3, 4)
 
 
 @dataclass(frozen=True)
 class Rules:
-    """The options of one Hearts rule set, named as in RULES.md part A.
+    """The options of one rule set, named as in RULES.md parts A (Hearts) and B (Kierki).
 
-    Enumerated options hold strings (``"cycle"``), switches hold bools, counts ints.
-    Build one with :func:`make_rules` or :func:`parse_rules` to get validation.
+    ``game`` says which game the rules are for; the options of the other game are kept at
+    their defaults and have no effect (:func:`ineffective_options` warns). Enumerated
+    options hold strings (``"cycle"``), switches hold bools, counts ints. Build one with
+    :func:`make_rules` or :func:`parse_rules` to get validation.
+
+    :raises RulesError: a value outside its choices, or ``players`` other than 4 for
+        Hearts or 3/4 for Kierki.
     """
 
     passing: str = _opt(
@@ -92,6 +100,28 @@ class Rules:
     end_score: int = _opt(100, None, "the game ends when a score reaches this (positive int)", "A3")
     no_draw: bool = _opt(False, BOOL, "play on until exactly one seat has the lowest score", "A3")
     max_deals: int = _opt(200, None, "a game also ends after this many deals (positive int)", "A3")
+    game: str = _opt("hearts", GAMES, "which game: hearts (part A) or kierki (part B)", "A, B")
+    players: int = _opt(4, PLAYER_COUNTS, "number of seats: 4 (Kierki: 3 or 4)", "B1")
+    rebel: bool = _opt(False, BOOL, "Kierki: play the rebel deal (all penalties at once)", "B1")
+    trump_trick_value: int = _opt(
+        15, None, "Kierki: points per trump-deal trick (kierki3 preset: 20)", "B3"
+    )
+    trump_chooser: str = _opt(
+        "dealer_left",
+        ("dealer_left", "dealer"),
+        "Kierki: who names trump in a trump deal",
+        "B3",
+    )
+    allow_no_trump: bool = _opt(False, BOOL, "Kierki: the chooser may name no trump", "B3")
+    must_trump: bool = _opt(
+        False, BOOL, "Kierki: a player void in the led suit must trump (overtrump if able)", "B3"
+    )
+    lottery_leader: str = _opt(
+        "dealer", ("dealer", "dealer_left"), "Kierki: who plays the lottery's first card", "B4"
+    )
+    stop_when_no_penalties: bool = _opt(
+        False, BOOL, "Kierki: deals 2-5 end once all their penalties are taken", "B2"
+    )
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -100,6 +130,9 @@ class Rules:
             if choices is BOOL:
                 if not isinstance(value, bool):
                     raise RulesError(f"{f.name} must be true or false, not {value!r}")
+            elif choices is PLAYER_COUNTS:
+                if isinstance(value, bool) or value not in choices:
+                    raise RulesError(f"players must be 3 or 4, not {value!r}")
             elif choices is not None:
                 if value not in choices:
                     raise RulesError(
@@ -107,6 +140,11 @@ class Rules:
                     )
             elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise RulesError(f"{f.name} must be a positive integer, not {value!r}")
+        if self.game == "hearts" and self.players != 4:
+            raise RulesError(
+                f"Hearts is played by 4 players, not {self.players}; for 3 players use "
+                "--rules kierki3"
+            )
 
     def to_array(self) -> np.ndarray:
         """Return the options as the int64 vector the engine reads (``RULE_NAMES`` order).
@@ -117,11 +155,16 @@ class Rules:
         for i, f in enumerate(dataclasses.fields(self)):
             value = getattr(self, f.name)
             choices = f.metadata["choices"]
-            if choices is BOOL or choices is None:
+            if choices is BOOL or choices is None or choices is PLAYER_COUNTS:
                 out[i] = int(value)
             else:
                 out[i] = choices.index(value)
         return out
+
+    @property
+    def is_kierki(self) -> bool:
+        """Whether these are Kierki rules (RULES.md part B)."""
+        return self.game == "kierki"
 
     def to_dict(self) -> dict[str, Any]:
         """Return every option by name, values as in the dataclass (for the manifest)."""
@@ -130,15 +173,21 @@ class Rules:
 
 RULE_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
 RULE_NAMES: tuple[str, ...] = tuple(RULE_FIELDS)
+HEARTS_OPTIONS: tuple[str, ...] = RULE_NAMES[: RULE_NAMES.index("game")]
+KIERKI_OPTIONS: tuple[str, ...] = RULE_NAMES[RULE_NAMES.index("rebel") :]
 
 PRESETS: dict[str, Rules] = {
     "classic": Rules(),
     "openspiel": Rules(queen_breaks_hearts=True, first_trick_only_points="any"),
+    "kierki4": Rules(game="kierki"),
+    "kierki3": Rules(game="kierki", players=3, trump_trick_value=20),
 }
 PRESET_MEANINGS = {
     "classic": "every RULES.md default: seed 000's game with all options off",
     "openspiel": "OpenSpiel hearts with its default parameters (QS breaks hearts, any card of "
     "a points-only hand on trick 1)",
+    "kierki4": "Kierki for 4 players, every RULES.md part B default (11 deals, 13 cards each)",
+    "kierki3": "Kierki for 3 players: no 2C, 17 cards each, the 3-player values (10 deals)",
 }
 
 
@@ -148,7 +197,7 @@ def _allowed(name: str) -> str:
         return "true|false"
     if choices is None:
         return "a positive integer"
-    return "|".join(choices)
+    return "|".join(str(c) for c in choices)
 
 
 def parse_value(name: str, text: str) -> Any:
@@ -171,6 +220,9 @@ def parse_value(name: str, text: str) -> Any:
             return False
     elif choices is None:
         if t.isdigit() and int(t) >= 1:
+            return int(t)
+    elif choices is PLAYER_COUNTS:
+        if t in ("3", "4"):
             return int(t)
     elif t in choices:
         return t
@@ -262,7 +314,22 @@ def ineffective_options(rules: Rules) -> list[str]:
     can affect play or scoring.
     """
     d = Rules()
-    notes = []
+    if rules.is_kierki:
+        base = PRESETS["kierki3" if rules.players == 3 else "kierki4"]
+        hearts_set = [n for n in HEARTS_OPTIONS if getattr(rules, n) != getattr(base, n)]
+        notes = [f"{n} is a Hearts option and has no effect in Kierki" for n in hearts_set]
+        if rules.trump_trick_value != base.trump_trick_value:
+            notes.append(
+                f"trump_trick_value={rules.trump_trick_value} differs from the "
+                f"{rules.players}-player value {base.trump_trick_value}: the conservation "
+                "totals of RULES.md B3 do not apply"
+            )
+        return notes
+    notes = [
+        f"{n} is a Kierki option and has no effect in Hearts"
+        for n in KIERKI_OPTIONS
+        if getattr(rules, n) != getattr(d, n)
+    ]
     if not rules.omnibus:
         if rules.moon_requires_jack != d.moon_requires_jack:
             notes.append("moon_requires_jack has effect only with omnibus=true")
@@ -308,8 +375,8 @@ def describe_options() -> list[dict[str, str]]:
 
 
 PLAY_OPTIONS: frozenset[str] = frozenset(
-    n for n in RULE_NAMES if RULE_FIELDS[n].metadata["section"].startswith("A1")
-)
+    n for n in HEARTS_OPTIONS if RULE_FIELDS[n].metadata["section"].startswith("A1")
+) | frozenset(RULE_NAMES[len(HEARTS_OPTIONS) :])  # the game, its players, Kierki's options
 
 
 def scoring_variant(base: Rules, text: str) -> Rules:

@@ -38,6 +38,8 @@ from hsim.engine.hearts import (
 from hsim.engine.layout import (
     D_AFTER_END,
     D_DEAL,
+    D_KIND,
+    DEAL_COLS,
     D_DEAL_SCORE,
     D_GAME,
     D_HAND,
@@ -78,7 +80,9 @@ from hsim.engine.layout import (
     H_SCRATCH,
     MOON_SUBTRACT,
     P_DEAL,
+    P_KIND,
     P_MOON_SHOOTER,
+    P_OUT,
     P_N_SEATS,
     P_PASS_DIR,
     P_POINTS,
@@ -127,6 +131,8 @@ def new_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
     public[:] = 0
     public[P_N_SEATS] = N_SEATS
     public[P_MOON_SHOOTER] = -1
+    for i in range(P_KIND, P_OUT):  # Kierki's facts: none yet
+        public[i] = -1
     for r in range(rules.shape[0]):
         public[P_RULES + r] = rules[r]
     for s in range(N_SEATS):
@@ -211,6 +217,8 @@ def write_deal_rows(public, private, hidden, deal_score, scores, outcome, shoote
         r[D_DEAL_SCORE] = deal_score[s]
         r[D_SCORE] = scores[s]
         r[D_AFTER_END] = hidden[H_BASE_OVER]
+        for c in range(D_KIND, DEAL_COLS):  # Kierki's columns
+            r[c] = -1
     hidden[H_DEAL_ROWS] = row + N_SEATS
 
 

@@ -30,7 +30,17 @@ P_PLAY_SEAT + i     the seat that played it
 P_TRICK_LEADER + t  the seat that led trick t
 P_TRICK_WINNER + t  the seat that won trick t (-1 until it is complete)
 P_RULES + r         the rules vector (:meth:`hsim.rules.Rules.to_array`)
+P_KIND              Kierki: deal kind (``hsim.engine.kierki.KIND_*``); Hearts: -1
+P_DEALER            Kierki: the dealer of this deal; Hearts: -1
+P_TRUMP             Kierki: trump suit 0..3 of a trump deal, -1 none (yet)
+P_TRUMP_CHOOSER     Kierki: seat that names (named) trump in a trump deal, else -1
+P_START_RANK        Kierki lottery: rank 0..12 of the first card, -1 before it
+P_OUT + s           Kierki lottery: 1 or 2 when seat s went out first or second, else 0
 ==================  =========================================================
+
+In Kierki P_POINTS holds the signed points of the deal so far (penalties negative,
+trump tricks and lottery places positive), P_PLAYED is also the lottery's table, and
+``public[P_N_SEATS]`` is 3 or 4. The seats that play are 0..P_N_SEATS-1.
 
 ``private`` (shape ``(4, PRIVATE_LEN)``), row ``s`` seen only by seat ``s``:
 V_SEAT, V_HAND (current hand mask), V_DEALT (hand as dealt), V_PASSED, V_RECEIVED.
@@ -72,7 +82,13 @@ P_TRICK_LEADER = P_PLAY_SEAT + 52
 P_TRICK_WINNER = P_TRICK_LEADER + MAX_TRICKS
 P_RULES = P_TRICK_WINNER + MAX_TRICKS
 RULES_LEN = 32
-PUBLIC_LEN = P_RULES + RULES_LEN
+P_KIND = P_RULES + RULES_LEN
+P_DEALER = P_KIND + 1
+P_TRUMP = P_KIND + 2
+P_TRUMP_CHOOSER = P_KIND + 3
+P_START_RANK = P_KIND + 4
+P_OUT = P_KIND + 5
+PUBLIC_LEN = P_OUT + 4
 
 V_SEAT = 0
 V_HAND = 1
@@ -104,9 +120,11 @@ X_SCORES = 32  # == RULES_LEN
 X_ENDED = X_SCORES + 4
 X_DEALS = X_SCORES + 5
 EXTRA_STRIDE = X_SCORES + 8
-HIDDEN_LEN = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
+H_KIERKI = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
+H_TRUMP_CHOICE = H_KIERKI  # Kierki: the trump choice of this deal (0..3, TRUMP_NONE), else -1
+HIDDEN_LEN = H_KIERKI + 4
 
-# Rules vector indices (RULES.md part A), in the order of hsim.rules.RULE_NAMES.
+# Rules vector indices (RULES.md parts A, B), in the order of hsim.rules.RULE_NAMES.
 R_PASSING = 0  # 0 cycle, 1 none
 R_LEAD_ANY_CLUB = 1
 R_FIRST_TRICK_POINTS = 2  # 0 forbidden, 1 allowed
@@ -125,7 +143,18 @@ R_PERFECT_100 = 14
 R_END_SCORE = 15
 R_NO_DRAW = 16
 R_MAX_DEALS = 17
-assert RULE_NAMES[R_MAX_DEALS] == "max_deals" and len(RULE_NAMES) == 18 <= RULES_LEN
+R_GAME = 18  # 0 hearts, 1 kierki
+R_PLAYERS = 19
+R_REBEL = 20
+R_TRUMP_TRICK_VALUE = 21
+R_TRUMP_CHOOSER = 22  # 0 dealer_left, 1 dealer
+R_ALLOW_NO_TRUMP = 23
+R_MUST_TRUMP = 24
+R_LOTTERY_LEADER = 25  # 0 dealer, 1 dealer_left
+R_STOP_WHEN_NO_PENALTIES = 26
+assert RULE_NAMES[R_MAX_DEALS] == "max_deals"
+assert RULE_NAMES[R_STOP_WHEN_NO_PENALTIES] == "stop_when_no_penalties"
+assert len(RULE_NAMES) == 27 <= RULES_LEN
 assert X_SCORES == RULES_LEN
 
 PASS_LEFT, PASS_RIGHT, PASS_ACROSS, PASS_HOLD = 0, 1, 2, 3
@@ -140,6 +169,7 @@ PH_PASS = 1
 PH_PLAY = 2
 PH_MOON = 3
 PH_GAME_OVER = 4
+PH_TRUMP = 5  # Kierki: the chooser names trump
 
 # What advance() returns.
 ST_GAME_OVER = 0
@@ -147,20 +177,30 @@ ST_NEED_PASS = 1
 ST_NEED_PLAY = 2
 ST_NEED_MOON = 3
 ST_OK = 4
+ST_NEED_TRUMP = 5
 ST_ERR_PASS = 10  # a pass that is not exactly three cards of the hand
 ST_ERR_NOT_HELD = 11  # a play of a card not in the hand
 ST_ERR_ILLEGAL = 12  # a play of a held card the rules forbid now
 ST_ERR_MOON = 13  # a moon choice other than 0, 1, 2
+ST_ERR_TRUMP = 14  # a trump choice other than a suit 0..3 (or 4, no trump, where allowed)
+
+# Trump choices (Kierki B3): a suit 0..3 (clubs, diamonds, spades, hearts) or no trump.
+TRUMP_NONE = 4
+TRUMP_CHOICES = ("C", "D", "S", "H", "none")
 
 # deal rows (one per seat per deal), columns of the int64 record.
 D_GAME, D_DEAL, D_SEAT, D_PASS_DIR, D_HAND, D_PASSED, D_RECEIVED = range(7)
 D_HEARTS, D_QUEEN_SPADES, D_JACK_DIAMONDS, D_TRICKS, D_POINTS = range(7, 12)
 D_MOON, D_MOON_CHOICE, D_DEAL_SCORE, D_SCORE = range(12, 16)
 D_AFTER_END = 16  # 1: dealt after the base game ended, for other scorings only
-DEAL_COLS = 17
+# Kierki (-1 in Hearts rows): deal kind, dealer, trump choice (0..3 suit, 4 none; -1 not a
+# trump deal), the seat that chose it, lottery place (1, 2; 0 none).
+D_KIND, D_DEALER, D_TRUMP, D_TRUMP_CHOOSER, D_LOTTERY_PLACE = range(17, 22)
+DEAL_COLS = 22
 
 # game rows (one per seat per game).
 G_GAME, G_SEAT, G_SCORE, G_PLACE, G_WINNER, G_DEALS, G_ENDED_BY = range(7)
 G_SCORING = 7  # 0 the base rules, k + 1 the k-th other scoring
 GAME_COLS = 8
-ENDED_BY = ("end_score", "max_deals")
+ENDED_BY = ("end_score", "max_deals", "all_deals")  # all_deals: Kierki's fixed deal count
+ENDED_ALL_DEALS = 2

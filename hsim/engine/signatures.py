@@ -15,6 +15,9 @@ Decisions:
   (int64, never empty).
 - ``moon_choice(public, private, rng, params) -> int64``: 0 use the default rule,
   1 add 26 to every other seat, 2 subtract 26 from its own score (New Moon only).
+- ``trump_choice(public, private, rng, params) -> int64`` (Kierki trump deals): a suit
+  0..3 (clubs, diamonds, spades, hearts), or 4 for no trump where ``allow_no_trump``;
+  ``private``'s hand then holds only the cards the chooser may see (RULES.md B3).
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ PARAMS = types.float64[::1]
 PASS_SIG = types.int64(PUBLIC, PRIVATE, RNG, PARAMS)
 PLAY_SIG = types.int64(PUBLIC, PRIVATE, types.int64, RNG, PARAMS)
 MOON_SIG = types.int64(PUBLIC, PRIVATE, RNG, PARAMS)
+TRUMP_SIG = types.int64(PUBLIC, PRIVATE, RNG, PARAMS)
 
 PASS_FN = types.FunctionType(PASS_SIG)
 PLAY_FN = types.FunctionType(PLAY_SIG)
 MOON_FN = types.FunctionType(MOON_SIG)
+TRUMP_FN = types.FunctionType(TRUMP_SIG)

@@ -1,0 +1,552 @@
+"""The Kierki game loop (RULES.md part B): one state machine for compiled and Python seats.
+
+The same shape as the Hearts loop in :mod:`hsim.engine.game`, over the same state arrays
+(:mod:`hsim.engine.layout`) and with the same calling conventions, so the drivers swap
+one set of kernels for the other:
+
+- :func:`next_kierki_decision` deals when a deal starts and names the next decision:
+  ST_NEED_TRUMP (the chooser of a trump deal, who sees only the first 5, with 3 players
+  6, of its cards in dealing order) or ST_NEED_PLAY; a lottery seat without a legal card
+  passes and is never asked;
+- :func:`submit_trump` and :func:`submit_kierki_play` validate an answer and move on,
+  scoring a finished deal and writing its rows;
+- :func:`kierki_legal` gives the legal cards of the seat to act;
+- :func:`play_kierki_games` drives that loop in compiled code.
+
+Dealing: the deck (52 cards; 3 players: no 2C) is shuffled from the deal stream and dealt
+one card at a time clockwise, starting left of the dealer; a seat's dealing order is the
+order it received its cards.
+"""
+
+from __future__ import annotations
+
+from numba import njit, types
+
+from hsim._jit import kernel
+from hsim.engine.bits import popcount
+from hsim.engine.game import _fail, new_game
+from hsim.engine.hearts import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES
+from hsim.engine.kierki import (
+    KIND_LOTTERY,
+    KIND_TRUMP,
+    deal_kind,
+    dealer_of,
+    deck_mask,
+    hand_size,
+    leader_of,
+    legal_plays,
+    lottery_legal,
+    lottery_place_score,
+    n_deals,
+    penalties_exhausted,
+    trick_points,
+    trick_winner,
+    trump_chooser_of,
+    trump_preview_size,
+)
+from hsim.engine.layout import (
+    D_AFTER_END,
+    D_DEAL,
+    D_DEAL_SCORE,
+    D_DEALER,
+    D_GAME,
+    D_HAND,
+    D_HEARTS,
+    D_JACK_DIAMONDS,
+    D_KIND,
+    D_LOTTERY_PLACE,
+    D_MOON,
+    D_MOON_CHOICE,
+    D_PASS_DIR,
+    D_PASSED,
+    D_POINTS,
+    D_QUEEN_SPADES,
+    D_RECEIVED,
+    D_SCORE,
+    D_SEAT,
+    D_TRICKS,
+    D_TRUMP,
+    D_TRUMP_CHOOSER,
+    ENDED_ALL_DEALS,
+    G_DEALS,
+    G_ENDED_BY,
+    G_GAME,
+    G_PLACE,
+    G_SCORE,
+    G_SCORING,
+    G_SEAT,
+    G_WINNER,
+    H_DEAL_ROWS,
+    H_DECIDER,
+    H_DECK,
+    H_GAME,
+    H_GAME_ROWS,
+    H_PHASE,
+    H_TRUMP_CHOICE,
+    MAX_SEATS,
+    MAX_TRICKS,
+    P_DEAL,
+    P_DEALER,
+    P_HEARTS_BROKEN,
+    P_KIND,
+    P_LED_SUIT,
+    P_LEADER,
+    P_N_PLAYS,
+    P_N_SEATS,
+    P_OUT,
+    P_PASS_DIR,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_PLAYED,
+    P_POINTS,
+    P_SCORES,
+    P_START_RANK,
+    P_TAKEN,
+    P_TO_ACT,
+    P_TRICK,
+    P_TRICK_CARDS,
+    P_TRICK_LEADER,
+    P_TRICK_LEN,
+    P_TRICK_WINNER,
+    P_TRICKS_WON,
+    P_TRUMP,
+    P_TRUMP_CHOOSER,
+    P_VOIDS,
+    PH_DEAL_START,
+    PH_GAME_OVER,
+    PH_PLAY,
+    PH_TRUMP,
+    R_ALLOW_NO_TRUMP,
+    R_LOTTERY_LEADER,
+    R_MUST_TRUMP,
+    R_PLAYERS,
+    R_REBEL,
+    R_STOP_WHEN_NO_PENALTIES,
+    R_TRUMP_CHOOSER,
+    R_TRUMP_TRICK_VALUE,
+    ST_ERR_ILLEGAL,
+    ST_ERR_NOT_HELD,
+    ST_ERR_TRUMP,
+    ST_GAME_OVER,
+    ST_NEED_PLAY,
+    ST_NEED_TRUMP,
+    ST_OK,
+    TRUMP_NONE,
+    V_DEALT,
+    V_HAND,
+    V_PASSED,
+    V_RECEIVED,
+)
+from hsim.engine.signatures import PLAY_FN, TRUMP_FN
+from hsim.rng import below
+
+
+@kernel
+def new_kierki_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
+    """Reset the state arrays for Kierki game ``game`` of run ``run_seed`` (uint64).
+
+    As :func:`hsim.engine.game.new_game` (same streams), with ``public[P_N_SEATS]`` the
+    rules' player count (3 or 4).
+    """
+    new_game(public, private, hidden, rngs, rules, run_seed, game)
+    public[P_N_SEATS] = rules[R_PLAYERS]
+
+
+@kernel
+def seat_card(hidden, n: int, dealer: int, seat: int, j: int) -> int:
+    """Return the ``j``-th card (0-based, dealing order) dealt to ``seat`` (B1)."""
+    return hidden[H_DECK + j * n + (seat - dealer - 1) % n]
+
+
+@kernel
+def dealt_hand(hidden, n: int, dealer: int, seat: int, count: int) -> int:
+    """Return the mask of the first ``count`` cards dealt to ``seat``."""
+    hand = 0
+    for j in range(count):
+        hand |= 1 << seat_card(hidden, n, dealer, seat, j)
+    return hand
+
+
+@kernel
+def begin_kierki_deal(public, private, hidden, rngs, rules) -> None:
+    """Shuffle and deal deal ``public[P_DEAL]`` (B1) and enter its trump choice or play.
+
+    In a trump deal the chooser's hand holds only its first ``trump_preview_size`` cards
+    until :func:`submit_trump` (B3).
+    """
+    n = public[P_N_SEATS]
+    k = public[P_DEAL]
+    kind = deal_kind(k, n, rules[R_REBEL])
+    dealer = dealer_of(k, n)
+    deck = hidden[H_DECK : H_DECK + 52]
+    size = 0
+    for c in range(52):
+        if (deck_mask(n) >> c) & 1:
+            deck[size] = c
+            size += 1
+    for i in range(size - 1, 0, -1):  # Fisher-Yates
+        j = below(rngs[0], i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    cards = hand_size(n)
+    for s in range(n):
+        hand = dealt_hand(hidden, n, dealer, s, cards)
+        private[s, V_HAND] = hand
+        private[s, V_DEALT] = hand
+        private[s, V_PASSED] = 0
+        private[s, V_RECEIVED] = 0
+        public[P_POINTS + s] = 0
+        public[P_TRICKS_WON + s] = 0
+        public[P_VOIDS + s] = 0
+        public[P_TAKEN + s] = 0
+        public[P_OUT + s] = 0
+    leader = leader_of(k, n, kind, rules[R_LOTTERY_LEADER])
+    public[P_KIND] = kind
+    public[P_DEALER] = dealer
+    public[P_PASS_DIR] = -1
+    public[P_TRUMP] = -1
+    public[P_TRUMP_CHOOSER] = -1
+    public[P_START_RANK] = -1
+    public[P_TRICK] = 0
+    public[P_LEADER] = leader
+    public[P_TO_ACT] = leader
+    public[P_TRICK_LEN] = 0
+    public[P_HEARTS_BROKEN] = 0
+    public[P_PLAYED] = 0
+    public[P_TRICK_CARDS] = 0
+    public[P_LED_SUIT] = -1
+    public[P_N_PLAYS] = 0
+    for t in range(MAX_TRICKS):
+        public[P_TRICK_LEADER + t] = -1
+        public[P_TRICK_WINNER + t] = -1
+    if kind != KIND_LOTTERY:
+        public[P_TRICK_LEADER] = leader
+    hidden[H_TRUMP_CHOICE] = -1
+    if kind == KIND_TRUMP:
+        chooser = trump_chooser_of(k, n, rules[R_TRUMP_CHOOSER])
+        public[P_TRUMP_CHOOSER] = chooser
+        preview = dealt_hand(hidden, n, dealer, chooser, trump_preview_size(n))
+        private[chooser, V_HAND] = preview
+        private[chooser, V_DEALT] = preview
+        hidden[H_PHASE] = PH_TRUMP
+    else:
+        hidden[H_PHASE] = PH_PLAY
+
+
+@kernel
+def submit_trump(public, private, hidden, rules, choice, deal_out, game_out) -> int:
+    """Apply the chooser's trump choice; ST_OK or ST_ERR_TRUMP (B3).
+
+    choice: a suit 0..3 (clubs, diamonds, spades, hearts), or TRUMP_NONE (4) with
+    ``allow_no_trump``. The rest of the chooser's hand is dealt and play starts.
+    ``deal_out`` and ``game_out`` are unused (the signature matches ``submit_play``).
+    """
+    top = TRUMP_NONE if rules[R_ALLOW_NO_TRUMP] else TRUMP_NONE - 1
+    if choice < 0 or choice > top:
+        return _fail(hidden, ST_ERR_TRUMP, choice)
+    hidden[H_TRUMP_CHOICE] = choice
+    public[P_TRUMP] = choice if choice < TRUMP_NONE else -1
+    n = public[P_N_SEATS]
+    s = public[P_TRUMP_CHOOSER]
+    hand = dealt_hand(hidden, n, public[P_DEALER], s, hand_size(n))
+    private[s, V_HAND] = hand
+    private[s, V_DEALT] = hand
+    public[P_TO_ACT] = public[P_LEADER]
+    hidden[H_PHASE] = PH_PLAY
+    return ST_OK
+
+
+@kernel
+def kierki_legal(public, rules, hand: int) -> int:
+    """Return the mask of the cards of ``hand`` the seat to act may play now (B2-B4).
+
+    Empty only in the lottery, for a seat that must pass (or holds no cards).
+    """
+    kind = public[P_KIND]
+    if kind == KIND_LOTTERY:
+        return lottery_legal(hand, public[P_PLAYED], public[P_START_RANK], public[P_N_SEATS])
+    return legal_plays(
+        kind,
+        hand,
+        public[P_LED_SUIT],
+        public[P_TRICK_CARDS],
+        public[P_TRUMP],
+        rules[R_MUST_TRUMP],
+    )
+
+
+@kernel
+def record_play(public, private, seat: int, c: int) -> None:
+    """Take card ``c`` from ``seat``'s hand and add it to the deal's play history."""
+    bit = 1 << c
+    private[seat, V_HAND] &= ~bit
+    n = public[P_N_PLAYS]
+    public[P_PLAY_CARD + n] = c
+    public[P_PLAY_SEAT + n] = seat
+    public[P_N_PLAYS] = n + 1
+    public[P_PLAYED] |= bit
+    if c // 13 == 3:
+        public[P_HEARTS_BROKEN] = 1
+
+
+@kernel
+def play_trick_card(public, private, rules, seat: int, c: int) -> bool:
+    """Play ``c`` to the current trick; at a complete trick score it; True when the deal ends.
+
+    The trick goes to the highest trump, else the highest card of the led suit (B2, B3);
+    its taker gets :func:`hsim.engine.kierki.trick_points`. The deal ends after the last
+    trick, or early in deals 2-5 with ``stop_when_no_penalties`` once every penalty card
+    has been taken (B2).
+    """
+    n = public[P_N_SEATS]
+    record_play(public, private, seat, c)
+    public[P_TRICK_CARDS] |= 1 << c
+    suit = c // 13
+    if public[P_TRICK_LEN] == 0:
+        public[P_LED_SUIT] = suit
+    elif suit != public[P_LED_SUIT]:
+        public[P_VOIDS + seat] |= 1 << public[P_LED_SUIT]
+    public[P_TRICK_LEN] += 1
+    if public[P_TRICK_LEN] < n:
+        public[P_TO_ACT] = (seat + 1) % n
+        return False
+    first = public[P_N_PLAYS] - n
+    best = trick_winner(public[P_PLAY_CARD + first : P_PLAY_CARD + first + n], n, public[P_TRUMP])
+    winner = public[P_PLAY_SEAT + first + best]
+    cards = public[P_TRICK_CARDS]
+    t = public[P_TRICK]
+    kind = public[P_KIND]
+    public[P_TRICK_WINNER + t] = winner
+    public[P_POINTS + winner] += trick_points(kind, n, cards, t, rules[R_TRUMP_TRICK_VALUE])
+    public[P_TRICKS_WON + winner] += 1
+    public[P_TAKEN + winner] |= cards
+    public[P_TRICK] = t + 1
+    public[P_TRICK_LEN] = 0
+    public[P_TRICK_CARDS] = 0
+    public[P_LED_SUIT] = -1
+    public[P_LEADER] = winner
+    public[P_TO_ACT] = winner
+    if t + 1 == hand_size(n):
+        return True
+    if rules[R_STOP_WHEN_NO_PENALTIES] and penalties_exhausted(kind, public[P_PLAYED]):
+        return True
+    public[P_TRICK_LEADER + t + 1] = winner
+    return False
+
+
+@kernel
+def play_lottery_card(public, private, rules, seat: int, c: int) -> bool:
+    """Put ``c`` on the lottery table; True when the second seat goes out (B4).
+
+    A seat that plays its last card goes out and scores its place; the turn then passes
+    clockwise to the next seat still in that has a legal card (the others pass).
+    """
+    n = public[P_N_SEATS]
+    record_play(public, private, seat, c)
+    if public[P_START_RANK] < 0:
+        public[P_START_RANK] = c % 13
+    if private[seat, V_HAND] == 0:
+        place = 0
+        for s in range(n):
+            place += public[P_OUT + s] > 0
+        public[P_OUT + seat] = place + 1
+        public[P_POINTS + seat] = lottery_place_score(place, n)
+        if place == 1:
+            return True
+    for step in range(1, n + 1):
+        s = (seat + step) % n
+        if public[P_OUT + s] == 0 and kierki_legal(public, rules, private[s, V_HAND]):
+            public[P_TO_ACT] = s
+            return False
+    return True  # unreachable while two seats hold cards: some card always fits (B4)
+
+
+@kernel
+def write_kierki_rows(public, private, hidden, deal_out) -> None:
+    """Append one deal row per seat (columns D_*) with the deal's signed points and the
+    updated game scores (B2-B5); also adds the points to ``public[P_SCORES]``.
+    """
+    n = public[P_N_SEATS]
+    row = hidden[H_DEAL_ROWS]
+    for s in range(n):
+        r = deal_out[row + s]
+        taken = public[P_TAKEN + s]
+        points = public[P_POINTS + s]
+        public[P_SCORES + s] += points
+        r[D_GAME] = hidden[H_GAME]
+        r[D_DEAL] = public[P_DEAL]
+        r[D_SEAT] = s
+        r[D_PASS_DIR] = -1
+        r[D_HAND] = private[s, V_DEALT]
+        r[D_PASSED] = 0
+        r[D_RECEIVED] = 0
+        r[D_HEARTS] = popcount(taken & HEARTS_MASK)
+        r[D_QUEEN_SPADES] = (taken >> QUEEN_SPADES) & 1
+        r[D_JACK_DIAMONDS] = (taken >> JACK_DIAMONDS) & 1
+        r[D_TRICKS] = public[P_TRICKS_WON + s]
+        r[D_POINTS] = points
+        r[D_MOON] = 0
+        r[D_MOON_CHOICE] = 0
+        r[D_DEAL_SCORE] = points
+        r[D_SCORE] = public[P_SCORES + s]
+        r[D_AFTER_END] = 0
+        r[D_KIND] = public[P_KIND]
+        r[D_DEALER] = public[P_DEALER]
+        r[D_TRUMP] = hidden[H_TRUMP_CHOICE]
+        r[D_TRUMP_CHOOSER] = public[P_TRUMP_CHOOSER]
+        r[D_LOTTERY_PLACE] = public[P_OUT + s]
+    hidden[H_DEAL_ROWS] = row + n
+
+
+@kernel
+def write_kierki_game_rows(public, hidden, game_out) -> None:
+    """Append one game row per seat: the highest total wins, ties are co-winners (B5)."""
+    n = public[P_N_SEATS]
+    row = hidden[H_GAME_ROWS]
+    high = public[P_SCORES]
+    for s in range(1, n):
+        high = max(high, public[P_SCORES + s])
+    for s in range(n):
+        score = public[P_SCORES + s]
+        place = 1
+        for o in range(n):
+            place += public[P_SCORES + o] > score
+        g = game_out[row + s]
+        g[G_GAME] = hidden[H_GAME]
+        g[G_SEAT] = s
+        g[G_SCORE] = score
+        g[G_PLACE] = place
+        g[G_WINNER] = 1 if score == high else 0
+        g[G_DEALS] = public[P_DEAL] + 1
+        g[G_ENDED_BY] = ENDED_ALL_DEALS
+        g[G_SCORING] = 0
+    hidden[H_GAME_ROWS] = row + n
+
+
+@kernel
+def finish_kierki_deal(public, private, hidden, rules, deal_out, game_out) -> None:
+    """Record the finished deal; end the game after its last deal (B1, B5)."""
+    write_kierki_rows(public, private, hidden, deal_out)
+    n = public[P_N_SEATS]
+    if public[P_DEAL] + 1 == n_deals(n, rules[R_REBEL]):
+        write_kierki_game_rows(public, hidden, game_out)
+        hidden[H_PHASE] = PH_GAME_OVER
+    else:
+        public[P_DEAL] += 1
+        hidden[H_PHASE] = PH_DEAL_START
+
+
+@kernel
+def submit_kierki_play(public, private, hidden, rules, card, deal_out, game_out) -> int:
+    """Play ``card`` for the seat to act; ST_OK, ST_ERR_NOT_HELD or ST_ERR_ILLEGAL.
+
+    A finished deal is scored and recorded (rows appended to ``deal_out`` and, after the
+    last deal, ``game_out``).
+    """
+    s = public[P_TO_ACT]
+    hand = private[s, V_HAND]
+    if card < 0 or card > 51 or not (hand >> card) & 1:
+        return _fail(hidden, ST_ERR_NOT_HELD, card)
+    if not (kierki_legal(public, rules, hand) >> card) & 1:
+        return _fail(hidden, ST_ERR_ILLEGAL, card)
+    if public[P_KIND] == KIND_LOTTERY:
+        over = play_lottery_card(public, private, rules, s, card)
+    else:
+        over = play_trick_card(public, private, rules, s, card)
+    if over:
+        finish_kierki_deal(public, private, hidden, rules, deal_out, game_out)
+    return ST_OK
+
+
+@kernel
+def next_kierki_decision(public, private, hidden, rngs, rules) -> int:
+    """Move the game on to its next decision and say whose and which it is.
+
+    Deals when a deal starts. Returns ST_NEED_TRUMP or ST_NEED_PLAY with the deciding
+    seat in ``hidden[H_DECIDER]`` (and ``public[P_TO_ACT]``), or ST_GAME_OVER.
+    """
+    if hidden[H_PHASE] == PH_DEAL_START:
+        begin_kierki_deal(public, private, hidden, rngs, rules)
+    phase = hidden[H_PHASE]
+    if phase == PH_TRUMP:
+        s = public[P_TRUMP_CHOOSER]
+        public[P_TO_ACT] = s
+        st = ST_NEED_TRUMP
+    elif phase == PH_PLAY:
+        s = public[P_TO_ACT]
+        st = ST_NEED_PLAY
+    else:
+        return ST_GAME_OVER
+    hidden[H_DECIDER] = s
+    return st
+
+
+_I1 = types.int64[::1]
+_I2 = types.int64[:, ::1]
+_U2 = types.uint64[:, ::1]
+_F2 = types.float64[:, ::1]
+PLAY_KIERKI_SIG = types.int64(
+    types.uint64,
+    types.int64,
+    types.int64,
+    _I1,
+    types.UniTuple(PLAY_FN, MAX_SEATS),
+    types.UniTuple(TRUMP_FN, MAX_SEATS),
+    _F2,
+    _I1,
+    _I2,
+    _I1,
+    _U2,
+    _I2,
+    _I2,
+)
+
+
+@njit(PLAY_KIERKI_SIG, cache=True, _nrt=False)
+def play_kierki_games(
+    run_seed,
+    first_game,
+    n_games,
+    rules,
+    play_fns,
+    trump_fns,
+    params,
+    public,
+    private,
+    hidden,
+    rngs,
+    deal_out,
+    game_out,
+):
+    """Play Kierki games ``first_game ..`` with compiled seats; return how many completed.
+
+    ``play_fns`` and ``trump_fns`` hold one function per seat (with 3 players the fourth
+    is never called). Stops early, between games, when ``deal_out`` or ``game_out``
+    could not hold another game, or on an error (``hidden[H_ERROR_CODE]`` set, the
+    failing game in ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``).
+    """
+    n = rules[R_PLAYERS]
+    need = n * n_deals(n, rules[R_REBEL])
+    done = 0
+    while done < n_games:
+        if deal_out.shape[0] - hidden[H_DEAL_ROWS] < need:
+            break
+        if game_out.shape[0] - hidden[H_GAME_ROWS] < n:
+            break
+        new_kierki_game(public, private, hidden, rngs, rules, run_seed, first_game + done)
+        st = next_kierki_decision(public, private, hidden, rngs, rules)
+        while st != ST_GAME_OVER:
+            s = hidden[H_DECIDER]
+            if st == ST_NEED_PLAY:
+                legal = kierki_legal(public, rules, private[s, V_HAND])
+                card = play_fns[s](public, private[s], legal, rngs[1 + s], params[s])
+                st = submit_kierki_play(public, private, hidden, rules, card, deal_out, game_out)
+            else:
+                choice = trump_fns[s](public, private[s], rngs[1 + s], params[s])
+                st = submit_trump(public, private, hidden, rules, choice, deal_out, game_out)
+            if st != ST_OK:
+                return done
+            st = next_kierki_decision(public, private, hidden, rngs, rules)
+        done += 1
+    return done
