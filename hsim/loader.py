@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hsim.rules import Rules
 from hsim.strategy import CompiledStrategy, StrategyError
 
 BUILTIN_PACKAGE = "hsim.strategies"
@@ -194,6 +195,7 @@ class LoadedStrategy:
     params: Any = None
     python_factory: Any = None
     param_values: dict[str, Any] = dataclasses.field(default_factory=dict)
+    games: tuple[str, ...] = ("hearts",)
 
     def describe(self) -> dict[str, Any]:
         """Return a JSON-able description for the run manifest."""
@@ -235,6 +237,7 @@ def load(spec: str) -> LoadedStrategy:
             compiled=obj,
             params=params,
             param_values=values,
+            games=tuple(obj.games),
         )
     if inspect.isclass(obj) and callable(getattr(obj, "play", None)):
         kwargs = {k: _python_value(v) for k, v in raw.items()}
@@ -246,7 +249,12 @@ def load(spec: str) -> LoadedStrategy:
                 f"(its signature: {inspect.signature(obj)})"
             ) from None
         return LoadedStrategy(
-            spec, name, "python", python_factory=lambda: obj(**kwargs), param_values=kwargs
+            spec,
+            name,
+            "python",
+            python_factory=lambda: obj(**kwargs),
+            param_values=kwargs,
+            games=tuple(getattr(obj, "games", ("hearts",))),
         )
     raise StrategyError(
         f"{name!r} is neither a CompiledStrategy nor a class with a play(obs, legal, rng) "
@@ -254,17 +262,30 @@ def load(spec: str) -> LoadedStrategy:
     )
 
 
-def load_players(specs: list[str], n_seats: int = 4) -> list[LoadedStrategy]:
-    """Resolve one spec per seat.
+def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStrategy]:
+    """Resolve one spec per seat of ``rules`` (default: Hearts, 4 seats).
 
-    :raises StrategyError: a wrong number of seats or an invalid spec.
+    :raises StrategyError: a number of specs other than the rules' player count (RULES.md
+        B1: Kierki 3 or 4, Hearts 4), an invalid spec, or a strategy that does not play
+        the rules' game.
     """
+    n_seats = 4 if rules is None else rules.players
+    game = "hearts" if rules is None else rules.game
     if len(specs) != n_seats:
+        example = ",".join(["random"] * n_seats)
         raise StrategyError(
-            f"{len(specs)} players given, the game needs {n_seats} (one spec per seat, "
-            "e.g. --players random,lowcard,random,lowcard)"
+            f"{len(specs)} players given, but {game} with these rules has {n_seats} seats: "
+            f"give one spec per seat, e.g. --players {example}"
         )
-    return [load(s) for s in specs]
+    players = [load(s) for s in specs]
+    for p in players:
+        if game not in p.games:
+            able = [r["name"] for r in describe_available() if game in r.get("games", ())]
+            raise StrategyError(
+                f"strategy {p.spec!r} does not play {game} (it plays: "
+                f"{', '.join(p.games)}); strategies that play {game}: {', '.join(able)}"
+            )
+    return players
 
 
 def describe_available() -> list[dict]:
@@ -285,6 +306,7 @@ def describe_available() -> list[dict]:
                     "source": "built-in",
                     "params": params,
                     "description": s.description,
+                    "games": tuple(s.games),
                 }
             )
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):

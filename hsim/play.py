@@ -20,6 +20,15 @@ from hsim.engine.game import (
     submit_play,
 )
 from hsim.engine.hearts import legal_plays
+from hsim.engine.kierki import n_deals
+from hsim.engine.kierki_game import (
+    kierki_legal,
+    new_kierki_game,
+    next_kierki_decision,
+    play_kierki_games,
+    submit_kierki_play,
+    submit_trump,
+)
 from hsim.engine.layout import (
     DEAL_COLS,
     EXTRA_STRIDE,
@@ -41,16 +50,18 @@ from hsim.engine.layout import (
     PUBLIC_LEN,
     ST_ERR_MOON,
     ST_ERR_PASS,
+    ST_ERR_TRUMP,
     ST_GAME_OVER,
     ST_NEED_MOON,
     ST_NEED_PASS,
+    ST_NEED_TRUMP,
     ST_OK,
     V_HAND,
 )
 from hsim.loader import LoadedStrategy
 from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
 from hsim.rules import Rules
-from hsim.strategy import Observation, StrategyError
+from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
 
@@ -94,6 +105,8 @@ def _invalid_answer(players, state, seed) -> StrategyError:
         detail = f"passed [{shown}] from hand [{hand}]"
     elif code == ST_ERR_MOON:
         detail = f"answered moon choice {value}"
+    elif code == ST_ERR_TRUMP:
+        detail = f"answered trump choice {value}"
     else:
         shown = format_card(value) if 0 <= value < 52 else f"card number {value}"
         detail = f"played {shown}"
@@ -103,6 +116,12 @@ def _invalid_answer(players, state, seed) -> StrategyError:
 def _buffers(n_games: int, rules: Rules, scorings=()) -> tuple[np.ndarray, np.ndarray]:
     # about 16 deals a game is generous for end_score 100; the loop refills if not.
     most = max([rules.max_deals] + [r.max_deals for r in scorings])
+    if rules.is_kierki:  # a fixed number of deals (RULES.md B1)
+        most = n_deals(rules.players, int(rules.rebel))
+        return (
+            np.zeros((rules.players * most * min(n_games, 4096), DEAL_COLS), np.int64),
+            np.zeros((rules.players * min(n_games, 4096), GAME_COLS), np.int64),
+        )
     deal_rows = N_SEATS * (min(n_games, 4096) * 16 + most)
     game_rows = N_SEATS * (1 + len(scorings)) * min(n_games, 4096)
     return (
@@ -146,13 +165,21 @@ def play_range(
     if any(p.kind == "python" for p in players):
         return _play_range_python(rules, players, seed, first, stop, scorings)
     rules_arr = rules.to_array()
-    pass_fns = tuple(p.compiled.pass_cards for p in players)
-    play_fns = tuple(p.compiled.play for p in players)
-    moon_fns = tuple(p.compiled.moon_choice for p in players)
-    width = max(len(p.params) for p in players)
+    seats = players + players[:1] * (N_SEATS - len(players))  # 3-player Kierki: seat 3 idle
+    pass_fns = tuple(p.compiled.pass_cards for p in seats)
+    play_fns = tuple(p.compiled.play for p in seats)
+    moon_fns = tuple(p.compiled.moon_choice for p in seats)
+    trump_fns = tuple(p.compiled.trump_choice for p in seats)
+    width = max(len(p.params) for p in seats)
     params = np.zeros((N_SEATS, width), np.float64)
-    for s, p in enumerate(players):
+    for s, p in enumerate(seats):
         params[s, : len(p.params)] = p.params
+    if rules.is_kierki:
+        loop_fns = (play_fns, trump_fns)
+        loop = play_kierki_games
+    else:
+        loop_fns = (pass_fns, play_fns, moon_fns)
+        loop = play_games
     state = GameState()
     set_scorings(state, scorings)
     deal_out, game_out = _buffers(stop - first, rules, scorings)
@@ -163,14 +190,12 @@ def play_range(
         state.hidden[H_DEAL_ROWS] = 0
         state.hidden[H_GAME_ROWS] = 0
         try:
-            done = play_games(
+            done = loop(
                 run_seed,
                 game,
                 stop - game,
                 rules_arr,
-                pass_fns,
-                play_fns,
-                moon_fns,
+                *loop_fns,
                 params,
                 state.public,
                 state.private,
@@ -239,6 +264,15 @@ class _Seat:
         choose = getattr(self.player, "moon_choice", None)
         return 0 if choose is None else int(choose(self.obs, self.rng))
 
+    def trump_choice(self) -> int:
+        if self.player is None:
+            pub, priv, rng, params = self._compiled_args()
+            return int(self.loaded.compiled.trump_choice(pub, priv, rng, params))
+        choose = getattr(self.player, "trump_choice", None)
+        if choose is None:  # the compiled default: the longest suit seen
+            return int(longest_suit(self.obs.hand))
+        return int(choose(self.obs, self.rng))
+
 
 class PythonDriver:
     """Plays games decision by decision from Python, for plain-Python and compiled seats.
@@ -266,6 +300,12 @@ class PythonDriver:
             set_scorings(self.state, scorings)
         self.seats = [_Seat(p, s, self.state, rules) for s, p in enumerate(players)]
         self.deal_out, self.game_out = _buffers(1, rules, scorings)
+        if rules.is_kierki:
+            self._new_game, self._next = new_kierki_game, next_kierki_decision
+            self._legal, self._submit_play = kierki_legal, submit_kierki_play
+        else:
+            self._new_game, self._next = new_game, next_decision
+            self._legal, self._submit_play = legal_plays, submit_play
 
     def _args(self):
         st = self.state
@@ -278,7 +318,7 @@ class PythonDriver:
         self.state.hidden[H_DEAL_ROWS] = 0
         self.state.hidden[H_GAME_ROWS] = 0
         if deal:
-            new_game(*self._args(), self.run_seed, game)
+            self._new_game(*self._args(), self.run_seed, game)
         else:  # a position set up by hand: only the compiled seats' streams restart
             for s in range(N_SEATS):
                 self.state.rngs[1 + s, 0] = stream_state(self.run_seed, game, PURPOSE_SEAT + s)
@@ -291,7 +331,7 @@ class PythonDriver:
         :raises StrategyError: as :func:`play_range`.
         """
         st = self.state
-        status = next_decision(*self._args())
+        status = self._next(*self._args())
         while status != ST_GAME_OVER:
             s = int(st.hidden[H_DECIDER])
             try:
@@ -299,9 +339,11 @@ class PythonDriver:
                     answer = self.seats[s].pass_cards()
                 elif status == ST_NEED_MOON:
                     answer = self.seats[s].moon_choice()
+                elif status == ST_NEED_TRUMP:
+                    answer = self.seats[s].trump_choice()
                 else:
                     hand = st.private[s, V_HAND]
-                    answer = self.seats[s].play(int(legal_plays(st.public, self.rules_array, hand)))
+                    answer = self.seats[s].play(int(self._legal(st.public, self.rules_array, hand)))
             except Exception as exc:
                 raise _error(
                     self.players, st, self.seed, f"raised {type(exc).__name__}: {exc}"
@@ -309,7 +351,9 @@ class PythonDriver:
             if status == ST_NEED_PASS:
                 status = submit_pass(st.public, st.private, st.hidden, answer)
             else:
-                submit = submit_moon if status == ST_NEED_MOON else submit_play
+                submit = {ST_NEED_MOON: submit_moon, ST_NEED_TRUMP: submit_trump}.get(
+                    status, self._submit_play
+                )
                 status = submit(
                     st.public,
                     st.private,
@@ -323,7 +367,7 @@ class PythonDriver:
                 raise _invalid_answer(self.players, st, self.seed)
             if st.hidden[H_PHASE] in (PH_DEAL_START, PH_GAME_OVER):
                 return bool(st.hidden[H_PHASE] == PH_GAME_OVER)
-            status = next_decision(*self._args())
+            status = self._next(*self._args())
         return True
 
     def play_game(self, game: int, on_deal_end=None) -> tuple[np.ndarray, np.ndarray]:

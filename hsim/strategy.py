@@ -5,14 +5,20 @@ A strategy answers a seat's decisions (docs/strategies.md has the full contract)
 - *pass*: a mask of exactly 3 cards of its hand, knowing the pass direction;
 - *play*: one card of the ``legal`` mask (never empty);
 - *moon choice* (``moon=new_moon`` only): ``MOON_DEFAULT`` (0, use the rule's default),
-  ``MOON_ADD`` (1) or ``MOON_SUBTRACT`` (2).
+  ``MOON_ADD`` (1) or ``MOON_SUBTRACT`` (2);
+- *trump choice* (Kierki trump deals, RULES.md B3): a suit 0..3 (C, D, S, H) or
+  ``TRUMP_NONE`` (4) with ``allow_no_trump``, seeing only the chooser's first cards.
+
+A strategy says which games it plays (``games``: ``hearts``, ``kierki``); the loader
+refuses a seat whose strategy does not play the rules' game.
 
 Two tiers answer the same decisions over the same observation:
 
 - compiled: a :class:`CompiledStrategy` bundling ``@njit`` functions with the signatures of
   :mod:`hsim.engine.signatures`; they read the ``public`` and ``private`` arrays;
 - plain Python: any class with ``pass_cards(obs, rng)``, ``play(obs, legal, rng)`` and
-  optionally ``moon_choice(obs, rng)`` and ``new_game(seat, rules)``; they read an
+  optionally ``moon_choice(obs, rng)``, ``trump_choice(obs, rng)``, ``new_game(seat,
+  rules)`` and a ``games`` attribute (default ``("hearts",)``); they read an
   :class:`Observation`. ``rng`` is a :class:`numpy.random.Generator` made afresh for each
   game from the seat's stream, so results do not depend on workers or chunking.
 """
@@ -29,35 +35,45 @@ from numba import njit
 from hsim import _jit  # noqa: F401
 from hsim.cards import Card, CardMask, cards_of
 from hsim.engine.layout import (
+    KIND_NAMES,
+    MAX_TRICKS,
     MOON_ADD,
     MOON_DEFAULT,
     MOON_SUBTRACT,
     P_DEAL,
+    P_DEALER,
     P_HEARTS_BROKEN,
+    P_KIND,
     P_LEADER,
     P_MOON_SHOOTER,
     P_N_PLAYS,
+    P_N_SEATS,
+    P_OUT,
     P_PASS_DIR,
     P_PLAY_CARD,
     P_PLAY_SEAT,
     P_PLAYED,
     P_POINTS,
     P_SCORES,
+    P_START_RANK,
     P_TAKEN,
     P_TRICK,
     P_TRICK_LEADER,
     P_TRICK_LEN,
     P_TRICK_WINNER,
     P_TRICKS_WON,
+    P_TRUMP,
+    P_TRUMP_CHOOSER,
     P_VOIDS,
     PASS_DIRECTIONS,
+    TRUMP_NONE,
     V_DEALT,
     V_HAND,
     V_PASSED,
     V_RECEIVED,
     V_SEAT,
 )
-from hsim.engine.signatures import MOON_SIG
+from hsim.engine.signatures import MOON_SIG, TRUMP_SIG
 from hsim.rules import Rules
 
 __all__ = [
@@ -66,8 +82,11 @@ __all__ = [
     "MOON_SUBTRACT",
     "CompiledStrategy",
     "Observation",
+    "TRUMP_NONE",
     "StrategyError",
     "default_moon_choice",
+    "default_trump_choice",
+    "longest_suit",
 ]
 
 
@@ -81,20 +100,47 @@ def default_moon_choice(public, private, rng, params):
     return MOON_DEFAULT
 
 
+@njit(cache=True)
+def longest_suit(cards):
+    """Return the suit 0..3 with the most cards in mask ``cards``; ties go to the suit whose
+    cards rank higher in total, then to the higher suit number.
+    """
+    best, best_key = 0, -1
+    for suit in range(4):
+        count, ranks = 0, 0
+        for r in range(13):
+            if (cards >> (13 * suit + r)) & 1:
+                count += 1
+                ranks += r
+        key = count * 1000 + ranks * 4 + suit
+        if key > best_key:
+            best, best_key = suit, key
+    return best
+
+
+@njit(TRUMP_SIG, cache=True)
+def default_trump_choice(public, private, rng, params):
+    """Compiled trump choice (RULES.md B3): the longest suit among the cards seen."""
+    return longest_suit(private[V_HAND])
+
+
 @dataclasses.dataclass(frozen=True)
 class CompiledStrategy:
     """A bundle of compiled decisions, one per decision kind.
 
-    name: the built-in or display name. pass_cards, play, moon_choice: ``@njit``
-    functions compiled with PASS_SIG, PLAY_SIG, MOON_SIG. params: parameter names and
-    defaults, in the order of the ``params`` array the functions receive (float64).
-    description: one line for ``hsim strategies``.
+    name: the built-in or display name. pass_cards, play, moon_choice, trump_choice:
+    ``@njit`` functions compiled with PASS_SIG, PLAY_SIG, MOON_SIG, TRUMP_SIG. params:
+    parameter names and defaults, in the order of the ``params`` array the functions
+    receive (float64). description: one line for ``hsim strategies``. games: the games
+    it plays (``hearts``, ``kierki``).
     """
 
     name: str
     pass_cards: Callable
     play: Callable
     moon_choice: Callable = default_moon_choice
+    trump_choice: Callable = default_trump_choice
+    games: tuple[str, ...] = ("hearts",)
     params: Mapping[str, float] = dataclasses.field(default_factory=dict)
     param_help: Mapping[str, str] = dataclasses.field(default_factory=dict)
     description: str = ""
@@ -134,8 +180,44 @@ class Observation:
 
     @property
     def seat(self) -> int:
-        """This seat, 0..3."""
+        """This seat, 0..n_seats-1."""
         return int(self._private[V_SEAT])
+
+    @property
+    def n_seats(self) -> int:
+        """Number of seats: 4, or 3 in three-player Kierki."""
+        return int(self._public[P_N_SEATS])
+
+    @property
+    def kind(self) -> str | None:
+        """Kierki deal kind (``tricks`` ... ``lottery``, RULES.md B1); None in Hearts."""
+        k = int(self._public[P_KIND])
+        return KIND_NAMES[k] if k >= 0 else None
+
+    @property
+    def dealer(self) -> int:
+        """Kierki: the dealer of this deal; -1 in Hearts."""
+        return int(self._public[P_DEALER])
+
+    @property
+    def trump(self) -> int:
+        """Kierki: the trump suit 0..3 (C, D, S, H) of a trump deal; -1 without trump."""
+        return int(self._public[P_TRUMP])
+
+    @property
+    def trump_chooser(self) -> int:
+        """Kierki: the seat that names (named) trump in this trump deal; -1 otherwise."""
+        return int(self._public[P_TRUMP_CHOOSER])
+
+    @property
+    def lottery_start_rank(self) -> int:
+        """Kierki lottery: rank 0..12 (2..A) of the first card; -1 before it."""
+        return int(self._public[P_START_RANK])
+
+    @property
+    def lottery_out(self) -> list[int]:
+        """Kierki lottery: per seat 1 or 2 if it went out first or second, else 0."""
+        return [int(self._public[P_OUT + s]) for s in range(self.n_seats)]
 
     @property
     def hand(self) -> CardMask:
@@ -144,7 +226,9 @@ class Observation:
 
     @property
     def dealt(self) -> CardMask:
-        """The 13 cards dealt to this seat, before the pass (mask)."""
+        """The cards dealt to this seat, before the pass (mask); while naming trump in
+        Kierki, only the cards the chooser may see.
+        """
         return int(self._private[V_DEALT])
 
     @property
@@ -158,9 +242,10 @@ class Observation:
         return int(self._private[V_RECEIVED])
 
     @property
-    def pass_direction(self) -> str:
-        """``left``, ``right``, ``across`` or ``hold``."""
-        return PASS_DIRECTIONS[int(self._public[P_PASS_DIR])]
+    def pass_direction(self) -> str | None:
+        """``left``, ``right``, ``across`` or ``hold``; None in Kierki (no passing)."""
+        d = int(self._public[P_PASS_DIR])
+        return PASS_DIRECTIONS[d] if d >= 0 else None
 
     @property
     def deal(self) -> int:
@@ -200,7 +285,9 @@ class Observation:
     def trick_leaders(self) -> list[int]:
         """Seat that led each trick so far (current trick included)."""
         return [
-            int(self._public[P_TRICK_LEADER + t]) for t in range(self.trick_number + 1) if t < 13
+            int(self._public[P_TRICK_LEADER + t])
+            for t in range(self.trick_number + 1)
+            if t < MAX_TRICKS and self._public[P_TRICK_LEADER + t] >= 0
         ]
 
     @property
@@ -220,28 +307,30 @@ class Observation:
 
     @property
     def points(self) -> list[int]:
-        """Penalty points taken this deal, per seat."""
-        return [int(x) for x in self._public[P_POINTS : P_POINTS + 4]]
+        """Points taken this deal, per seat: Hearts penalty points (0..26); Kierki signed
+        points (penalties negative, trump tricks and lottery places positive).
+        """
+        return [int(x) for x in self._public[P_POINTS : P_POINTS + self.n_seats]]
 
     @property
     def tricks_won(self) -> list[int]:
         """Tricks won this deal, per seat."""
-        return [int(x) for x in self._public[P_TRICKS_WON : P_TRICKS_WON + 4]]
+        return [int(x) for x in self._public[P_TRICKS_WON : P_TRICKS_WON + self.n_seats]]
 
     @property
     def taken(self) -> list[CardMask]:
         """Cards won in tricks this deal, per seat (masks)."""
-        return [int(x) for x in self._public[P_TAKEN : P_TAKEN + 4]]
+        return [int(x) for x in self._public[P_TAKEN : P_TAKEN + self.n_seats]]
 
     @property
     def voids(self) -> list[int]:
         """Suits each seat has shown void in this deal (bit per suit, CDSH)."""
-        return [int(x) for x in self._public[P_VOIDS : P_VOIDS + 4]]
+        return [int(x) for x in self._public[P_VOIDS : P_VOIDS + self.n_seats]]
 
     @property
     def scores(self) -> list[int]:
         """Game scores per seat before this deal."""
-        return [int(x) for x in self._public[P_SCORES : P_SCORES + 4]]
+        return [int(x) for x in self._public[P_SCORES : P_SCORES + self.n_seats]]
 
     @property
     def moon_shooter(self) -> int:

@@ -43,5 +43,6 @@ STRATEGY = CompiledStrategy(
     name="lowcard",
     pass_cards=pass_cards,
     play=play,
-    description="pass the three highest cards, play the lowest legal card",
+    games=("hearts", "kierki"),
+    description="pass the three highest cards, play the lowest legal card (Hearts, Kierki)",
 )

@@ -1,12 +1,12 @@
-"""``random``: a uniformly random legal play and a uniformly random pass."""
+"""``random``: a uniformly random legal play, pass and trump (Hearts and Kierki)."""
 
 from __future__ import annotations
 
 from numba import njit
 
 from hsim.engine.bits import nth_card, popcount
-from hsim.engine.layout import V_HAND
-from hsim.engine.signatures import PASS_SIG, PLAY_SIG
+from hsim.engine.layout import P_RULES, R_ALLOW_NO_TRUMP, V_HAND
+from hsim.engine.signatures import PASS_SIG, PLAY_SIG, TRUMP_SIG
 from hsim.rng import below
 from hsim.strategy import CompiledStrategy
 
@@ -29,9 +29,17 @@ def play(public, private, legal, rng, params):
     return nth_card(legal, below(rng, popcount(legal)))
 
 
+@njit(TRUMP_SIG, cache=True)
+def trump_choice(public, private, rng, params):
+    """Name a suit (or no trump, where the rules allow it) uniformly at random (B3)."""
+    return below(rng, 5 if public[P_RULES + R_ALLOW_NO_TRUMP] else 4)
+
+
 STRATEGY = CompiledStrategy(
     name="random",
     pass_cards=pass_cards,
     play=play,
-    description="uniformly random legal play and pass",
+    trump_choice=trump_choice,
+    games=("hearts", "kierki"),
+    description="uniformly random legal play, pass and trump (Hearts and Kierki)",
 )

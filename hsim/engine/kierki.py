@@ -17,6 +17,7 @@ from __future__ import annotations
 from hsim._jit import kernel
 from hsim.engine.bits import highest_card, lowest_card, popcount
 from hsim.engine.hearts import ALL_CARDS, HEARTS_MASK, SUIT_MASK, TWO_CLUBS
+from hsim.engine.layout import KIND_NAMES  # noqa: F401  (re-exported with the codes)
 
 # Deal kinds (B1). The first six are the penalty deals B2.1-B2.6 in order.
 KIND_TRICKS = 0
@@ -28,17 +29,6 @@ KIND_SEVENTH_AND_LAST = 5
 KIND_REBEL = 6
 KIND_TRUMP = 7
 KIND_LOTTERY = 8
-KIND_NAMES = (
-    "tricks",
-    "hearts",
-    "queens",
-    "men",
-    "king_of_hearts",
-    "seventh_and_last",
-    "rebel",
-    "trump",
-    "lottery",
-)
 N_PENALTY_KINDS = 6  # B2.1-B2.6, always played
 
 # Option codes.

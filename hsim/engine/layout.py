@@ -184,6 +184,19 @@ ST_ERR_ILLEGAL = 12  # a play of a held card the rules forbid now
 ST_ERR_MOON = 13  # a moon choice other than 0, 1, 2
 ST_ERR_TRUMP = 14  # a trump choice other than a suit 0..3 (or 4, no trump, where allowed)
 
+# Kierki deal kinds (B1), named in the order of the codes hsim.engine.kierki.KIND_*.
+KIND_NAMES = (
+    "tricks",
+    "hearts",
+    "queens",
+    "men",
+    "king_of_hearts",
+    "seventh_and_last",
+    "rebel",
+    "trump",
+    "lottery",
+)
+
 # Trump choices (Kierki B3): a suit 0..3 (clubs, diamonds, spades, hearts) or no trump.
 TRUMP_NONE = 4
 TRUMP_CHOICES = ("C", "D", "S", "H", "none")

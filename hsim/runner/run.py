@@ -48,7 +48,6 @@ from hsim.runner.sink import (
 )
 from hsim.strategy import StrategyError
 
-N_SEATS = 4
 GAMES_PER_WORKER = 20_000
 # Per seat: points, deals, wins, moons, games, sum of places.
 SUMMARY_COLS = 6
@@ -81,8 +80,10 @@ class RunConfig:
 
     @property
     def rotations(self) -> int:
-        """Games played per index: 4 rotations of the players in duplicate play, else 1."""
-        return N_SEATS if self.duplicate else 1
+        """Games played per index: one per rotation of the players (4, or 3 in 3-player
+        Kierki) in duplicate play, else 1.
+        """
+        return self.rules.players if self.duplicate else 1
 
     def scoring_names(self) -> tuple[str, ...]:
         """Return ``base`` and the canonical rules string of each other scoring."""
@@ -120,8 +121,11 @@ def _init_worker() -> None:
 
 
 def rotate(players: list, rotation: int) -> list:
-    """Return the seating of a rotation: seat s is taken by player ``(s + rotation) % 4``."""
-    return [players[(s + rotation) % N_SEATS] for s in range(N_SEATS)]
+    """Return the seating of a rotation: seat s is taken by player ``(s + rotation) % n``,
+    n = ``len(players)``.
+    """
+    n = len(players)
+    return [players[(s + rotation) % n] for s in range(n)]
 
 
 def run_chunk(
@@ -140,31 +144,33 @@ def run_chunk(
 
     A duplicate board is played once per rotation of the players over the seats; the
     deals depend only on (seed, board), so every rotation gets the same hands.
-    Returns int64[4, SUMMARY_COLS]. :raises StrategyError: see :func:`hsim.play.play_range`.
+    Returns int64[n seats, SUMMARY_COLS]. :raises StrategyError: see
+    :func:`hsim.play.play_range`.
     """
     key = (rules, specs)
     players = _WORKER_PLAYERS.get(key)
     if players is None:
-        players = _WORKER_PLAYERS[key] = load_players(list(specs))
+        players = _WORKER_PLAYERS[key] = load_players(list(specs), rules)
     names = list(specs)
+    n = rules.players
     deal_tables, game_tables = [], []
-    out = np.zeros((N_SEATS, SUMMARY_COLS), np.int64)
-    for rotation in range(N_SEATS if duplicate else 1):
+    out = np.zeros((n, SUMMARY_COLS), np.int64)
+    for rotation in range(n if duplicate else 1):
         deals, games = play_range(rules, rotate(players, rotation), seed, start, stop, score_also)
         deal_tables.append(deals_table(deals, names, rotation, duplicate))
         game_tables.append(games_table(games, names, rotation, duplicate, list(scoring_names)))
         deals = deals[deals[:, D_AFTER_END] == 0]  # the summary is the base game's
         games = games[games[:, G_SCORING] == 0]
-        d_player = (deals[:, D_SEAT] + rotation) % N_SEATS
-        g_player = (games[:, G_SEAT] + rotation) % N_SEATS
+        d_player = (deals[:, D_SEAT] + rotation) % n
+        g_player = (games[:, G_SEAT] + rotation) % n
         out += np.stack(
             (
-                np.bincount(d_player, deals[:, D_POINTS], N_SEATS),
-                np.bincount(d_player, None, N_SEATS),
-                np.bincount(g_player, games[:, G_WINNER], N_SEATS),
-                np.bincount(d_player, deals[:, D_MOON], N_SEATS),
-                np.bincount(g_player, None, N_SEATS),
-                np.bincount(g_player, games[:, G_PLACE], N_SEATS),
+                np.bincount(d_player, deals[:, D_POINTS], n),
+                np.bincount(d_player, None, n),
+                np.bincount(g_player, games[:, G_WINNER], n),
+                np.bincount(d_player, deals[:, D_MOON], n),
+                np.bincount(g_player, None, n),
+                np.bincount(g_player, games[:, G_PLACE], n),
             ),
             axis=1,
         ).astype(np.int64)
@@ -203,7 +209,7 @@ def _prepare_folder(run_dir: Path, overwrite: bool) -> None:
 
 def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
     rows = []
-    for s in range(N_SEATS):
+    for s in range(len(specs)):
         points, deals, wins, moons, games, places = (int(x) for x in sums[s])
         rows.append(
             {
@@ -248,7 +254,12 @@ def run_tournament(
     :raises StrategyError: a player spec is invalid (nothing is written).
     """
     t0 = started if started is not None else time.perf_counter()
-    players = load_players(list(config.players))  # fail before touching the disk
+    if config.rules.is_kierki and config.score_also:
+        raise RunError(
+            "--score-also re-scores Hearts deals under other scoring options; Kierki has "
+            "no scoring options to vary, so drop --score-also"
+        )
+    players = load_players(list(config.players), config.rules)  # fail before touching the disk
     play_range(config.rules, players, config.seed, config.first_game, config.first_game + 1)
     compile_s = time.perf_counter() - t0
     _WORKER_PLAYERS[(config.rules, config.players)] = players
@@ -283,7 +294,7 @@ def run_tournament(
     }
     write_manifest(run_dir, manifest)
 
-    sums = np.zeros((N_SEATS, SUMMARY_COLS), np.int64)
+    sums = np.zeros((config.rules.players, SUMMARY_COLS), np.int64)
     done_ranges: list[tuple[int, int]] = []
     status, error = "complete", None
     per = config.rotations

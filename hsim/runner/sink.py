@@ -19,10 +19,13 @@ from hsim.engine.layout import (
     D_AFTER_END,
     D_DEAL,
     D_DEAL_SCORE,
+    D_DEALER,
     D_GAME,
     D_HAND,
     D_HEARTS,
     D_JACK_DIAMONDS,
+    D_KIND,
+    D_LOTTERY_PLACE,
     D_MOON,
     D_MOON_CHOICE,
     D_PASS_DIR,
@@ -33,6 +36,8 @@ from hsim.engine.layout import (
     D_SCORE,
     D_SEAT,
     D_TRICKS,
+    D_TRUMP,
+    D_TRUMP_CHOOSER,
     ENDED_BY,
     G_DEALS,
     G_ENDED_BY,
@@ -42,11 +47,13 @@ from hsim.engine.layout import (
     G_SCORING,
     G_SEAT,
     G_WINNER,
+    KIND_NAMES,
     MOON_CHOICES,
     PASS_DIRECTIONS,
+    TRUMP_CHOICES,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 TMP_PREFIX = ".tmp-"
 LOW_CARDINALITY = {
     "strategy",
@@ -56,6 +63,8 @@ LOW_CARDINALITY = {
     "seat",
     "deal",
     "scoring",
+    "kind",
+    "trump",
 }
 
 DEALS_SCHEMA = pa.schema(
@@ -75,12 +84,17 @@ DEALS_SCHEMA = pa.schema(
         ("queen_spades", pa.bool_()),
         ("jack_diamonds", pa.bool_()),
         ("tricks", pa.int8()),
-        ("points", pa.int8()),
+        ("points", pa.int16()),
         ("moon", pa.bool_()),
         ("moon_choice", pa.string()),
         ("deal_score", pa.int16()),
         ("score", pa.int32()),
         ("after_end", pa.bool_()),
+        ("kind", pa.string()),
+        ("dealer", pa.int8()),
+        ("trump", pa.string()),
+        ("trump_chooser", pa.int8()),
+        ("lottery_place", pa.int8()),
     ]
 )
 
@@ -103,20 +117,29 @@ GAMES_SCHEMA = pa.schema(
 
 
 def _labels(codes: np.ndarray, names: tuple | list) -> pa.Array:
-    """Return a string array with ``names[code]`` per row (None names become nulls)."""
+    """Return a string array with ``names[code]`` per row (None names and negative codes
+    become nulls).
+    """
     dictionary = pa.array(list(names), pa.string())
-    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary).cast(pa.string())
+    indices = pa.array(codes, pa.int32(), mask=np.asarray(codes) < 0)
+    return pa.DictionaryArray.from_arrays(indices, dictionary).cast(pa.string())
 
 
-def seating(board: np.ndarray, seat: np.ndarray, rotation: int, duplicate: bool):
+def _small_ints(codes: np.ndarray, null_below: int) -> pa.Array:
+    """Return an int8 array of ``codes`` with nulls where a code is below ``null_below``."""
+    return pa.array(codes.astype(np.int8), pa.int8(), mask=codes < null_below)
+
+
+def seating(board: np.ndarray, seat: np.ndarray, rotation: int, duplicate: bool, n: int = 4):
     """Return (game, rotation, player) columns for rows played as ``board`` (engine game).
 
-    Duplicate play (every board once per rotation r) numbers game ``4 * board + r``
-    and seats player ``(seat + r) % 4``; otherwise game = board, rotation 0, player = seat.
+    n: seats (4; 3-player Kierki 3). Duplicate play (every board once per rotation r)
+    numbers game ``n * board + r`` and seats player ``(seat + r) % n``; otherwise game =
+    board, rotation 0, player = seat.
     """
     rot = np.full(len(board), rotation, np.int8)
-    game = board * 4 + rotation if duplicate else board
-    return game, rot, ((seat + rotation) % 4).astype(np.int8)
+    game = board * n + rotation if duplicate else board
+    return game, rot, ((seat + rotation) % n).astype(np.int8)
 
 
 def deals_table(
@@ -124,10 +147,11 @@ def deals_table(
 ) -> pa.Table:
     """Return the ``deals`` table of int64 deal records (D_* columns), one row per seat.
 
-    strategies: the player specs, indexed by player. rotation, duplicate: see :func:`seating`.
+    strategies: the player specs, indexed by player (one per seat). rotation, duplicate:
+    see :func:`seating`.
     """
     seat = rows[:, D_SEAT]
-    game, rot, player = seating(rows[:, D_GAME], seat, rotation, duplicate)
+    game, rot, player = seating(rows[:, D_GAME], seat, rotation, duplicate, len(strategies))
     cols = {
         "game": game,
         "board": rows[:, D_GAME],
@@ -144,12 +168,17 @@ def deals_table(
         "queen_spades": rows[:, D_QUEEN_SPADES].astype(bool),
         "jack_diamonds": rows[:, D_JACK_DIAMONDS].astype(bool),
         "tricks": rows[:, D_TRICKS].astype(np.int8),
-        "points": rows[:, D_POINTS].astype(np.int8),
+        "points": rows[:, D_POINTS].astype(np.int16),
         "moon": rows[:, D_MOON].astype(bool),
         "moon_choice": _labels(rows[:, D_MOON_CHOICE], MOON_CHOICES),
         "deal_score": rows[:, D_DEAL_SCORE].astype(np.int16),
         "score": rows[:, D_SCORE].astype(np.int32),
         "after_end": rows[:, D_AFTER_END].astype(bool),
+        "kind": _labels(rows[:, D_KIND], KIND_NAMES),
+        "dealer": _small_ints(rows[:, D_DEALER], 0),
+        "trump": _labels(rows[:, D_TRUMP], TRUMP_CHOICES),
+        "trump_chooser": _small_ints(rows[:, D_TRUMP_CHOOSER], 0),
+        "lottery_place": _small_ints(rows[:, D_LOTTERY_PLACE], 1),
     }
     return pa.table(cols, schema=DEALS_SCHEMA)
 
@@ -168,7 +197,7 @@ def games_table(
     """
     rows = rows[np.lexsort((rows[:, G_SEAT], rows[:, G_SCORING], rows[:, G_GAME]))]
     seat = rows[:, G_SEAT]
-    game, rot, player = seating(rows[:, G_GAME], seat, rotation, duplicate)
+    game, rot, player = seating(rows[:, G_GAME], seat, rotation, duplicate, len(strategies))
     cols = {
         "game": game,
         "board": rows[:, G_GAME],
