@@ -155,7 +155,7 @@ def tournament(
         )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
-    _print_result(result, duplicate)
+    _print_result(result, duplicate, rules.is_kierki)
     if result.status == "interrupted":
         click.echo(
             f"interrupted: {result.games_done} of {games * config.rotations} games were "
@@ -166,7 +166,7 @@ def tournament(
         sys.exit(130)
 
 
-def _print_result(result, duplicate: bool) -> None:
+def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
     how = "compiled (cold: not in the cache) in" if result.compiled else "loaded compiled code in"
     rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
     click.echo(
@@ -176,14 +176,16 @@ def _print_result(result, duplicate: bool) -> None:
     click.echo(f"run folder: {result.run_dir}  (seed {result.seed})")
     who = "player" if duplicate else "seat"  # in duplicate play a player sits everywhere
     w = max([8] + [len(row["strategy"]) for row in result.summary])
+    moons = "" if kierki else f" {'moons':>7}"  # Kierki: points are signed, no moon
     click.echo(
         f"{who:>6}  {'strategy':<{w}}  {'points/deal':>11} {'win rate':>8} "
-        f"{'mean place':>10} {'moons':>7}"
+        f"{'mean place':>10}{moons}"
     )
     for row in result.summary:
+        moons = "" if kierki else f" {row['moons']:>7,}"
         click.echo(
             f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['mean_points_per_deal']:>11.3f} "
-            f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f} {row['moons']:>7,}"
+            f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f}{moons}"
         )
 
 
@@ -220,6 +222,12 @@ def build_position(deal_text, pass_direction, passes, plays, rules):
     from hsim.notation import PositionSpec
     from hsim.position import IllegalPlayError
 
+    if rules.is_kierki:
+        raise click.UsageError(
+            "positions (--deal, perft, choose) are Hearts deals; Kierki positions are not "
+            "supported: replay a Kierki game with `hsim replay --rules kierki4 --seed S "
+            "--game G --players ...` instead"
+        )
     if not deal_text:
         raise click.UsageError("give the position with --deal (and --passes / --plays)")
     try:
@@ -229,12 +237,12 @@ def build_position(deal_text, pass_direction, passes, plays, rules):
         raise user_error(exc) from None
 
 
-def _load(specs):
+def _load(specs, rules=None):
     from hsim.loader import load_players, split_players
     from hsim.strategy import StrategyError
 
     try:
-        return load_players(split_players(specs))
+        return load_players(split_players(specs), rules)
     except StrategyError as exc:
         raise user_error(exc) from None
 
@@ -286,7 +294,7 @@ def replay(
             if manifest.get("duplicate"):
                 from hsim.runner.run import rotate
 
-                specs = rotate(specs, game % 4)
+                specs = rotate(specs, game % rules.players)
             header = rp.format_header(
                 rules,
                 manifest["rules"]["preset"],
@@ -313,7 +321,7 @@ def replay(
                     "give a run folder, or --seed, --game and --players, or --deal"
                 )
             rules, preset = build_rules(preset, rule_items)
-            loaded = _load(players)
+            loaded = _load(players, rules)
             records, _ = rp.replay_game(rules, loaded, seed, game)
             specs = [p.spec for p in loaded]
             header = rp.format_header(rules, preset, specs, f"game {game} of run seed {seed}")
@@ -420,17 +428,17 @@ def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, s
 @main.command()
 @click.option(
     "--bots",
-    default=",".join(("random", "lowcard", "duck", "heuristic", "pimc")),
-    show_default=True,
+    default=None,
+    show_default="random,lowcard,duck,heuristic,pimc; Kierki: random,kierki",
     metavar="SPECS",
-    help="The ladder, weakest first; each bot plays three copies of the one before.",
+    help="The ladder, weakest first; each bot plays copies of the one before.",
 )
 @click.option(
     "--boards",
     type=click.IntRange(min=2),
     default=1000,
     show_default=True,
-    help="Duplicate boards per rung (each played in 4 rotations).",
+    help="Duplicate boards per rung (each played in one rotation per seat).",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @rules_option
@@ -448,20 +456,24 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     """Measure the bot ladder on duplicate deals, with 95% intervals.
 
     \b
-    Each rung plays UPPER against three copies of LOWER on --boards duplicate boards and
-    prints LOWER's mean score per deal (deal_score: after moon and bonuses) minus UPPER's
-    (the advantage; positive when UPPER is stronger) with its 95% interval over boards. A
-    rung holds when the interval is above zero.
+    Each rung plays UPPER against copies of LOWER (three; two in 3-player Kierki) on
+    --boards duplicate boards and prints UPPER's advantage in mean score per deal
+    (deal_score) with its 95% interval over boards: LOWER's minus UPPER's in Hearts,
+    where lower is better (after moon and bonuses), UPPER's minus LOWER's in Kierki,
+    where higher is better. Positive: UPPER is stronger. A rung holds when the interval
+    is above zero.
     \b
     Example:
       hsim ladder --boards 2000 --seed 1
     """
-    from hsim.ladder import run_ladder
+    from hsim.ladder import default_bots, run_ladder
     from hsim.loader import split_players
     from hsim.runner.run import RunError, default_workers
     from hsim.strategy import StrategyError
 
     rules, _ = build_rules(preset, rule_items)
+    if bots is None:
+        bots = ",".join(default_bots(rules))
     try:
         specs = split_players(bots)
     except StrategyError as exc:
@@ -481,11 +493,17 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     all_hold = True
     try:
         for rung in run_ladder(
-            specs, boards, seed, workers or default_workers(4 * boards), out, rules, progress
+            specs,
+            boards,
+            seed,
+            workers or default_workers(rules.players * boards),
+            out,
+            rules,
+            progress,
         ):
             ci = rung.advantage
             all_hold &= rung.holds
-            label = f"{rung.upper} over 3 x {rung.lower}"
+            label = f"{rung.upper} over {rules.players - 1} x {rung.lower}"
             click.echo(
                 f"{label:<40} {ci.n:>6} {rung.deals:>9,}  "
                 f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]  "
@@ -493,7 +511,12 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
             )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
-    click.echo(f"(score per deal, after moon and bonuses; run folders under {out}; seed {seed})")
+    what = (
+        "Kierki points per deal, higher is better: UPPER's minus LOWER's"
+        if rules.is_kierki
+        else "score per deal, after moon and bonuses"
+    )
+    click.echo(f"({what}; run folders under {out}; seed {seed})")
     if check and not all_hold:
         raise click.ClickException("the ladder does not hold")
 
@@ -522,14 +545,15 @@ def rules_command(rules_string):
     click.echo("Presets (--rules PRESET):")
     for name in PRESETS:
         click.echo(f"  {name:<10} {PRESET_MEANINGS[name]}  [{canonical(PRESETS[name], 'classic')}]")
-    click.echo("\nOptions (--rule NAME=VALUE; see RULES.md part A):")
+    click.echo("\nOptions (--rule NAME=VALUE; see RULES.md parts A, Hearts, and B, Kierki):")
     rows = describe_options()
     w = max(len(r["name"]) for r in rows)
+    wd = max(len(r["default"]) for r in rows)
     wa = max(len(r["allowed"]) for r in rows)
-    click.echo(f"  {'name':<{w}}  {'default':<9}  {'allowed':<{wa}}  meaning")
+    click.echo(f"  {'name':<{w}}  {'default':<{wd}}  {'allowed':<{wa}}  meaning")
     for r in rows:
         click.echo(
-            f"  {r['name']:<{w}}  {r['default']:<9}  {r['allowed']:<{wa}}  "
+            f"  {r['name']:<{w}}  {r['default']:<{wd}}  {r['allowed']:<{wa}}  "
             f"{r['meaning']} ({r['section']})"
         )
 
@@ -542,7 +566,8 @@ def strategies():
     rows = describe_available()
     w = max(len(r["name"]) for r in rows)
     for r in rows:
-        click.echo(f"{r['name']:<{w}}  {r['source']}: {r['description']}")
+        games = f" [{', '.join(r['games'])}]" if r.get("games") else ""
+        click.echo(f"{r['name']:<{w}}  {r['source']}{games}: {r['description']}")
         for name, default, meaning in r["params"] or []:
             click.echo(f"{'':<{w}}    {name}={default}  {meaning}")
     click.echo(

@@ -3,6 +3,8 @@
 A game is a pure function of (rules, strategies, run seed, game index), so replaying
 plays it again through the same kernels (the Python driver) and records every deal:
 the deal string, the passes, each trick (leader, cards, winner, points) and the scores.
+Kierki games (RULES.md part B) show each deal's kind and dealer, the trump choice (with
+the cards the chooser saw) and the lottery's plays in order.
 """
 
 from __future__ import annotations
@@ -15,24 +17,34 @@ import pyarrow.compute as pc
 
 from hsim.cards import format_card, format_mask
 from hsim.engine.hearts import card_points
+from hsim.engine.kierki import hand_size, trick_points, trump_preview_size
+from hsim.engine.kierki_game import dealt_hand, seat_card
 from hsim.engine.layout import (
     D_DEAL,
     D_DEAL_SCORE,
+    D_LOTTERY_PLACE,
     D_MOON,
     D_MOON_CHOICE,
     D_POINTS,
     D_SCORE,
+    D_TRUMP,
     DEAL_COLS,
     H_DEAL_ROWS,
     H_DECK,
+    KIND_NAMES,
     MOON_CHOICES,
+    P_DEALER,
+    P_KIND,
     P_N_PLAYS,
+    P_N_SEATS,
     P_PASS_DIR,
     P_PLAY_CARD,
     P_PLAY_SEAT,
     P_TRICK_LEADER,
     P_TRICK_WINNER,
+    P_TRUMP_CHOOSER,
     PASS_DIRECTIONS,
+    TRUMP_CHOICES,
     V_PASSED,
 )
 from hsim.loader import LoadedStrategy, load_players
@@ -42,8 +54,6 @@ from hsim.rng import SEED_SCHEME
 from hsim.rules import Rules, canonical
 from hsim.runner.manifest import read_manifest
 from hsim.runner.run import rotate
-
-N_SEATS = 4
 
 
 class ReplayError(ValueError):
@@ -62,46 +72,72 @@ class Trick:
 
 @dataclasses.dataclass
 class DealRecord:
-    """One played deal: deal index, pass direction, hands in dealing order, passes
-    (4 masks, seat 0 first), tricks, and the four deal rows (D_* columns).
+    """One played deal: deal index, pass direction (None in Kierki), hands in dealing
+    order, passes (masks, seat 0 first), tricks, and one deal row per seat (D_* columns).
+
+    Kierki only: kind (``tricks`` .. ``lottery``), dealer, trump chooser (-1 if none),
+    the cards the chooser saw, and the lottery's plays as (seat, card) in order.
     """
 
     deal: int
-    pass_direction: str
+    pass_direction: str | None
     hands: list[list[int]]
     passes: list[int]
     tricks: list[Trick]
     rows: np.ndarray
+    kind: str | None = None
+    dealer: int = -1
+    trump_chooser: int = -1
+    trump_seen: list[int] = dataclasses.field(default_factory=list)
+    lottery: list[tuple[int, int]] = dataclasses.field(default_factory=list)
 
 
 def _record(driver: PythonDriver) -> DealRecord:
     st = driver.state
     pub, hidden = st.public, st.hidden
-    hands = [[int(c) for c in hidden[H_DECK + 13 * s : H_DECK + 13 * s + 13]] for s in range(4)]
+    seats = int(pub[P_N_SEATS])
+    kierki = driver.rules.is_kierki
     n = int(pub[P_N_PLAYS])
     plays = [(int(pub[P_PLAY_SEAT + i]), int(pub[P_PLAY_CARD + i])) for i in range(n)]
-    tricks = []
-    for t in range(n // N_SEATS):
-        cards = plays[N_SEATS * t : N_SEATS * t + N_SEATS]
-        mask = sum(1 << c for _, c in cards)
-        tricks.append(
-            Trick(
-                int(pub[P_TRICK_LEADER + t]),
-                cards,
-                int(pub[P_TRICK_WINNER + t]),
-                int(card_points(mask)),
-            )
-        )
     end = int(hidden[H_DEAL_ROWS])
-    rows = driver.deal_out[end - N_SEATS : end].copy()
-    return DealRecord(
+    rows = driver.deal_out[end - seats : end].copy()
+    record = DealRecord(
         deal=int(rows[0, D_DEAL]),
-        pass_direction=PASS_DIRECTIONS[int(pub[P_PASS_DIR])],
-        hands=hands,
-        passes=[int(st.private[s, V_PASSED]) for s in range(N_SEATS)],
-        tricks=tricks,
+        pass_direction=None if kierki else PASS_DIRECTIONS[int(pub[P_PASS_DIR])],
+        hands=[],
+        passes=[int(st.private[s, V_PASSED]) for s in range(seats)],
+        tricks=[],
         rows=rows,
     )
+    if not kierki:
+        record.hands = [
+            [int(c) for c in hidden[H_DECK + 13 * s : H_DECK + 13 * s + 13]] for s in range(4)
+        ]
+    else:
+        dealer, chooser = int(pub[P_DEALER]), int(pub[P_TRUMP_CHOOSER])
+        size = hand_size(seats)
+        record.hands = [
+            [int(seat_card(hidden, seats, dealer, s, j)) for j in range(size)] for s in range(seats)
+        ]
+        record.kind = KIND_NAMES[int(pub[P_KIND])]
+        record.dealer, record.trump_chooser = dealer, chooser
+        if chooser >= 0:
+            seen = dealt_hand(hidden, seats, dealer, chooser, trump_preview_size(seats))
+            record.trump_seen = [c for c in record.hands[chooser] if (seen >> c) & 1]
+        if record.kind == "lottery":
+            record.lottery = plays
+            return record
+    for t in range(n // seats):
+        cards = plays[seats * t : seats * t + seats]
+        mask = sum(1 << c for _, c in cards)
+        if kierki:
+            points = trick_points(int(pub[P_KIND]), seats, mask, t, driver.rules.trump_trick_value)
+        else:
+            points = card_points(mask)
+        record.tricks.append(
+            Trick(int(pub[P_TRICK_LEADER + t]), cards, int(pub[P_TRICK_WINNER + t]), int(points))
+        )
+    return record
 
 
 def replay_game(rules: Rules, players: list[LoadedStrategy], seed: int, game: int):
@@ -130,7 +166,8 @@ def replay_deal(spec: PositionSpec, rules: Rules, players: list[LoadedStrategy],
 def replay_run(run_dir: Path, game: int):
     """Replay game ``game`` of a run folder with its manifest's rules, players and seed.
 
-    In a duplicate run, game ``g`` is board ``g // 4`` with the players in rotation ``g % 4``.
+    In a duplicate run, game ``g`` is board ``g // n`` with the players in rotation
+    ``g % n`` (n seats: 4, or 3 in 3-player Kierki).
 
     Returns (manifest, rules, deal records, game rows, recorded deal rows or None).
     :raises ReplayError: no manifest, another seed scheme, or a game outside the run.
@@ -144,12 +181,13 @@ def replay_run(run_dir: Path, game: int):
             f"{run_dir} was written with seed scheme {manifest.get('seed_scheme')}; this hsim "
             f"uses {SEED_SCHEME} and cannot replay it"
         )
-    per = 4 if manifest.get("duplicate") else 1
+    rules = Rules(**manifest["rules"]["options"])
+    per = rules.players if manifest.get("duplicate") else 1
     first, games = manifest["first_game"] * per, manifest["games"] * per
     if not first <= game < first + games:
         raise ReplayError(f"game {game} is not in this run (games {first}..{first + games - 1})")
-    rules = Rules(**manifest["rules"]["options"])
-    players = load_players([_from_run_folder(p["spec"], manifest) for p in manifest["players"]])
+    specs = [_from_run_folder(p["spec"], manifest) for p in manifest["players"]]
+    players = load_players(specs, rules)
     board, rotation = divmod(game, per) if per > 1 else (game, 0)
     records, game_rows = replay_game(rules, rotate(players, rotation), manifest["seed"], board)
     return manifest, rules, records, game_rows, _recorded_rows(run_dir, game)
@@ -198,13 +236,38 @@ def rows_match(records: list[DealRecord], recorded) -> bool:
     )
 
 
+def _kierki_lines(r: DealRecord, names: list[str]) -> list[str]:
+    lines = [f"deal {r.deal}  {r.kind}  dealer seat {r.dealer}"]
+    for s, hand in enumerate(r.hands):
+        lines.append(f"  seat {s} ({names[s]}): {format_mask(sum(1 << c for c in hand))}")
+    if r.trump_chooser >= 0:
+        trump = TRUMP_CHOICES[int(r.rows[0, D_TRUMP])]
+        seen = " ".join(format_card(c) for c in r.trump_seen)
+        lines.append(f"  trump {trump}: named by seat {r.trump_chooser}, who saw {seen}")
+    if r.kind == "lottery":
+        for k in range(0, len(r.lottery), 8):
+            chunk = r.lottery[k : k + 8]
+            lines.append("  plays: " + "  ".join(f"{s}:{format_card(c)}" for s, c in chunk))
+        for s in range(len(r.rows)):
+            place = int(r.rows[s, D_LOTTERY_PLACE])
+            if place:
+                lines.append(f"  seat {s} went out {('first', 'second')[place - 1]}")
+    return lines
+
+
 def format_record(r: DealRecord, names: list[str]) -> list[str]:
     """Return the printed lines of one deal."""
-    lines = [f"deal {r.deal}  pass {r.pass_direction}", f"  deal string: {format_deal(r.hands)}"]
-    for s in range(N_SEATS):
-        lines.append(f"  seat {s} ({names[s]}): {format_mask(sum(1 << c for c in r.hands[s]))}")
-    if r.pass_direction != "hold":
-        lines.append("  passes: " + " / ".join(format_mask(m) for m in r.passes))
+    if r.kind is not None:
+        lines = _kierki_lines(r, names)
+    else:
+        lines = [
+            f"deal {r.deal}  pass {r.pass_direction}",
+            f"  deal string: {format_deal(r.hands)}",
+        ]
+        for s, hand in enumerate(r.hands):
+            lines.append(f"  seat {s} ({names[s]}): {format_mask(sum(1 << c for c in hand))}")
+        if r.pass_direction != "hold":
+            lines.append("  passes: " + " / ".join(format_mask(m) for m in r.passes))
     for t, trick in enumerate(r.tricks):
         cards = " ".join(format_card(c) for _, c in trick.plays)
         lines.append(
@@ -212,12 +275,17 @@ def format_record(r: DealRecord, names: list[str]) -> list[str]:
             f"{trick.winner}  {trick.points:>2} points"
         )
     rows = r.rows
-    lines.append("  points:     " + "  ".join(f"{int(x):>4}" for x in rows[:, D_POINTS]))
-    for s in range(N_SEATS):
+    w = 4 if r.kind is None else 5
+
+    def line(label: str, col: int) -> str:
+        return f"  {label:<11} " + "  ".join(f"{int(x):>{w}}" for x in rows[:, col])
+
+    lines.append(line("points:", D_POINTS))
+    for s in range(len(rows)):
         if rows[s, D_MOON]:
             lines.append(f"  seat {s} shot the moon ({MOON_CHOICES[int(rows[s, D_MOON_CHOICE])]})")
-    lines.append("  deal score: " + "  ".join(f"{int(x):>4}" for x in rows[:, D_DEAL_SCORE]))
-    lines.append("  game score: " + "  ".join(f"{int(x):>4}" for x in rows[:, D_SCORE]))
+    lines.append(line("deal score:", D_DEAL_SCORE))
+    lines.append(line("game score:", D_SCORE))
     return lines
 
 

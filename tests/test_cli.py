@@ -44,7 +44,7 @@ def test_strategies_lists_builtins():
         (["--rule", "omnibuss=true"], "unknown rule option 'omnibuss'"),
         (["--rule", "end_score=-3"], "positive integer"),
         (["--rules", "modern"], "valid presets: classic, openspiel"),
-        (["--players", "random,random,random"], "3 players given, the game needs 4"),
+        (["--players", "random,random,random"], "3 players given, but hearts with these rules"),
         (["--players", "random,randon,random,random"], "unknown strategy 'randon'"),
         (["--players", "random,random,random,random", "--player", "random"], "not both"),
         ([], "no players"),

@@ -104,5 +104,5 @@ def test_other_mistakes_are_clear_errors(tmp_path):
     assert r.exit_code != 0 and "no players" in r.output
     r = _invoke("--players", "random,random,random", "--games", "10",
                 "--out", str(tmp_path / "y"), "--variant", "omnibus=true")  # fmt: skip
-    assert r.exit_code != 0 and "needs 4" in r.output and "Traceback" not in r.output
+    assert r.exit_code != 0 and "has 4 seats" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "y").exists()

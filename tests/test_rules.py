@@ -40,8 +40,10 @@ def _values(name):
     return st.sampled_from(choices) if choices else st.integers(1, 500)
 
 
-rules_strategy = st.fixed_dictionaries({n: _values(n) for n in RULE_NAMES}).map(
-    lambda d: Rules(**d)
+rules_strategy = (
+    st.fixed_dictionaries({n: _values(n) for n in RULE_NAMES})
+    .filter(lambda d: d["game"] == "kierki" or d["players"] == 4)  # Hearts has 4 seats
+    .map(lambda d: Rules(**d))
 )
 
 

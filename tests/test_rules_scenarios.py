@@ -22,7 +22,7 @@ from hsim.engine.layout import D_DEAL, D_HAND, D_PASS_DIR, D_PASSED, D_RECEIVED,
 from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.position import IllegalPlayError, Position
-from hsim.rules import RULE_NAMES, Rules
+from hsim.rules import HEARTS_OPTIONS, KIERKI_OPTIONS, Rules
 
 # The plain suit-block deal: seat 0 all clubs, 1 all diamonds, 2 all spades, 3 all hearts.
 BLOCKS = [
@@ -498,8 +498,14 @@ def test_queen_waits_keeps_queen_when_rule_6_forces_it():
 
 
 def test_every_rule_option_has_a_scenario_test():
-    """Every option of ``Rules`` is set (``name=``) in this file or in test_scoring.py."""
+    """Every Hearts option is set (``name=``) in this file or in test_scoring.py; every
+    Kierki option (``name=`` or ``"name":``) in test_kierki_game.py, whose games run
+    under both player counts (the presets kierki4 and kierki3 set ``game`` and ``players``).
+    """
     here = Path(__file__).parent
     text = (here / "test_rules_scenarios.py").read_text() + (here / "test_scoring.py").read_text()
-    missing = [n for n in RULE_NAMES if not re.search(rf"\b{n}=", text)]
+    missing = [n for n in HEARTS_OPTIONS if not re.search(rf"\b{n}=", text)]
+    kierki = (here / "test_kierki_game.py").read_text()
+    missing += [n for n in KIERKI_OPTIONS if not re.search(rf"\b{n}(=|\"?: )", kierki)]
+    missing += [p for p in ("kierki4", "kierki3") if p not in kierki]
     assert not missing, f"no scenario test sets: {missing}"

@@ -14,6 +14,7 @@ import pytest
 from hsim.engine.layout import D_SCORE
 from hsim.rules import Rules
 from hsim.runner.run import RunConfig, RunError, run_tournament
+from hsim.runner.sink import SCHEMA_VERSION
 from hsim.strategy import StrategyError
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
@@ -65,7 +66,7 @@ def test_manifest_describes_the_run(tmp_path):
     assert m["rules"]["string"] == "classic(omnibus=true,end_score=50)"
     assert m["rules"]["options"]["omnibus"] is True
     assert [p["spec"] for p in m["players"]] == list(PLAYERS)
-    assert m["seed"] == 7 and m["schema_version"] == 3 and m["seed_scheme"] == 1
+    assert m["seed"] == 7 and m["schema_version"] == SCHEMA_VERSION == 4 and m["seed_scheme"] == 1
     assert {"hsim", "numba", "numpy", "pyarrow"} <= set(m["versions"])
     assert result.summary[1]["strategy"] == "lowcard"
     games = _read(tmp_path / "a", "games")
