@@ -429,9 +429,9 @@ def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, s
 @click.option(
     "--bots",
     default=None,
-    show_default="random,lowcard,duck,heuristic,pimc; Kierki: random,kierki",
     metavar="SPECS",
-    help="The ladder, weakest first; each bot plays copies of the one before.",
+    help="The ladder, weakest first; each bot plays copies of the one before.  [default: "
+    "random,lowcard,duck,heuristic,pimc; Kierki: random,kierki]",
 )
 @click.option(
     "--boards",
@@ -480,11 +480,11 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
         raise user_error(exc) from None
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
-    from hsim.loader import load
+    from hsim.loader import load_players
 
-    try:
+    try:  # every bot must load and play the rules' game before any rung is played
         for spec in specs:
-            load(spec)
+            load_players([spec] * rules.players, rules)
     except StrategyError as exc:
         raise user_error(exc) from None
     if out is None:
@@ -512,7 +512,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     what = (
-        "Kierki points per deal, higher is better: UPPER's minus LOWER's"
+        "score per deal: the deal's Kierki points, higher is better"
         if rules.is_kierki
         else "score per deal, after moon and bonuses"
     )

@@ -1,12 +1,14 @@
-"""The strength ladder: each bot against three copies of the one below, on duplicate deals.
+"""The strength ladder: each bot against copies of the one below, on duplicate deals.
 
 For each rung (``upper`` over ``lower``) a duplicate tournament plays ``boards`` boards
-with the players ``upper, lower, lower, lower`` in all four rotations. A board is the
-unit of independence (its four games share the deals), so the interval is taken over
-per-board values: the lower copies' mean score per deal minus the upper bot's, where a
-deal's score is ``deal_score`` (after the moon and bonuses: a successful moon counts 0 for
-the shooter and 26 for the others, not 26 raw points). A rung *holds* when that
-advantage's 95% interval lies above zero.
+with the players ``upper, lower, lower, ...`` (one seat each: 4 seats, 3 in 3-player
+Kierki) in every rotation. A board is the unit of independence (its games share the
+deals), so the interval is taken over per-board values: the upper bot's edge per deal
+over the lower copies, in ``deal_score``. In Hearts lower is better, so the edge is the
+lower copies' mean minus the upper bot's, where a deal's score is after the moon and
+bonuses (a successful moon counts 0 for the shooter and 26 for the others, not 26 raw
+points); in Kierki higher is better (RULES.md B5), so it is the upper bot's mean minus
+the lower copies'. A rung *holds* when that advantage's 95% interval lies above zero.
 """
 
 from __future__ import annotations
@@ -22,14 +24,22 @@ from hsim.rules import Rules
 from hsim.runner.run import RunConfig, run_tournament
 
 DEFAULT_BOTS = ("random", "lowcard", "duck", "heuristic", "pimc")
+#: The default ladder under Kierki rules (the Hearts bots above do not all play Kierki).
+KIERKI_DEFAULT_BOTS = ("random", "kierki")
+
+
+def default_bots(rules: Rules) -> tuple[str, ...]:
+    """Return the default ladder, weakest first, for the game of ``rules``."""
+    return KIERKI_DEFAULT_BOTS if rules.is_kierki else DEFAULT_BOTS
 
 
 @dataclasses.dataclass
 class Rung:
-    """One comparison: ``upper`` against three copies of ``lower``.
+    """One comparison: ``upper`` against copies of ``lower`` (one per other seat).
 
-    advantage: lower's mean score per deal minus upper's, per board (positive: upper is
-    stronger), with its interval. deals: deals played in all.
+    advantage: upper's edge in mean score per deal over lower, per board (positive:
+    upper is stronger; see the module docstring for its sign in each game), with its
+    interval. deals: deals played in all (each counted once, not once per seat).
     """
 
     upper: str
@@ -45,15 +55,26 @@ class Rung:
 
 
 def board_advantages(
-    deals: pd.DataFrame, upper_player: int = 0, column: str = "deal_score"
+    deals: pd.DataFrame,
+    upper_player: int = 0,
+    column: str = "deal_score",
+    higher_is_better: bool = False,
 ) -> np.ndarray:
-    """Return, per board, the other players' mean ``column`` per deal minus ``upper_player``'s.
+    """Return, per board, ``upper_player``'s edge in mean ``column`` per deal over the
+    other players: their mean minus its mean when lower is better (Hearts), its mean
+    minus theirs when ``higher_is_better`` (Kierki). Positive: ``upper_player`` did better.
 
     deals: a duplicate run's ``deals`` dataset (columns board, player and ``column``).
     """
     is_upper = deals["player"] == upper_player
     per = deals.groupby(["board", is_upper])[column].mean().unstack()
-    return (per[False] - per[True]).to_numpy()
+    edge = per[True] - per[False] if higher_is_better else per[False] - per[True]
+    return edge.to_numpy()
+
+
+def rung_players(upper: str, lower: str, rules: Rules) -> tuple[str, ...]:
+    """Return the seating of a rung: ``upper`` then ``lower`` at every other seat."""
+    return (upper,) + (lower,) * (rules.players - 1)
 
 
 def run_rung(
@@ -68,11 +89,16 @@ def run_rung(
 ) -> Rung:
     """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it."""
     config = RunConfig(
-        rules=rules, players=(upper, lower, lower, lower), games=boards, seed=seed, duplicate=True
+        rules=rules,
+        players=rung_players(upper, lower, rules),
+        games=boards,
+        seed=seed,
+        duplicate=True,
     )
     run_tournament(config, out, workers=workers, overwrite=True, progress=progress)
     deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
-    return Rung(upper, lower, mean_interval(board_advantages(deals)), len(deals) // 4, out)
+    advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
+    return Rung(upper, lower, advantage, len(deals) // rules.players, out)
 
 
 def run_ladder(

@@ -34,6 +34,19 @@ def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any
 
 
 BOOL = (False, True)
+#: Kierki's deal kinds (RULES.md B1): the six penalty deals B2.1-B2.6, the rebel B2.7,
+#: trump (B3), the lottery (B4); the deals dataset's ``kind`` column.
+KIERKI_KINDS = (
+    "tricks",
+    "hearts",
+    "queens",
+    "men",
+    "king_of_hearts",
+    "seventh_and_last",
+    "rebel",
+    "trump",
+    "lottery",
+)
 GAMES = ("hearts", "kierki")
 PLAYER_COUNTS = (3, 4)
 

@@ -72,9 +72,11 @@ def compare_rules(
     \b
     Each rule set plays --games games with the same --seed and players, so every game is
     dealt the same hands under each. For each variant: the share of games whose winner
-    changed (the set of seats with the lowest final score differs from the base game's),
-    with a 95% Wilson interval; for every rule set: deals per game, moons per deal, mean
-    final and winning score with t intervals, score quantiles, and win rates.
+    changed (the set of seats with the best final score differs from the base game's:
+    the lowest in Hearts, the highest in Kierki), with a 95% Wilson interval; for every
+    rule set: deals per game, moons per deal (Hearts), mean final and winning score with
+    t intervals, score quantiles, and win rates. Every rule set is played, never
+    re-scored, so a variant may change any option (Kierki options all change play).
     \b
     Example:
       hsim compare-rules --players random,lowcard,random,lowcard --games 20000 \\
@@ -142,16 +144,17 @@ def compare_rules(
     "plot_dir",
     type=click.Path(path_type=Path),
     default=None,
-    help="Also write PNG charts (final scores, game length, points per deal) to this "
-    "folder (needs matplotlib).",
+    help="Also write PNG charts (final scores, game length, points per deal; Kierki: "
+    "score per deal kind) to this folder (needs matplotlib).",
 )
 def report(run_dir, scoring, as_json, plot_dir):
     """Per strategy: points per deal, win rate, places and moons with 95% intervals,
-    by seat and by pass direction.
+    by seat and by pass direction (Kierki: by deal kind, no moons).
 
     \b
     Points, scores and moons per deal and the mean place have intervals clustered by
     game (deals of a game are correlated); win rates and place shares Wilson intervals.
+    Kierki runs cannot be re-scored (--scoring): Kierki has no scoring options.
     \b
     Examples:
       hsim report results/RUN
@@ -193,7 +196,7 @@ def report(run_dir, scoring, as_json, plot_dir):
     if plot_dir is not None:
         try:
             deals, games = report_frames(run, scoring)
-            paths = plot_report(deals, games, plot_dir)
+            paths = plot_report(deals, games, plot_dir, run.rules)
         except (PlotUnavailable, OSError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"charts: {', '.join(str(p) for p in paths)}", err=True)

@@ -2,11 +2,14 @@
 
 Each rule set is its own tournament (:func:`hsim.runner.run.run_tournament`) with the
 same seed and players, so game ``g`` is dealt the same hands in every run (deal by deal,
-as long as both games last); a variant may change play options too (RULES.md A1). For
-each variant the report gives the share of games whose winner set changed against the
-base (the set of seats with the lowest final score, co-winners included; a tie that
-becomes a sole win is a change), with a Wilson interval, and per rule set the mean game
-length, the moon rate, and the distribution of final scores.
+as long as both games last); a variant may change play options too (RULES.md A1). Every
+rule set is played, never re-scored from another's deals, so Kierki variants (every
+Kierki option changes play, RULES.md part B) are compared as they play. For each variant
+the report gives the share of games whose winner set changed against the base (the set
+of seats with the best final score, co-winners included: the lowest in Hearts, the
+highest in Kierki; a tie that becomes a sole win is a change), with a Wilson interval,
+and per rule set the mean game length, the moon rate (Hearts), and the distribution of
+final scores.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from hsim.analysis.frames import (
     winner_change_by_strategy,
     winner_changes,
 )
-from hsim.rules import Rules, RulesError, canonical, differences
+from hsim.rules import HEARTS_OPTIONS, KIERKI_OPTIONS, Rules, RulesError, canonical, differences
 
 SUMMARY_FILE = "compare.json"
 
@@ -49,7 +52,10 @@ def parse_variant(text: str, base: Rules, preset: str = "classic") -> Variant:
     """Read ``--variant`` text: ``name=value[,name=value]`` on top of ``base``, or a full
     rules string (``openspiel(omnibus=true)``).
 
-    :raises RulesError: empty, invalid, or the same rules as the base; the message says why.
+    :raises RulesError: empty, invalid, the same rules as the base, another game or
+        number of players than the base (the same players must play both), or only
+        options of the other game (they would play the base's games again); the message
+        says why.
     """
     t = text.strip()
     if not t:
@@ -62,6 +68,22 @@ def parse_variant(text: str, base: Rules, preset: str = "classic") -> Variant:
         raise RulesError(
             f"--variant {text!r} is the same rule set as the base ({canonical(base, preset)}); "
             "it would compare the base with itself"
+        )
+    for name in ("game", "players"):
+        if getattr(rules, name) != getattr(base, name):
+            raise RulesError(
+                f"--variant {text!r} changes {name} ({getattr(base, name)} -> "
+                f"{getattr(rules, name)}); a variant plays the base's players at the "
+                "same game: choose the base with --rules instead"
+            )
+    other = HEARTS_OPTIONS if base.is_kierki else KIERKI_OPTIONS
+    changed = differences(base, rules)
+    if all(n in other for n in changed):
+        game = "Kierki" if base.is_kierki else "Hearts"
+        raise RulesError(
+            f"--variant {text!r} sets only {', '.join(changed)}, which "
+            f"{'has' if len(changed) == 1 else 'have'} no effect in {game}: it would play "
+            "the base's games again (see `hsim rules` for the options of each game)"
         )
     return Variant(t, rules, canonical(rules, preset), tuple(play_differences(base, rules)))
 
@@ -98,7 +120,7 @@ def compare_rules(
     from hsim.loader import load_players
     from hsim.runner.run import RunConfig, RunError, run_tournament
 
-    load_players(list(players))  # a bad spec fails before anything is written
+    load_players(list(players), base)  # a bad spec fails before anything is written
     out = Path(out)
     _prepare(out, overwrite)
     runs = [("base", base, "base")] + [
@@ -124,12 +146,14 @@ def compare_rules(
         "games": games,
         "players": list(players),
         "out": str(out),
-        "winner_change_definition": "a game's winner set (the seats with the lowest final "
-        "score, co-winners included) differs between the base and the variant",
+        "game": base.game,
+        "winner_change_definition": f"a game's winner set (the seats with the "
+        f"{_best(base)} final score, co-winners included) differs between the base and "
+        "the variant",
         "base": {
             "rules": canonical(base, preset),
             "run_dir": str(dirs["base"]),
-            "summary": games_summary(base_run.games, base_run.base_deals),
+            "summary": games_summary(base_run.games, base_run.base_deals, rules=base),
         },
         "variants": [],
     }
@@ -144,7 +168,7 @@ def compare_rules(
                 "changes_play": list(v.changes_play),
                 "differs": {k: _jsonable(x) for k, x in differences(base, v.rules).items()},
                 "run_dir": str(dirs[f"variant-{i}"]),
-                "summary": games_summary(run.games, run.base_deals),
+                "summary": games_summary(run.games, run.base_deals, rules=v.rules),
                 "winner_change": winner_change(changes).to_dict(),
                 "by_strategy": winner_change_by_strategy(compared).to_dict("records"),
                 "by_length": winner_change_by_length(changes).to_dict("records"),
@@ -153,6 +177,11 @@ def compare_rules(
     report = jsonable(report)
     (out / SUMMARY_FILE).write_text(json.dumps(report, indent=2) + "\n")
     return report
+
+
+def _best(rules: Rules) -> str:
+    """Return which final score wins: RULES.md A3 (Hearts) lowest, B5 (Kierki) highest."""
+    return "highest" if rules.is_kierki else "lowest"
 
 
 def _jsonable(x):
@@ -215,18 +244,21 @@ def format_comparison(report: dict[str, Any]) -> list[str]:
     def row(label, fn):
         lines.append(f"{label:<24}" + "".join(f"{fn(s):>{w}}" for _, s in sets))
 
+    kierki = report.get("game") == "kierki"
     row("deals per game", lambda s: _iv(s["summary"]["game_length"], 2))
-    row("moons per deal", lambda s: _iv(s["summary"].get("moon_rate"), 4))
+    if not kierki:  # Kierki has no moon
+        row("moons per deal", lambda s: _iv(s["summary"].get("moon_rate"), 4))
     row("mean final score", lambda s: _iv(s["summary"]["final_score"], 2))
     row("mean winning score", lambda s: _iv(s["summary"]["winning_score"], 2))
     row(
         "final score q5/25/50/75/95",
         lambda s: "/".join(f"{v:g}" for v in s["summary"]["score_quantiles"].values()),
     )
-    row(
-        "ended by max_deals",
-        lambda s: f"{s['summary']['ended_by'].get('max_deals', 0):,}",
-    )
+    if not kierki:  # a Kierki game always plays its fixed list of deals
+        row(
+            "ended by max_deals",
+            lambda s: f"{s['summary']['ended_by'].get('max_deals', 0):,}",
+        )
 
     def change(s):
         wc = s.get("winner_change")
@@ -260,13 +292,15 @@ def format_comparison(report: dict[str, Any]) -> list[str]:
 
         row(f"win rate {name}"[:24], win)
     lines.append("")
-    for i, v in enumerate(report["variants"], 1):
+    # A Kierki game always plays its fixed list of deals: no lengths to break down by.
+    for i, v in enumerate([] if kierki else report["variants"], 1):
         parts = [f"{r['length']}: {r['share']:.3f} ({r['games']:,})" for r in v["by_length"]]
         lines.append(
             f"variant {i}, winner changed by base game length (deals): " + ", ".join(parts)
         )
+    best = "highest" if kierki else "lowest"
     lines.append(
-        "winner changed: the set of seats with the lowest final score (co-winners "
+        f"winner changed: the set of seats with the {best} final score (co-winners "
         "included) differs from the base game's"
     )
     return lines

@@ -19,9 +19,13 @@ stands in for it, and the game is flagged ``moon_choice_assumed`` when its resul
 depends on that choice.
 
 Winner change (between two scorings, or two runs of the same seeds): a game's winner set
-is the set of seats with the lowest final score (co-winners included). A game *changes
-winner* when the two winner sets differ, so a tie that becomes a sole win counts as a
-change. Games censored in either are not compared.
+is the set of seats with the best final score, co-winners included: the lowest in Hearts
+(RULES.md A3), the highest in Kierki (B5); it is read from the games' ``winner`` column.
+A game *changes winner* when the two winner sets differ, so a tie that becomes a sole
+win counts as a change. Games censored in either are not compared.
+
+Kierki (RULES.md part B) has no scoring options to vary: its deals cannot be re-scored,
+only played again (``hsim compare-rules``); its games have 4 seats, or 3.
 """
 
 from __future__ import annotations
@@ -53,13 +57,18 @@ PLAY_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n in RULES_PLAY_
 #: The deals columns re-scoring and the report read (load_run's ``deal_columns``).
 ANALYSIS_DEAL_COLUMNS = (
     "board", "rotation", "player", "strategy", "pass_direction", "jack_diamonds", "tricks",
-    "points", "moon", "moon_choice", "deal_score", "score",
+    "points", "moon", "moon_choice", "deal_score", "score", "kind",
 )  # fmt: skip
 #: Options of RULES.md A2-A3: re-scoring recorded deals applies them.
 SCORING_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n not in PLAY_OPTIONS)
 _CHOICE_CODES = {"add": 1, "subtract": 2}
 _CARRIED = ("board", "rotation", "player", "strategy", "pass_direction", "points", "moon")
 _ENDED_NAMES = np.array(["end_score", "max_deals", "censored"])  # index -1: censored
+_KIERKI_RESCORE = (
+    "Kierki deals cannot be re-scored: Kierki has no scoring options, and every Kierki "
+    "option changes play (RULES.md part B); compare rule sets with `hsim compare-rules "
+    "--variant ...`, which plays the games again"
+)
 
 
 class RunFolderError(ValueError):
@@ -368,8 +377,13 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
     New Moon choices, see :func:`deal_facts`). Only the scoring options of ``rules``
     (RULES.md A2-A3) can apply to recorded deals: pass the played play options, or see
     :func:`rescore_run`, which checks that.
+
+    :raises RulesError: ``rules`` or ``played`` are Kierki rules.
     """
     from hsim.scoring import rescore
+
+    if rules.is_kierki or (played is not None and played.is_kierki):
+        raise RulesError(_KIERKI_RESCORE)
 
     d = _sorted_deals(deals)
     facts = deal_facts(d, played)
@@ -444,10 +458,12 @@ def rescore_run(run: Run, rules: Rules | str) -> Rescoring:
     or ``name=value`` assignments applied on top of the run's rules).
 
     :raises RulesError: ``rules`` changes an option that changes play (RULES.md A1):
-        recorded deals cannot show how they would have been played.
+        recorded deals cannot show how they would have been played; or the run is Kierki.
     """
     if isinstance(rules, str):
         rules = as_rules(rules, run.rules)
+    if run.rules.is_kierki or rules.is_kierki:
+        raise RulesError(_KIERKI_RESCORE)
     changed = play_differences(run.rules, rules)
     if changed:
         verb = "changes" if len(changed) == 1 else "change"
@@ -512,22 +528,26 @@ def winner_changes(compared: pd.DataFrame) -> pd.DataFrame:
     Columns: game int64; winners_a, winners_b Int8 (bit s set when seat s is a winner;
     ``<NA>`` when censored); deals_a, deals_b int16; censored_a, censored_b bool;
     changed boolean (the winner sets differ; ``<NA>`` when censored in either).
+    The games have 4 seats (3 in 3-player Kierki): the largest seat number tells.
+
+    :raises RunFolderError: a game without exactly one row per seat.
     """
     c = compared.sort_values(["game", "seat"])
-    n = len(c) // N_SEATS
-    if len(c) % N_SEATS or not np.array_equal(
-        c["seat"].to_numpy(np.int64), np.tile(np.arange(N_SEATS), n)
+    seats = int(c["seat"].max()) + 1 if len(c) else N_SEATS
+    n = len(c) // seats
+    if len(c) % seats or not np.array_equal(
+        c["seat"].to_numpy(np.int64), np.tile(np.arange(seats), n)
     ):
-        raise RunFolderError("every game needs exactly one row per seat 0..3")
-    bits = (1 << np.arange(N_SEATS)).astype(np.int64)
-    out = {"game": c["game"].to_numpy(np.int64)[::N_SEATS]}
+        raise RunFolderError(f"every game needs exactly one row per seat 0..{seats - 1}")
+    bits = (1 << np.arange(seats)).astype(np.int64)
+    out = {"game": c["game"].to_numpy(np.int64)[::seats]}
     for side in ("a", "b"):
-        cens = c[f"censored_{side}"].to_numpy(bool).reshape(n, N_SEATS).any(axis=1)
-        win = c[f"winner_{side}"].fillna(False).to_numpy(bool).reshape(n, N_SEATS)
+        cens = c[f"censored_{side}"].to_numpy(bool).reshape(n, seats).any(axis=1)
+        win = c[f"winner_{side}"].fillna(False).to_numpy(bool).reshape(n, seats)
         mask = pd.array((win * bits).sum(axis=1).astype(np.int8), dtype="Int8")
         mask[cens] = pd.NA
         out[f"winners_{side}"] = mask
-        out[f"deals_{side}"] = c[f"deals_{side}"].to_numpy().reshape(n, N_SEATS)[:, 0]
+        out[f"deals_{side}"] = c[f"deals_{side}"].to_numpy().reshape(n, seats)[:, 0]
         out[f"censored_{side}"] = cens
     either = out["censored_a"] | out["censored_b"]
     changed = pd.array(
@@ -585,10 +605,11 @@ def winner_change_by_strategy(compared: pd.DataFrame, confidence: float = 0.95) 
 
     One row per strategy, sorted by name: strategy; seat_games int64 (its seats × games);
     win_rate_a, win_rate_a_low, win_rate_a_high, win_rate_b, … float64 (Wilson; a seat
-    wins when it is among the tied lowest); flipped int64 (seat-games whose win status
-    differs), flipped_share, flipped_low, flipped_high float64; gained, lost int64 (won
-    only under b, only under a). Seats of one game are counted separately, so with
-    several copies of a strategy the intervals treat correlated seats as independent.
+    wins when the games frame says so: ``winner``, among the tied lowest in Hearts, the
+    tied highest in Kierki); flipped int64 (seat-games whose win status differs),
+    flipped_share, flipped_low, flipped_high float64; gained, lost int64 (won only under
+    b, only under a). Seats of one game are counted separately, so with several copies
+    of a strategy the intervals treat correlated seats as independent.
     """
     c = compared[~(compared["censored_a"] | compared["censored_b"])]
     key = "strategy" if "strategy" in c.columns else "seat"
@@ -716,19 +737,26 @@ QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
 def games_summary(
-    games: pd.DataFrame, deals: pd.DataFrame | None = None, quantiles=QUANTILES
+    games: pd.DataFrame,
+    deals: pd.DataFrame | None = None,
+    quantiles=QUANTILES,
+    rules: Rules | None = None,
 ) -> dict[str, Any]:
     """Summarise a games frame (censored games left out) as a JSON-ready dict.
 
     games: games frame (one row per seat per game). deals: its deals frame (columns game,
     moon; rows after a re-scored game's end may be passed with ``counted``) for the moon
     rate; the moon flags are the recorded ones (under the rules the deals were played by).
+    rules: the rules the games were scored under (None: Hearts), for which score wins
+    and whether there are moons.
     Keys: games, censored (int); ended_by (count per value); game_length (deals per game,
     t interval); final_score (mean seat score, t interval over per-game means);
-    winning_score (the lowest score of each game, t interval); score_quantiles (of the
-    seats' final scores, by quantile); moon_rate (moons per deal, an interval clustered
-    by game, when ``deals`` is given).
+    winning_score (the best score of each game: the lowest in Hearts, the highest in
+    Kierki; t interval); score_quantiles (of the seats' final scores, by quantile);
+    moon_rate (moons per deal, an interval clustered by game, when ``deals`` is given
+    and the game is Hearts: Kierki has no moon).
     """
+    kierki = rules is not None and rules.is_kierki
     g = _with_censored(games)
     done = g[~g["censored"].to_numpy(bool)]
     per_game = done.groupby("game", sort=True)
@@ -741,10 +769,12 @@ def games_summary(
         "ended_by": {str(k): int(v) for k, v in ended.items()},
         "game_length": interval_dict(safe_mean_interval(per_game["deals"].first())),
         "final_score": interval_dict(safe_mean_interval(scores.mean())),
-        "winning_score": interval_dict(safe_mean_interval(scores.min())),
+        "winning_score": interval_dict(
+            safe_mean_interval(scores.max() if kierki else scores.min())
+        ),
         "score_quantiles": {f"{q:g}": float(v) for q, v in zip(quantiles, values, strict=False)},
     }
-    if deals is not None:
+    if deals is not None and not kierki:
         out["moon_rate"] = interval_dict(moon_rate(deals, done["game"].unique()))
     return out
 
@@ -753,13 +783,15 @@ def moon_rate(deals: pd.DataFrame, games=None, confidence: float = 0.95) -> Inte
     """Return moons per deal (the recorded ``moon`` flags) with an interval clustered by
     game (:func:`hsim.analysis.stats.ratio_interval`).
 
-    deals: columns game, moon (one row per seat per deal), and ``counted`` if present
-    (rows with False are skipped). games: only these game ids (default all).
+    deals: columns game, moon (one row per seat per deal; 4 seats unless a ``seat``
+    column shows otherwise), and ``counted`` if present (rows with False are skipped).
+    games: only these game ids (default all).
     """
+    seats = int(deals["seat"].max()) + 1 if "seat" in deals.columns and len(deals) else N_SEATS
     d = deals
     if "counted" in d.columns:
         d = d[d["counted"].to_numpy(bool)]
     if games is not None:
         d = d[d["game"].isin(games)]
     per = d.groupby("game", sort=True)["moon"].agg(["sum", "size"])
-    return safe_ratio_interval(per["sum"], per["size"] / N_SEATS, confidence)
+    return safe_ratio_interval(per["sum"], per["size"] / seats, confidence)

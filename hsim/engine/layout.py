@@ -53,7 +53,7 @@ strategy (the deck order, pending passes, the phase, error details).
 
 from __future__ import annotations
 
-from hsim.rules import RULE_NAMES
+from hsim.rules import KIERKI_KINDS, RULE_NAMES
 
 MAX_SEATS = 4
 MAX_TRICKS = 17  # Kierki with three players deals 17 cards each
@@ -185,17 +185,7 @@ ST_ERR_MOON = 13  # a moon choice other than 0, 1, 2
 ST_ERR_TRUMP = 14  # a trump choice other than a suit 0..3 (or 4, no trump, where allowed)
 
 # Kierki deal kinds (B1), named in the order of the codes hsim.engine.kierki.KIND_*.
-KIND_NAMES = (
-    "tricks",
-    "hearts",
-    "queens",
-    "men",
-    "king_of_hearts",
-    "seventh_and_last",
-    "rebel",
-    "trump",
-    "lottery",
-)
+KIND_NAMES = KIERKI_KINDS
 
 # Trump choices (Kierki B3): a suit 0..3 (clubs, diamonds, spades, hearts) or no trump.
 TRUMP_NONE = 4
