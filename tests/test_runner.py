@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from hsim.engine.layout import D_SCORE
-from hsim.rules import Rules
+from hsim.rules import Rules, make_rules
 from hsim.runner.run import RunConfig, RunError, run_tournament
 from hsim.runner.sink import SCHEMA_VERSION
 from hsim.strategy import StrategyError
@@ -216,3 +216,37 @@ def test_replay_of_a_duplicate_run(tmp_path):
         _, _, records, _, _ = replay_run(tmp_path / "d", game)
         want = deals[deals.game == game]
         assert [int(x) for r in records for x in r.rows[:, D_SCORE]] == want.score.tolist()
+
+
+@pytest.mark.parametrize(
+    ("preset", "players"),
+    [
+        ("kierki4", ("random", "lowcard", "random", "lowcard")),
+        ("kierki3", ("random", "lowcard", "random")),
+    ],
+)
+def test_kierki_runs_are_identical_for_any_workers_and_duplicate_seats_rotate(
+    tmp_path, preset, players
+):
+    """Kierki runs (RULES.md part B) through the same runner: 3 or 4 seats per deal, the
+    same rows whatever the workers and chunks, and duplicate boards in n rotations."""
+    rules = make_rules(preset)
+    n = rules.players
+    kw = {"rules": rules, "players": players, "games": 12, "duplicate": True}
+    _run(tmp_path, "a", workers=1, chunk_size=12, **kw)
+    _run(tmp_path, "b", workers=2, chunk_size=5, **kw)
+    a = _read(tmp_path / "a", "deals")
+    pd.testing.assert_frame_equal(a, _read(tmp_path / "b", "deals"))
+    pd.testing.assert_frame_equal(_read(tmp_path / "a", "games"), _read(tmp_path / "b", "games"))
+    deals_per_game = 11 if n == 4 else 10  # RULES.md B1, without the rebel
+    assert len(a) == 12 * n * deals_per_game * n  # boards x rotations x deals x seats
+    assert a["game"].max() == 12 * n - 1
+    assert (a["player"] == (a["seat"] + a["rotation"]) % n).all()
+    # every rotation of a board is dealt the same hands, seat by seat
+    hands = a.groupby(["board", "deal", "seat"])["hand"].nunique()
+    assert (hands == 1).all()
+    assert set(a["kind"]) == {"tricks", "hearts", "queens", "men", "king_of_hearts",
+                              "seventh_and_last", "trump", "lottery"}  # fmt: skip
+    assert a["pass_direction"].isna().all()
+    m = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert m["rules"]["options"]["players"] == n and m["rules"]["string"] == preset

@@ -37,7 +37,7 @@ from hsim.engine.layout import (
 from hsim.loader import LoadedStrategy, load_players
 from hsim.play import play_range
 from hsim.rng import SEED_SCHEME
-from hsim.rules import Rules, canonical
+from hsim.rules import Rules, canonical, preset_of
 from hsim.runner.manifest import MANIFEST, now, versions, write_manifest
 from hsim.runner.sink import (
     SCHEMA_VERSION,
@@ -65,7 +65,8 @@ class RunConfig:
     game index as a board, once per rotation of the players over the seats (so ``games``
     boards make ``4 * games`` games). score_also: other scorings (full rule sets differing
     from ``rules`` in scoring options only) each game is also followed under.
-    rules_preset: the preset the canonical rules string is written against.
+    rules_preset: the preset the canonical rules string is written against (default: the
+    preset the rules differ least from, e.g. ``kierki3`` for 3-player Kierki rules).
     """
 
     rules: Rules
@@ -73,7 +74,11 @@ class RunConfig:
     games: int
     seed: int
     first_game: int = 0
-    rules_preset: str = "classic"
+    rules_preset: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.rules_preset is None:
+            object.__setattr__(self, "rules_preset", preset_of(self.rules))
     chunk_size: int | None = None
     duplicate: bool = False
     score_also: tuple[Rules, ...] = ()
