@@ -39,18 +39,21 @@ from hsim.rules import PRESETS, Rules
 
 def games_per_second(
     rules: Rules, spec: str, games: int, repeat: int, seed: int, chunk: int
-) -> float:
-    """Return the best games/s of ``repeat`` runs of ``games`` games, ``spec`` in every
-    seat, played ``chunk`` games per ``play_range`` call."""
+) -> tuple[float, float]:
+    """Return the best (games/s, deals/s) of ``repeat`` runs of ``games`` games, ``spec``
+    in every seat, played ``chunk`` games per ``play_range`` call."""
     players = load_players([spec] * rules.players, rules)
     play_range(rules, players, seed, 0, 20)  # compile or load first
-    best = 0.0
+    best, deals_per_game = 0.0, 0.0
     for _ in range(repeat):
         t0 = time.perf_counter()
+        rows = 0
         for first in range(20, 20 + games, chunk):
-            play_range(rules, players, seed, first, min(first + chunk, 20 + games))
+            deals, _ = play_range(rules, players, seed, first, min(first + chunk, 20 + games))
+            rows += len(deals)
         best = max(best, games / (time.perf_counter() - t0))
-    return best
+        deals_per_game = rows / rules.players / games
+    return best, best * deals_per_game
 
 
 def board_margins(rules: Rules, bot: str, boards: int, seed: int) -> dict[int, np.ndarray]:
@@ -86,6 +89,11 @@ def main() -> None:
     parser.add_argument("--boards", type=int, default=2000, help="duplicate boards")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    hearts = PRESETS["classic"]
+    _, hearts_deals = games_per_second(
+        hearts, "random", args.games // 2, args.repeat, args.seed, args.chunk
+    )
+    print(f"reference: Hearts (classic, with passing), random: {hearts_deals:,.0f} deals/s\n")
     for preset in args.presets.split(","):
         rules = PRESETS[preset.strip()]
         rates = {
@@ -93,11 +101,15 @@ def main() -> None:
             for spec in ("random", args.bot)
         }
         print(
-            f"{preset}: games/s on one core ({args.games} games in chunks of {args.chunk}, "
+            f"{preset}: one core ({args.games} games in chunks of {args.chunk}, "
             f"best of {args.repeat})"
         )
-        for spec, rate in rates.items():
-            print(f"  {spec:<24} {rate:>10,.0f}  {rate / rates['random']:>6.3f} x random")
+        base = rates["random"][0]
+        for spec, (rate, deals) in rates.items():
+            print(
+                f"  {spec:<24} {rate:>10,.0f} games/s  {rate / base:>6.3f} x random  "
+                f"{deals:>10,.0f} deals/s  {deals / hearts_deals:>6.3f} x Hearts random"
+            )
         with_rebel = dataclasses.replace(rules, rebel=True)
         margins = board_margins(with_rebel, args.bot, args.boards, args.seed)
         print(
