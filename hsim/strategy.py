@@ -36,7 +36,6 @@ from hsim import _jit  # noqa: F401
 from hsim.cards import Card, CardMask, cards_of
 from hsim.engine.layout import (
     KIND_NAMES,
-    MAX_TRICKS,
     MOON_ADD,
     MOON_DEFAULT,
     MOON_SUBTRACT,
@@ -283,11 +282,12 @@ class Observation:
 
     @property
     def trick_leaders(self) -> list[int]:
-        """Seat that led each trick so far (current trick included)."""
+        """Seat that led each trick so far (current trick included; none in the lottery)."""
+        tricks = min(self.trick_number + 1, 52 // self.n_seats)  # 13 tricks, 3-player Kierki 17
         return [
             int(self._public[P_TRICK_LEADER + t])
-            for t in range(self.trick_number + 1)
-            if t < MAX_TRICKS and self._public[P_TRICK_LEADER + t] >= 0
+            for t in range(tricks)
+            if self._public[P_TRICK_LEADER + t] >= 0
         ]
 
     @property

@@ -8,9 +8,9 @@ import pytest
 from hsim.cards import parse_cards, parse_mask
 from hsim.engine.layout import D_GAME, P_HEARTS_BROKEN, V_HAND
 from hsim.loader import load_players
-from hsim.play import play_range
+from hsim.play import PythonDriver, play_range
 from hsim.position import Position
-from hsim.rules import Rules
+from hsim.rules import Rules, make_rules
 from hsim.strategy import Observation, StrategyError
 from tests.bots import python_bots
 
@@ -121,3 +121,31 @@ def test_illegal_but_held_card_is_refused():
     p = Position.from_hands(HANDS)
     with pytest.raises(Exception, match="rules allow only"):
         p.play(parse_cards("3C"))
+
+
+@pytest.mark.parametrize("preset", ["classic", "kierki4", "kierki3"])
+def test_trick_history_of_a_finished_deal(preset):
+    """After a deal's last trick the observation lists every trick once: its leader (the
+    previous trick's winner, A1.4 / B2) and its winner; the lottery has no tricks."""
+    rules = make_rules(preset)
+    n = rules.players
+    driver = PythonDriver(rules, load_players(["random"] * n, rules), seed=3)
+    seen = []
+
+    def check(d):
+        obs = Observation(d.state.public, d.state.private[0], rules)
+        leaders, winners = obs.trick_leaders, obs.trick_winners
+        seen.append((obs.kind, len(leaders)))
+        if obs.kind == "lottery":
+            assert leaders == []
+            return
+        assert len(leaders) == len(winners) == obs.trick_number
+        assert leaders[1:] == winners[:-1]
+        assert len(obs.points) == len(obs.scores) == n
+
+    driver.play_game(0, on_deal_end=check)
+    tricks = 52 // n  # 13, or 17 with 3 players (B1)
+    if rules.is_kierki:
+        assert ("tricks", tricks) in seen and ("lottery", 0) in seen
+    else:
+        assert seen and all(count == tricks for _, count in seen)
