@@ -64,7 +64,7 @@ from __future__ import annotations
 from numba import njit
 
 from hsim._jit import kernel
-from hsim.engine.bits import highest_card, lowest_card, popcount
+from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
     ALL_CARDS,
     DIAMONDS_MASK,
@@ -75,7 +75,6 @@ from hsim.engine.hearts import (
     QS_BIT,
     QUEEN_SPADES,
     SPADES_MASK,
-    SUIT_MASK,
     card_points,
 )
 from hsim.engine.layout import (
@@ -119,24 +118,6 @@ ACE_HEARTS = 51
 K_MOON_LOSERS = 0
 K_DEFEND_AT = 1
 K_QS_GUARD = 2
-
-
-@kernel
-def suit_bits(s: int) -> int:
-    """Return the mask of suit ``s``."""
-    return SUIT_MASK << (13 * s)
-
-
-@kernel
-def above(c: int) -> int:
-    """Return the mask of the cards of ``c``'s suit ranked above ``c``."""
-    return suit_bits(c // 13) & ~((2 << c) - 1)
-
-
-@kernel
-def below(c: int) -> int:
-    """Return the mask of the cards of ``c``'s suit ranked below ``c``."""
-    return suit_bits(c // 13) & ((1 << c) - 1)
 
 
 @kernel

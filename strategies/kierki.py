@@ -65,30 +65,22 @@ from __future__ import annotations
 from numba import njit
 
 from hsim._jit import kernel
-from hsim.engine.bits import highest_card, lowest_card, popcount
+from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import HEARTS_MASK, SUIT_MASK
 from hsim.engine.kierki import (
     KH_BIT,
-    KIND_HEARTS,
     KIND_KING_OF_HEARTS,
     KIND_LOTTERY,
-    KIND_MEN,
-    KIND_QUEENS,
     KIND_REBEL,
-    KIND_SEVENTH_AND_LAST,
     KIND_TRICKS,
     KIND_TRUMP,
     MEN_MASK,
-    PTS_HEART,
-    PTS_KING_OF_HEARTS,
-    PTS_MAN,
-    PTS_QUEEN,
-    PTS_SEVENTH_OR_LAST,
-    PTS_TRICK,
     QUEENS_MASK,
     RANK_ONE,
+    deal_penalty_cards,
     deck_mask,
     hand_size,
+    trick_penalty,
 )
 from hsim.engine.layout import (
     P_KIND,
@@ -120,24 +112,6 @@ JH_BIT = KH_BIT >> 2
 
 
 @kernel
-def suit_bits(s: int) -> int:
-    """Return the mask of suit ``s`` (0..3)."""
-    return SUIT_MASK << (13 * s)
-
-
-@kernel
-def above(c: int) -> int:
-    """Return the mask of the cards of ``c``'s suit ranked above ``c``."""
-    return suit_bits(c // 13) & ~((2 << c) - 1)
-
-
-@kernel
-def below(c: int) -> int:
-    """Return the mask of the cards of ``c``'s suit ranked below ``c``."""
-    return suit_bits(c // 13) & ((1 << c) - 1)
-
-
-@kernel
 def void_count(public, me: int, n: int, first: int, count: int, s: int) -> int:
     """Return how many of the ``count`` seats from ``me + first`` on have shown void in
     suit ``s``."""
@@ -156,51 +130,28 @@ def void_count(public, me: int, n: int, first: int, count: int, s: int) -> int:
 
 @kernel
 def cards_cost(kind: int, p: int, cards: int) -> int:
-    """Return what taking the cards of mask ``cards`` costs in a deal of ``kind`` (>= 0).
+    """Return what taking the cards of mask ``cards`` costs in a deal of ``kind`` (>= 0):
+    the engine's trick penalty (B2) of those cards, less that of an empty trick.
 
     ``p``: the player count minus 3 (the index of the B2 point tables).
     """
     if cards & PENALTY_CARDS == 0:
         return 0
-    rebel = kind == KIND_REBEL
-    total = 0
-    if kind == KIND_HEARTS or rebel:
-        total -= PTS_HEART[p] * popcount(cards & HEARTS_MASK)
-    if kind == KIND_QUEENS or rebel:
-        total -= PTS_QUEEN[p] * popcount(cards & QUEENS_MASK)
-    if kind == KIND_MEN or rebel:
-        total -= PTS_MAN[p] * popcount(cards & MEN_MASK)
-    if (kind == KIND_KING_OF_HEARTS or rebel) and cards & KH_BIT:
-        total -= PTS_KING_OF_HEARTS[p]
-    return total
+    return trick_penalty(kind, p + 3, 0, 0) - trick_penalty(kind, p + 3, cards, 0)
 
 
 @kernel
 def priced_cards(kind: int) -> int:
     """Return the mask of the cards that cost something in a deal of ``kind``."""
-    if kind == KIND_HEARTS:
-        return HEARTS_MASK
-    if kind == KIND_QUEENS:
-        return QUEENS_MASK
-    if kind == KIND_MEN:
-        return MEN_MASK
-    if kind == KIND_KING_OF_HEARTS:
-        return KH_BIT
     if kind == KIND_REBEL:
         return PENALTY_CARDS
-    return 0
+    return deal_penalty_cards(kind)
 
 
 @kernel
 def trick_base(kind: int, n: int, t: int) -> int:
     """Return what winning trick ``t`` (0-based) costs before its cards (>= 0)."""
-    p = n - 3
-    total = 0
-    if kind in (KIND_TRICKS, KIND_REBEL):
-        total -= PTS_TRICK[p]
-    if kind in (KIND_SEVENTH_AND_LAST, KIND_REBEL) and t in (6, hand_size(n) - 1):
-        total -= PTS_SEVENTH_OR_LAST[p]
-    return total
+    return -trick_penalty(kind, n, 0, t)
 
 
 @kernel

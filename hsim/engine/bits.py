@@ -42,3 +42,21 @@ def nth_card(x: int, n: int) -> int:
     for _ in range(n):
         x &= x - 1
     return lowest_card(x)
+
+
+@kernel
+def suit_bits(s: int) -> int:
+    """Return the mask of suit ``s`` (0..3: C, D, S, H)."""
+    return 0x1FFF << (13 * s)
+
+
+@kernel
+def above(c: int) -> int:
+    """Return the mask of the cards of ``c``'s suit ranked above ``c``."""
+    return suit_bits(c // 13) & ~((2 << c) - 1)
+
+
+@kernel
+def below(c: int) -> int:
+    """Return the mask of the cards of ``c``'s suit ranked below ``c``."""
+    return suit_bits(c // 13) & ((1 << c) - 1)

@@ -75,13 +75,13 @@ class RunConfig:
     seed: int
     first_game: int = 0
     rules_preset: str | None = None
+    chunk_size: int | None = None
+    duplicate: bool = False
+    score_also: tuple[Rules, ...] = ()
 
     def __post_init__(self) -> None:
         if self.rules_preset is None:
             object.__setattr__(self, "rules_preset", preset_of(self.rules))
-    chunk_size: int | None = None
-    duplicate: bool = False
-    score_also: tuple[Rules, ...] = ()
 
     @property
     def rotations(self) -> int:
