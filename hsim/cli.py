@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from hsim.cards import CardParseError
 from hsim.cli_common import (
@@ -237,6 +238,14 @@ def build_position(deal_text, pass_direction, passes, plays, rules):
         raise user_error(exc) from None
 
 
+def _board_of(manifest: dict, game: int, rules) -> str:
+    """Return `` (board B, rotation R)`` for a game of a duplicate run, else ``""``."""
+    if not manifest.get("duplicate"):
+        return ""
+    board, rotation = divmod(game, rules.players)
+    return f" (board {board}, rotation {rotation})"
+
+
 def _load(specs, rules=None):
     from hsim.loader import load_players, split_players
     from hsim.strategy import StrategyError
@@ -247,12 +256,18 @@ def _load(specs, rules=None):
         raise user_error(exc) from None
 
 
-def _load_one(spec):
+def _load_one(spec, rules):
     from hsim.loader import load
     from hsim.strategy import StrategyError
 
     try:
-        return (load(spec),)
+        loaded = load(spec)
+        if rules.game not in loaded.games:
+            raise StrategyError(
+                f"strategy {spec!r} does not play {rules.game} (it plays: "
+                f"{', '.join(loaded.games)})"
+            )
+        return (loaded,)
     except StrategyError as exc:
         raise user_error(exc) from None
 
@@ -289,6 +304,13 @@ def replay(
         if run_dir is not None:
             if game is None:
                 raise click.UsageError("give --game G with a run folder")
+            ctx = click.get_current_context()
+            preset_given = ctx.get_parameter_source("preset") != ParameterSource.DEFAULT
+            if players or rule_items or preset_given or deal_text:
+                raise click.UsageError(
+                    "a run folder replays with its own rules and players: drop --rules, "
+                    "--rule, --players and --deal (or replay --seed S --game G without it)"
+                )
             manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game)
             specs = [p["spec"] for p in manifest["players"]]
             if manifest.get("duplicate"):
@@ -299,7 +321,7 @@ def replay(
                 rules,
                 manifest["rules"]["preset"],
                 specs,
-                f"game {game} of run seed {manifest['seed']}",
+                f"game {game}{_board_of(manifest, game, rules)} of run seed {manifest['seed']}",
             )
             if not rp.rows_match(records, recorded):
                 click.echo(
@@ -410,7 +432,7 @@ def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, s
 
     rules, _ = build_rules(preset, rule_items)
     _, position = build_position(deal_text, pass_direction, passes, plays, rules)
-    (strategy,) = _load_one(spec)
+    (strategy,) = _load_one(spec, rules)
     try:
         card = ask(strategy, position, seed)
     except (ValueError, StrategyError) as exc:

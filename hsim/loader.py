@@ -207,6 +207,14 @@ class LoadedStrategy:
         }
 
 
+def _games(value: Any) -> tuple[str, ...]:
+    """Return a strategy's ``games`` as a tuple of lower-case names (``"kierki"`` alone
+    counts as ``("kierki",)``)."""
+    if isinstance(value, str):
+        value = (value,)
+    return tuple(str(g).strip().lower() for g in value)
+
+
 def _python_value(text: str) -> Any:
     low = text.lower()
     if low in ("true", "false"):
@@ -237,7 +245,7 @@ def load(spec: str) -> LoadedStrategy:
             compiled=obj,
             params=params,
             param_values=values,
-            games=tuple(obj.games),
+            games=_games(obj.games),
         )
     if inspect.isclass(obj) and callable(getattr(obj, "play", None)):
         kwargs = {k: _python_value(v) for k, v in raw.items()}
@@ -254,7 +262,7 @@ def load(spec: str) -> LoadedStrategy:
             "python",
             python_factory=lambda: obj(**kwargs),
             param_values=kwargs,
-            games=tuple(getattr(obj, "games", ("hearts",))),
+            games=_games(getattr(obj, "games", ("hearts",))),
         )
     raise StrategyError(
         f"{name!r} is neither a CompiledStrategy nor a class with a play(obs, legal, rng) "

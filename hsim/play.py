@@ -220,6 +220,16 @@ def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros((0, cols), np.int64)
 
 
+def _answer(value) -> int:
+    """Return a strategy's answer as an int; refuse what is not an integer (2.9, "S", None).
+
+    :raises TypeError: the answer is not an int or numpy integer.
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    raise TypeError(f"answered {value!r} ({type(value).__name__}), not an int")
+
+
 class _Seat:
     """One seat in the Python driver: a compiled bundle or a plain-Python player."""
 
@@ -227,7 +237,15 @@ class _Seat:
         self.loaded = loaded
         self.seat = seat
         self.state = state
-        self.player = loaded.python_factory() if loaded.kind == "python" else None
+        self.player = None
+        if loaded.kind == "python":
+            try:
+                self.player = loaded.python_factory()
+            except Exception as exc:
+                raise StrategyError(
+                    f"strategy {loaded.spec!r} (seat {seat}) could not be made: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
         public, rows = state.read_only()
         self.obs = Observation(public, rows[seat], rules)
         self.rng: np.random.Generator | None = None
@@ -249,20 +267,20 @@ class _Seat:
         if self.player is None:
             pub, priv, rng, params = self._compiled_args()
             return int(self.loaded.compiled.pass_cards(pub, priv, rng, params))
-        return int(self.player.pass_cards(self.obs, self.rng))
+        return _answer(self.player.pass_cards(self.obs, self.rng))
 
     def play(self, legal: int) -> int:
         if self.player is None:
             pub, priv, rng, params = self._compiled_args()
             return int(self.loaded.compiled.play(pub, priv, legal, rng, params))
-        return int(self.player.play(self.obs, legal, self.rng))
+        return _answer(self.player.play(self.obs, legal, self.rng))
 
     def moon_choice(self) -> int:
         if self.player is None:
             pub, priv, rng, params = self._compiled_args()
             return int(self.loaded.compiled.moon_choice(pub, priv, rng, params))
         choose = getattr(self.player, "moon_choice", None)
-        return 0 if choose is None else int(choose(self.obs, self.rng))
+        return 0 if choose is None else _answer(choose(self.obs, self.rng))
 
     def trump_choice(self) -> int:
         if self.player is None:
@@ -271,7 +289,7 @@ class _Seat:
         choose = getattr(self.player, "trump_choice", None)
         if choose is None:  # the compiled default: the longest suit seen
             return int(longest_suit(self.obs.hand))
-        return int(choose(self.obs, self.rng))
+        return _answer(choose(self.obs, self.rng))
 
 
 class PythonDriver:
@@ -323,7 +341,14 @@ class PythonDriver:
             for s in range(N_SEATS):
                 self.state.rngs[1 + s, 0] = stream_state(self.run_seed, game, PURPOSE_SEAT + s)
         for seat in self.seats:
-            seat.new_game(self.run_seed, game, self.rules)
+            try:
+                seat.new_game(self.run_seed, game, self.rules)
+            except Exception as exc:
+                self.state.hidden[H_DECIDER] = seat.seat
+                self.state.hidden[H_GAME] = game
+                raise _error(
+                    self.players, self.state, self.seed, f"raised {type(exc).__name__}: {exc}"
+                ) from exc
 
     def play_deal(self) -> bool:
         """Play until the current deal is scored; return True when that ended the game.

@@ -131,7 +131,7 @@ def _record(driver: PythonDriver) -> DealRecord:
         cards = plays[seats * t : seats * t + seats]
         mask = sum(1 << c for _, c in cards)
         if kierki:
-            points = trick_points(int(pub[P_KIND]), seats, mask, t, driver.rules.trump_trick_value)
+            points = trick_points(int(pub[P_KIND]), seats, mask, t, driver.rules.trump_points)
         else:
             points = card_points(mask)
         record.tricks.append(
@@ -209,7 +209,7 @@ def _recorded_rows(run_dir: Path, game: int) -> np.ndarray | None:
     import pyarrow.dataset as ds
 
     folder = Path(run_dir) / "deals"
-    if not folder.exists():
+    if not any(folder.glob("*.parquet")):  # no part written (e.g. a run that failed early)
         return None
     table = ds.dataset(folder, format="parquet").to_table(filter=ds.field("game") == game)
     if table.num_rows == 0:
@@ -244,7 +244,12 @@ def _kierki_lines(r: DealRecord, names: list[str]) -> list[str]:
         trump = TRUMP_CHOICES[int(r.rows[0, D_TRUMP])]
         seen = " ".join(format_card(c) for c in r.trump_seen)
         lines.append(f"  trump {trump}: named by seat {r.trump_chooser}, who saw {seen}")
-    if r.kind == "lottery":
+    if r.kind == "lottery" and r.lottery:
+        rank = format_card(r.lottery[0][1])[0]
+        lines.append(
+            f"  lottery, starting rank {rank}: plays as seat:card, in order (a seat without "
+            "a legal card passes, unshown)"
+        )
         for k in range(0, len(r.lottery), 8):
             chunk = r.lottery[k : k + 8]
             lines.append("  plays: " + "  ".join(f"{s}:{format_card(c)}" for s, c in chunk))

@@ -48,6 +48,7 @@ KIERKI_KINDS = (
     "lottery",
 )
 GAMES = ("hearts", "kierki")
+ZERO_MEANS_DEFAULT = ("trump_trick_value",)  # 0: the value RULES.md gives for the seats
 PLAYER_COUNTS = (3, 4)
 
 
@@ -117,7 +118,10 @@ class Rules:
     players: int = _opt(4, PLAYER_COUNTS, "number of seats: 4 (Kierki: 3 or 4)", "B1")
     rebel: bool = _opt(False, BOOL, "Kierki: play the rebel deal (all penalties at once)", "B1")
     trump_trick_value: int = _opt(
-        15, None, "Kierki: points per trump-deal trick (kierki3 preset: 20)", "B3"
+        0,
+        None,
+        "Kierki: points per trump-deal trick; 0: RULES.md's 15 (4 players) or 20 (3)",
+        "B3",
     )
     trump_chooser: str = _opt(
         "dealer_left",
@@ -152,11 +156,13 @@ class Rules:
                         f"{f.name}={value} is not valid; choose one of: {', '.join(choices)}"
                     )
             elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise RulesError(f"{f.name} must be a positive integer, not {value!r}")
+                zero_ok = f.name in ZERO_MEANS_DEFAULT and value == 0 and type(value) is int
+                if not zero_ok:
+                    raise RulesError(f"{f.name} must be {_allowed(f.name)}, not {value!r}")
         if self.game == "hearts" and self.players != 4:
             raise RulesError(
-                f"Hearts is played by 4 players, not {self.players}; for 3 players use "
-                "--rules kierki3"
+                f"Hearts is played by 4 players, not {self.players}; 3 players play Kierki "
+                "(--rules kierki3, or game=kierki)"
             )
 
     def to_array(self) -> np.ndarray:
@@ -168,11 +174,22 @@ class Rules:
         for i, f in enumerate(dataclasses.fields(self)):
             value = getattr(self, f.name)
             choices = f.metadata["choices"]
-            if choices is BOOL or choices is None or choices is PLAYER_COUNTS:
+            if f.name == "trump_trick_value":
+                out[i] = self.trump_points
+            elif choices is BOOL or choices is None or choices is PLAYER_COUNTS:
                 out[i] = int(value)
             else:
                 out[i] = choices.index(value)
         return out
+
+    @property
+    def trump_points(self) -> int:
+        """Points per trick in a Kierki trump deal: ``trump_trick_value``, or when it is 0
+        the RULES.md B3 default, +15 for 4 players and +20 for 3.
+        """
+        if self.trump_trick_value:
+            return self.trump_trick_value
+        return 20 if self.players == 3 else 15
 
     @property
     def is_kierki(self) -> bool:
@@ -193,7 +210,7 @@ PRESETS: dict[str, Rules] = {
     "classic": Rules(),
     "openspiel": Rules(queen_breaks_hearts=True, first_trick_only_points="any"),
     "kierki4": Rules(game="kierki"),
-    "kierki3": Rules(game="kierki", players=3, trump_trick_value=20),
+    "kierki3": Rules(game="kierki", players=3),
 }
 PRESET_MEANINGS = {
     "classic": "every RULES.md default: seed 000's game with all options off",
@@ -209,6 +226,8 @@ def _allowed(name: str) -> str:
     if choices is BOOL:
         return "true|false"
     if choices is None:
+        if name in ZERO_MEANS_DEFAULT:
+            return "0 (the default for the player count) or a positive integer"
         return "a positive integer"
     return "|".join(str(c) for c in choices)
 
@@ -232,7 +251,7 @@ def parse_value(name: str, text: str) -> Any:
         if t in ("false", "off", "no", "0"):
             return False
     elif choices is None:
-        if t.isdigit() and int(t) >= 1:
+        if t.isdigit() and (int(t) >= 1 or name in ZERO_MEANS_DEFAULT):
             return int(t)
     elif choices is PLAYER_COUNTS:
         if t in ("3", "4"):
@@ -330,14 +349,7 @@ def ineffective_options(rules: Rules) -> list[str]:
     if rules.is_kierki:
         base = PRESETS["kierki3" if rules.players == 3 else "kierki4"]
         hearts_set = [n for n in HEARTS_OPTIONS if getattr(rules, n) != getattr(base, n)]
-        notes = [f"{n} is a Hearts option and has no effect in Kierki" for n in hearts_set]
-        if rules.trump_trick_value != base.trump_trick_value:
-            notes.append(
-                f"trump_trick_value={rules.trump_trick_value} differs from the "
-                f"{rules.players}-player value {base.trump_trick_value}: the conservation "
-                "totals of RULES.md B3 do not apply"
-            )
-        return notes
+        return [f"{n} is a Hearts option and has no effect in Kierki" for n in hearts_set]
     notes = [
         f"{n} is a Kierki option and has no effect in Hearts"
         for n in KIERKI_OPTIONS

@@ -128,7 +128,7 @@ def void_count(public, me: int, n: int, first: int, count: int, s: int) -> int:
 # -- penalty deals (B2) -------------------------------------------------------------------
 
 
-@kernel
+@njit(cache=True)  # not inlined: called at many sites
 def cards_cost(kind: int, p: int, cards: int) -> int:
     """Return what taking the cards of mask ``cards`` costs in a deal of ``kind`` (>= 0):
     the engine's trick penalty (B2) of those cards, less that of an empty trick.
@@ -148,7 +148,7 @@ def priced_cards(kind: int) -> int:
     return deal_penalty_cards(kind)
 
 
-@kernel
+@njit(cache=True)  # not inlined: called at many sites
 def trick_base(kind: int, n: int, t: int) -> int:
     """Return what winning trick ``t`` (0-based) costs before its cards (>= 0)."""
     return -trick_penalty(kind, n, 0, t)

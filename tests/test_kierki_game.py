@@ -128,7 +128,7 @@ def full_value(kind: int, rules: Rules) -> int:
     if kind == REBEL:
         return sum(penalty.values())
     if kind == TRUMP:
-        return hand_size(rules.players) * rules.trump_trick_value
+        return hand_size(rules.players) * rules.trump_points
     return sum(LOTTERY_PLACES[i])
 
 
@@ -373,7 +373,7 @@ def check_game_records(rules: Rules, deals: np.ndarray, games: np.ndarray, n_gam
                 assert (rows[:, D_TRUMP] == trump).all()
                 assert 0 <= trump <= (TRUMP_NONE if rules.allow_no_trump else 3)
                 trumps_seen.add(int(trump))
-                assert (points == tricks * rules.trump_trick_value).all()
+                assert (points == tricks * rules.trump_points).all()
                 chooser = (k if rules.trump_chooser == "dealer" else k + 1) % n
                 assert (rows[:, D_TRUMP_CHOOSER] == chooser).all()
                 choosers.append(chooser)

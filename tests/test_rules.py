@@ -126,3 +126,16 @@ def test_describe_lists_every_option():
     assert [r["name"] for r in rows] == list(RULE_NAMES)
     assert all(r["meaning"] and r["allowed"] for r in rows)
     assert len(RULE_NAMES) == len(dataclasses.fields(Rules))
+
+
+def test_trump_trick_value_follows_the_player_count():
+    """RULES.md B3: +15 per trump trick for 4 players, +20 for 3, however the 3 players
+    are reached; an explicit value wins."""
+    for text in ("kierki3", "kierki4(players=3)", "classic(game=kierki,players=3)"):
+        r = parse_rules(text)
+        assert r.trump_points == 20 and canonical(r) == "kierki3"
+        assert r.to_array()[RULE_NAMES.index("trump_trick_value")] == 20
+    assert parse_rules("kierki3(players=4)").trump_points == 15
+    assert parse_rules("kierki3(trump_trick_value=7)").trump_points == 7
+    with pytest.raises(RulesError, match="0 .the default for the player count. or a positive"):
+        parse_rules("kierki4(trump_trick_value=-2)")
