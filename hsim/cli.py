@@ -23,6 +23,8 @@ from hsim.cli_common import (
     workers_option,
 )
 from hsim.rules import (
+    HEARTS_OPTIONS,
+    KIERKI_OPTIONS,
     PRESET_MEANINGS,
     PRESETS,
     RulesError,
@@ -559,8 +561,12 @@ def rules_command(rules_string):
         except RulesError as exc:
             raise user_error(exc) from None
         click.echo(canonical(rules, rules_string.partition("(")[0].strip()))
+        other = KIERKI_OPTIONS if not rules.is_kierki else HEARTS_OPTIONS
         for name, value in rules.to_dict().items():
-            click.echo(f"  {name} = {value}")
+            unused = f"  (no effect in {rules.game.capitalize()})" if name in other else ""
+            if name == "trump_trick_value" and rules.is_kierki and not value:
+                unused = f"  ({rules.trump_points} per trick for {rules.players} players)"
+            click.echo(f"  {name} = {value}{unused}")
         for note in ineffective_options(rules):
             click.echo(f"warning: {note}", err=True)
         return

@@ -150,3 +150,13 @@ def test_same_rows_without_jit(tmp_path):
         a, b = (pd.read_parquet(o / dataset) for o in outs)
         assert len(a) > 0
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_rules_marks_the_other_games_options():
+    r = run("rules", "kierki3")
+    assert r.exit_code == 0 and r.output.splitlines()[0] == "kierki3"
+    assert "omnibus = False  (no effect in Kierki)" in r.output
+    assert "trump_trick_value = 0  (20 per trick for 3 players)" in r.output
+    assert "  rebel = False\n" in r.output
+    r = run("rules", "classic")
+    assert "rebel = False  (no effect in Hearts)" in r.output and "omnibus = False\n" in r.output
