@@ -5,9 +5,10 @@ Design notes
   cards 52-bit masks in int64 (see :mod:`hsim.cards`), as in :mod:`hsim.engine.hearts`.
 - Deals are numbered from 0 (``k``); seats 0..n-1 with n = 3 or 4 players; "left" is
   seat + 1 (clockwise).
-- These are pure kernels with no state arrays yet: each takes plain ints (and, for a
-  trick in order, an int64 array). Options are passed as ints (0 off, 1 on, or the
-  option's code given below); the rules vector wiring comes with the state machine.
+- These are pure kernels without state arrays: each takes plain ints (and, for a trick
+  in order, an int64 array). Options are passed as ints (0 off, 1 on, or the option's
+  code given below); :mod:`hsim.engine.kierki_game` reads them from the rules vector and
+  drives a game over the shared state arrays.
 - Points are signed as scored: penalties negative, trump tricks and lottery places
   positive (B2-B4).
 """
