@@ -18,6 +18,7 @@ from hsim.engine.bits import popcount
 from hsim.engine.layout import (
     H_DECK,
     H_PENDING_PASS,
+    MAX_TRICKS,
     MOON_ADD,
     MOON_DEFAULT,
     MOON_SUBTRACT,
@@ -156,12 +157,11 @@ def apply_passes(public, private, hidden) -> None:
 
 
 @kernel
-def start_play(public, private) -> None:
-    """Reset the per-deal public facts and give the lead of trick 1 to the 2C holder (A1.3)."""
-    leader = 0
-    for s in range(N_SEATS):
-        if private[s, V_HAND] & 1:
-            leader = s
+def reset_deal(public, n: int, leader: int) -> None:
+    """Reset the per-deal public facts of ``n`` seats (points, tricks, voids, taken cards,
+    the trick state, the play history) and give the first lead to ``leader``.
+    """
+    for s in range(n):
         public[P_POINTS + s] = 0
         public[P_TRICKS_WON + s] = 0
         public[P_VOIDS + s] = 0
@@ -175,10 +175,20 @@ def start_play(public, private) -> None:
     public[P_TRICK_CARDS] = 0
     public[P_LED_SUIT] = -1
     public[P_N_PLAYS] = 0
-    for t in range(N_TRICKS):
+    for t in range(MAX_TRICKS):
         public[P_TRICK_LEADER + t] = -1
         public[P_TRICK_WINNER + t] = -1
     public[P_TRICK_LEADER] = leader
+
+
+@kernel
+def start_play(public, private) -> None:
+    """Reset the per-deal public facts and give the lead of trick 1 to the 2C holder (A1.3)."""
+    leader = 0
+    for s in range(N_SEATS):
+        if private[s, V_HAND] & 1:
+            leader = s
+    reset_deal(public, N_SEATS, leader)
 
 
 @kernel

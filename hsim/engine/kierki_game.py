@@ -25,7 +25,7 @@ from numba import njit, types
 from hsim._jit import kernel
 from hsim.engine.bits import popcount
 from hsim.engine.game import _fail, new_game
-from hsim.engine.hearts import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES
+from hsim.engine.hearts import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES, reset_deal
 from hsim.engine.kierki import (
     KIND_LOTTERY,
     KIND_TRUMP,
@@ -84,7 +84,6 @@ from hsim.engine.layout import (
     H_PHASE,
     H_TRUMP_CHOICE,
     MAX_SEATS,
-    MAX_TRICKS,
     P_DEAL,
     P_DEALER,
     P_HEARTS_BROKEN,
@@ -196,32 +195,17 @@ def begin_kierki_deal(public, private, hidden, rngs, rules) -> None:
         private[s, V_DEALT] = hand
         private[s, V_PASSED] = 0
         private[s, V_RECEIVED] = 0
-        public[P_POINTS + s] = 0
-        public[P_TRICKS_WON + s] = 0
-        public[P_VOIDS + s] = 0
-        public[P_TAKEN + s] = 0
         public[P_OUT + s] = 0
     leader = leader_of(k, n, kind, rules[R_LOTTERY_LEADER])
+    reset_deal(public, n, leader)
     public[P_KIND] = kind
     public[P_DEALER] = dealer
     public[P_PASS_DIR] = -1
     public[P_TRUMP] = -1
     public[P_TRUMP_CHOOSER] = -1
     public[P_START_RANK] = -1
-    public[P_TRICK] = 0
-    public[P_LEADER] = leader
-    public[P_TO_ACT] = leader
-    public[P_TRICK_LEN] = 0
-    public[P_HEARTS_BROKEN] = 0
-    public[P_PLAYED] = 0
-    public[P_TRICK_CARDS] = 0
-    public[P_LED_SUIT] = -1
-    public[P_N_PLAYS] = 0
-    for t in range(MAX_TRICKS):
-        public[P_TRICK_LEADER + t] = -1
-        public[P_TRICK_WINNER + t] = -1
-    if kind != KIND_LOTTERY:
-        public[P_TRICK_LEADER] = leader
+    if kind == KIND_LOTTERY:
+        public[P_TRICK_LEADER] = -1  # the lottery has no tricks
     hidden[H_TRUMP_CHOICE] = -1
     if kind == KIND_TRUMP:
         chooser = trump_chooser_of(k, n, rules[R_TRUMP_CHOOSER])
