@@ -259,16 +259,12 @@ def _load(specs, rules=None):
 
 
 def _load_one(spec, rules):
-    from hsim.loader import load
+    from hsim.loader import check_game, load
     from hsim.strategy import StrategyError
 
     try:
         loaded = load(spec)
-        if rules.game not in loaded.games:
-            raise StrategyError(
-                f"strategy {spec!r} does not play {rules.game} (it plays: "
-                f"{', '.join(loaded.games)})"
-            )
+        check_game(loaded, rules.game)
         return (loaded,)
     except StrategyError as exc:
         raise user_error(exc) from None

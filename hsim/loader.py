@@ -287,13 +287,21 @@ def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStr
         )
     players = [load(s) for s in specs]
     for p in players:
-        if game not in p.games:
-            able = [r["name"] for r in describe_available() if game in r.get("games", ())]
-            raise StrategyError(
-                f"strategy {p.spec!r} does not play {game} (it plays: "
-                f"{', '.join(p.games)}); strategies that play {game}: {', '.join(able)}"
-            )
+        check_game(p, game)
     return players
+
+
+def check_game(player: LoadedStrategy, game: str) -> None:
+    """Refuse a strategy that does not play ``game`` (``hearts`` or ``kierki``).
+
+    :raises StrategyError: naming the games it plays and the strategies that play ``game``.
+    """
+    if game not in player.games:
+        able = [r["name"] for r in describe_available() if game in r.get("games", ())]
+        raise StrategyError(
+            f"strategy {player.spec!r} does not play {game} (it plays: "
+            f"{', '.join(player.games)}); strategies that play {game}: {', '.join(able)}"
+        )
 
 
 def describe_available() -> list[dict]:

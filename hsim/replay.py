@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from hsim.cards import format_card, format_mask
 from hsim.engine.hearts import card_points
 from hsim.engine.kierki import hand_size, trick_points, trump_preview_size
-from hsim.engine.kierki_game import dealt_hand, seat_card
+from hsim.engine.kierki_game import seat_card
 from hsim.engine.layout import (
     D_DEAL,
     D_DEAL_SCORE,
@@ -122,8 +122,7 @@ def _record(driver: PythonDriver) -> DealRecord:
         record.kind = KIND_NAMES[int(pub[P_KIND])]
         record.dealer, record.trump_chooser = dealer, chooser
         if chooser >= 0:
-            seen = dealt_hand(hidden, seats, dealer, chooser, trump_preview_size(seats))
-            record.trump_seen = [c for c in record.hands[chooser] if (seen >> c) & 1]
+            record.trump_seen = record.hands[chooser][: trump_preview_size(seats)]
         if record.kind == "lottery":
             record.lottery = plays
             return record
