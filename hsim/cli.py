@@ -116,11 +116,6 @@ def tournament(
     """
     started = time.perf_counter()
     rules, preset = build_rules(preset, rule_items)
-    if rules.is_kierki and score_also:
-        raise click.UsageError(
-            "--score-also re-scores Hearts deals under other scoring options; Kierki has "
-            "no scoring options to vary, so drop --score-also"
-        )
     try:
         scorings = tuple(scoring_variant(rules, text) for text in score_also)
     except RulesError as exc:

@@ -404,12 +404,21 @@ PLAY_OPTIONS: frozenset[str] = frozenset(
 ) | frozenset(RULE_NAMES[len(HEARTS_OPTIONS) :])  # the game, its players, Kierki's options
 
 
+KIERKI_NO_SCORINGS = (
+    "--score-also re-scores Hearts deals under other scoring options; Kierki has no "
+    "scoring options to vary, so drop --score-also"
+)
+
+
 def scoring_variant(base: Rules, text: str) -> Rules:
     """Return ``base`` with the scoring options of ``text`` (``name=value,...``) applied.
 
-    :raises RulesError: an unknown option or value, no option at all, or an option that
-        changes play (RULES.md A1): such a variant needs its own games (compare-rules).
+    :raises RulesError: ``base`` is Kierki (it has no scoring options, RULES.md part B),
+        an unknown option or value, no option at all, or an option that changes play
+        (RULES.md A1): such a variant needs its own games (compare-rules).
     """
+    if base.is_kierki:
+        raise RulesError(KIERKI_NO_SCORINGS)
     options = parse_assignments([text])
     if not options:
         raise RulesError(f"scoring {text!r} sets no option; write name=value[,name=value]")

@@ -106,3 +106,10 @@ def test_replay_of_a_run_that_wrote_no_part(tmp_path):
         part.unlink()  # as a run that failed before its first part was written
     r = _cli("replay", out, "--game", "0")
     assert r.exit_code == 0 and "deal 10  lottery" in r.output
+
+
+def test_score_also_is_refused_for_kierki(tmp_path):
+    r = _cli("tournament", "--rules", "kierki4", "--players", "random,random,random,random",
+             "--games", "2", "--out", tmp_path / "run", "--score-also", "omnibus=true")  # fmt: skip
+    assert r.exit_code != 0 and "Kierki has no scoring options to vary" in r.output
+    assert not (tmp_path / "run").exists()

@@ -37,7 +37,7 @@ from hsim.engine.layout import (
 from hsim.loader import LoadedStrategy, load_players
 from hsim.play import play_range
 from hsim.rng import SEED_SCHEME
-from hsim.rules import Rules, canonical, preset_of
+from hsim.rules import KIERKI_NO_SCORINGS, Rules, canonical, preset_of
 from hsim.runner.manifest import MANIFEST, now, versions, write_manifest
 from hsim.runner.sink import (
     SCHEMA_VERSION,
@@ -260,10 +260,7 @@ def run_tournament(
     """
     t0 = started if started is not None else time.perf_counter()
     if config.rules.is_kierki and config.score_also:
-        raise RunError(
-            "--score-also re-scores Hearts deals under other scoring options; Kierki has "
-            "no scoring options to vary, so drop --score-also"
-        )
+        raise RunError(KIERKI_NO_SCORINGS)
     players = load_players(list(config.players), config.rules)  # fail before touching the disk
     play_range(config.rules, players, config.seed, config.first_game, config.first_game + 1)
     compile_s = time.perf_counter() - t0
