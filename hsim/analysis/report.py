@@ -133,25 +133,32 @@ def strategy_rows(
     return rows
 
 
+def _rows_by(deals: pd.DataFrame, by: str, column: str, order: tuple, measures) -> list[dict]:
+    """Return one dict per (``by`` value, ``column`` value) with ``seat_deals`` and each
+    ``measures`` name applied to the group's deals; sorted by ``by``, then ``column`` in
+    ``order`` (values not in it last, by name).
+    """
+    rank = {value: i for i, value in enumerate(order)}
+    rows = []
+    key = _key_values(deals, by)
+    for (value, group), d in deals.groupby([key, deals[column].astype(str)]):
+        row = {by: value.item() if hasattr(value, "item") else value, column: group}
+        row["seat_deals"] = len(d)
+        row.update({name: measure(d) for name, measure in measures.items()})
+        rows.append(row)
+    rows.sort(key=lambda r: (str(r[by]), rank.get(r[column], len(rank)), r[column]))
+    return rows
+
+
 def pass_direction_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]:
     """Return one dict per (``by`` value, pass direction): seat_deals, points_per_deal and
     moon_rate (intervals clustered by game). Directions in the order left, right,
     across, hold."""
-    order = {"left": 0, "right": 1, "across": 2, "hold": 3}
-    rows = []
-    key = _key_values(deals, by)
-    for (value, direction), d in deals.groupby([key, deals["pass_direction"].astype(str)]):
-        rows.append(
-            {
-                by: value.item() if hasattr(value, "item") else value,
-                "pass_direction": direction,
-                "seat_deals": len(d),
-                "points_per_deal": _ratio(d, "points"),
-                "moon_rate": _ratio(d, "moon") if "moon" in d else None,
-            }
-        )
-    rows.sort(key=lambda r: (str(r[by]), order.get(r["pass_direction"], 9)))
-    return rows
+    measures = {
+        "points_per_deal": lambda d: _ratio(d, "points"),
+        "moon_rate": lambda d: _ratio(d, "moon") if "moon" in d else None,
+    }
+    return _rows_by(deals, by, "pass_direction", ("left", "right", "across", "hold"), measures)
 
 
 def kind_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]:
@@ -159,20 +166,8 @@ def kind_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]:
     score_per_deal (mean ``deal_score``, the seat's signed points for the deal, with an
     interval clustered by game). Kinds in the order they are played (RULES.md B1).
     """
-    order = {kind: i for i, kind in enumerate(KIERKI_KINDS)}
-    rows = []
-    key = _key_values(deals, by)
-    for (value, kind), d in deals.groupby([key, deals["kind"].astype(str)]):
-        rows.append(
-            {
-                by: value.item() if hasattr(value, "item") else value,
-                "kind": kind,
-                "seat_deals": len(d),
-                "score_per_deal": _ratio(d, "deal_score"),
-            }
-        )
-    rows.sort(key=lambda r: (str(r[by]), order.get(r["kind"], len(order)), r["kind"]))
-    return rows
+    measures = {"score_per_deal": lambda d: _ratio(d, "deal_score")}
+    return _rows_by(deals, by, "kind", KIERKI_KINDS, measures)
 
 
 def build_report(run: Run, scoring: str | None = None) -> dict[str, Any]:
