@@ -18,7 +18,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -47,6 +47,9 @@ from hsim.runner.sink import (
     write_parts,
 )
 from hsim.strategy import StrategyError
+
+if TYPE_CHECKING:
+    from hsim.runner.cluster import DaskCluster
 
 GAMES_PER_WORKER = 20_000
 # Per seat: points, deals, wins, moons, games, sum of places.
@@ -120,6 +123,19 @@ class RunResult:
 _WORKER_PLAYERS: dict[tuple, list[LoadedStrategy]] = {}
 
 
+def worker_players(rules: Rules, specs: tuple[str, ...]) -> list[LoadedStrategy]:
+    """Return the players of ``specs``, loaded once per process (pool or Dask worker) and
+    kept for every later chunk, so compiled code is loaded or compiled once per process.
+
+    :raises StrategyError: see :func:`hsim.loader.load_players`.
+    """
+    key = (rules, specs)
+    players = _WORKER_PLAYERS.get(key)
+    if players is None:
+        players = _WORKER_PLAYERS[key] = load_players(list(specs), rules)
+    return players
+
+
 def _init_worker() -> None:
     # The parent handles Ctrl-C: it lets running chunks finish, then stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -152,10 +168,7 @@ def run_chunk(
     Returns int64[n seats, SUMMARY_COLS]. :raises StrategyError: see
     :func:`hsim.play.play_range`.
     """
-    key = (rules, specs)
-    players = _WORKER_PLAYERS.get(key)
-    if players is None:
-        players = _WORKER_PLAYERS[key] = load_players(list(specs), rules)
+    players = worker_players(rules, specs)
     names = list(specs)
     n = rules.players
     deal_tables, game_tables = [], []
@@ -247,26 +260,38 @@ def run_tournament(
     progress: bool = True,
     argv: list[str] | None = None,
     started: float | None = None,
+    cluster: DaskCluster | None = None,
 ) -> RunResult:
     """Play ``config`` into ``run_dir`` and return what was done.
 
     workers: processes (1 plays in this process). started: ``time.perf_counter()`` taken
     before hsim's compiled code was imported, to report the compile/load time.
+    cluster: play the chunks as tasks on this Dask cluster instead (``workers`` is then
+    ignored; see :mod:`hsim.runner.cluster`); every worker is checked before any game.
 
     :raises RunError: the folder exists (without ``overwrite``), or a strategy failed;
         the manifest then says ``failed``. An interrupted run (Ctrl-C, SIGTERM) returns
         with status ``interrupted``. Parts already written stay readable either way.
     :raises StrategyError: a player spec is invalid (nothing is written).
+    :raises RunError: a cluster worker failed its start check (nothing is written).
     """
     t0 = started if started is not None else time.perf_counter()
     if config.rules.is_kierki and config.score_also:
         raise RunError(KIERKI_NO_SCORINGS)
+    if cluster is not None:
+        from hsim.runner.cluster import absolute_specs
+
+        config = dataclasses.replace(config, players=absolute_specs(config.players))
     players = load_players(list(config.players), config.rules)  # fail before touching the disk
     play_range(config.rules, players, config.seed, config.first_game, config.first_game + 1)
     compile_s = time.perf_counter() - t0
     _WORKER_PLAYERS[(config.rules, config.players)] = players
 
     run_dir = Path(run_dir)
+    cluster_info = None
+    if cluster is not None:
+        cluster_info = _check_cluster(cluster, run_dir, players, config)
+        workers = max(2, cluster_info["threads"])  # for the chunk size; never in-process
     _prepare_folder(run_dir, overwrite)
     chunks = config.chunks(workers)
     manifest: dict[str, Any] = {
@@ -294,6 +319,8 @@ def run_tournament(
         "numba_cache": _jit.CACHE_DIR,
         "started": now(),
     }
+    if cluster_info is not None:
+        manifest["cluster"] = cluster_info
     write_manifest(run_dir, manifest)
 
     sums = np.zeros((config.rules.players, SUMMARY_COLS), np.int64)
@@ -313,9 +340,12 @@ def run_tournament(
                 done_ranges.append((start, stop))
                 bar.update((stop - start) * per)
         else:
-            executor = ProcessPoolExecutor(
-                workers, mp_context=get_context("spawn"), initializer=_init_worker
-            )
+            if cluster is not None:
+                executor = cluster.executor()
+            else:
+                executor = ProcessPoolExecutor(
+                    workers, mp_context=get_context("spawn"), initializer=_init_worker
+                )
             pending = {
                 executor.submit(run_chunk, *args, a, b, str(run_dir), config.duplicate, *extra): (
                     a,
@@ -330,6 +360,8 @@ def run_tournament(
                     sums += fut.result()
                     done_ranges.append((a, b))
                     bar.update((b - a) * per)
+                    if cluster is not None:
+                        bar.set_postfix_str(f"{cluster.workers_connected()} workers", False)
     except (KeyboardInterrupt, _Stop):
         status = "interrupted"
     except StrategyError as exc:
@@ -372,6 +404,30 @@ def run_tournament(
     if status == "failed":
         raise RunError(f"run failed: {error}\n(parts written so far are kept in {run_dir})")
     return result
+
+
+def _check_cluster(cluster, run_dir: Path, players, config: RunConfig) -> dict[str, Any]:
+    """Check every worker of ``cluster`` before the folder is touched; return what
+    ``run.json`` records of the cluster.
+
+    The shared-folder probe goes into the run folder's parent (created if missing), so a
+    failed check leaves nothing behind.
+
+    :raises RunError: a worker failed a check (the message names it and the fix).
+    """
+    from hsim.runner.cluster import ClusterError
+
+    folder = run_dir.resolve().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        checked = cluster.check_workers(
+            folder, players, config.rules, config.seed, config.first_game
+        )
+        return {**cluster.describe(), "checked": checked}
+    except ClusterError as exc:
+        raise RunError(str(exc)) from None
+    except OSError as exc:
+        raise RunError(f"cannot create the folder {folder} for the run: {exc}") from None
 
 
 def _compiled(players: list[LoadedStrategy]) -> bool:

@@ -1,0 +1,248 @@
+"""Runs on a real Dask cluster (``--cluster``): same datasets as the local pool, a worker
+lost mid-run, the start checks (shared folder, strategy files), Dask only when asked.
+
+The local runs here play in-process (``workers=1``): test_runner shows that the local
+pool writes the same datasets for any number of workers, and starting a pool here would
+double these tests' time. The clusters are started here, on 127.0.0.1 only, and stopped
+by the fixtures: a scheduler with two worker processes (a LocalCluster with processes,
+each worker under a nanny that restarts it), and a scheduler with one ``dask worker``
+process that runs in its own mount namespace, where one folder of this machine is hidden
+from it, as a folder that is not shared would be.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from hsim.rules import Rules, make_rules
+from hsim.runner.run import RunConfig, RunError, run_tournament
+
+distributed = pytest.importorskip("distributed")
+
+from hsim.runner.cluster import (  # noqa: E402
+    EXTRA_HINT,
+    ClusterError,
+    DaskCluster,
+    check_address,
+)
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+PLAYERS = ("random", "lowcard", "random", "lowcard")
+
+
+def _config(**kw) -> RunConfig:
+    kw.setdefault("rules", Rules())
+    kw.setdefault("players", PLAYERS)
+    kw.setdefault("games", 60)
+    kw.setdefault("seed", 11)
+    kw.setdefault("chunk_size", 5)
+    return RunConfig(**kw)
+
+
+def _assert_same_datasets(a: Path, b: Path) -> None:
+    for dataset in ("deals", "games"):
+        left, right = pd.read_parquet(a / dataset), pd.read_parquet(b / dataset)
+        assert len(left) > 0
+        pd.testing.assert_frame_equal(left, right)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A scheduler and two single-threaded worker processes on 127.0.0.1."""
+    with DaskCluster("local", workers=2) as c:
+        yield c
+
+
+def _unshare_prefix() -> list[str] | None:
+    if shutil.which("unshare") is None:
+        return None
+    cmd = ["unshare", "--mount"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+    probe = subprocess.run([*cmd, "true"], capture_output=True)
+    return cmd if probe.returncode == 0 else None
+
+
+@pytest.fixture(scope="module")
+def isolated(tmp_path_factory):
+    """(cluster, hidden): a scheduler and one worker process that sees an empty private
+    folder at ``hidden`` instead of this machine's.
+    """
+    prefix = _unshare_prefix()
+    if prefix is None:
+        pytest.skip("needs `unshare --mount` to give a worker its own view of a folder")
+    hidden = tmp_path_factory.mktemp("hidden")
+    local = distributed.LocalCluster(
+        n_workers=0, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    )
+    script = (
+        f"mount -t tmpfs tmpfs {hidden} && exec {sys.executable} -m distributed.cli.dask_worker "
+        f"{local.scheduler_address} --nthreads 1 --no-nanny --host 127.0.0.1 "
+        f"--no-dashboard --death-timeout 60"
+    )
+    worker = subprocess.Popen([*prefix, "sh", "-c", script], cwd=REPO, stderr=subprocess.DEVNULL)
+    try:
+        with DaskCluster(local.scheduler_address) as c:
+            yield c, hidden
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        local.close()
+
+
+def test_tournament_on_the_cluster_equals_the_local_pool(cluster, tmp_path):
+    config = _config(players=("random", f"{TESTS}/bots/python_bots.py:PyLowcard", "random", "duck"))
+    local = run_tournament(config, tmp_path / "pool", workers=1, progress=False)
+    remote = run_tournament(config, tmp_path / "dask", progress=False, cluster=cluster)
+    assert remote.status == "complete" and remote.games_done == 60
+    _assert_same_datasets(tmp_path / "pool", tmp_path / "dask")
+    assert remote.summary == local.summary
+    manifest = pd.read_json(tmp_path / "dask" / "run.json", typ="series")
+    info = manifest["cluster"]
+    assert info["address"] == "local" and len(info["workers"]) == 2
+    # Every worker loaded the compiled code from its cache: nothing compiled per task.
+    assert [w["compiled"] for w in info["checked"]] == [False, False]
+    # The players were loaded once per worker process and kept for all its chunks.
+    key_counts = cluster.client.run(_players_loaded, config.rules, config.players)
+    assert sorted(key_counts.values()) == [1, 1]
+    assert not list(tmp_path.glob("**/.probe-*")) and not list(tmp_path.glob("**/.tmp-*"))
+
+
+def _players_loaded(rules, specs):
+    from hsim.runner import run
+
+    return sum(1 for key in run._WORKER_PLAYERS if key == (rules, specs))
+
+
+def test_duplicate_on_the_cluster_equals_the_local_pool(cluster, tmp_path):
+    config = _config(games=12, chunk_size=2, duplicate=True, players=("lowcard", *PLAYERS[1:]))
+    run_tournament(config, tmp_path / "pool", workers=1, progress=False)
+    run_tournament(config, tmp_path / "dask", progress=False, cluster=cluster)
+    _assert_same_datasets(tmp_path / "pool", tmp_path / "dask")
+    assert pd.read_parquet(tmp_path / "dask" / "games")["rotation"].nunique() == 4
+
+
+def test_kierki_on_the_cluster_equals_the_local_pool(cluster, tmp_path):
+    players = ("kierki", "random", "kierki")
+    config = _config(rules=make_rules("kierki3"), players=players, games=20, chunk_size=3)
+    run_tournament(config, tmp_path / "pool", workers=1, progress=False)
+    run_tournament(config, tmp_path / "dask", progress=False, cluster=cluster)
+    _assert_same_datasets(tmp_path / "pool", tmp_path / "dask")
+
+
+def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
+    marker = tmp_path / "killed"
+    killer = f"{TESTS}/bots/cluster_bots.py:KillsItsWorker(marker={marker},after=400)"
+    config = _config(players=("random", killer, "random", "lowcard"), games=40, chunk_size=4)
+    before = set(cluster.client.run(os.getpid).values())
+    remote = run_tournament(config, tmp_path / "dask", progress=False, cluster=cluster)
+    assert remote.status == "complete"
+    killed = int(marker.read_text())  # the process that died mid-chunk
+    assert killed in before
+    run_tournament(config, tmp_path / "pool", workers=1, progress=False)
+    _assert_same_datasets(tmp_path / "pool", tmp_path / "dask")
+    deadline = time.monotonic() + 30  # the nanny restarts the worker; later tests want two
+    while len(cluster.worker_addresses()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def test_run_folder_not_shared_is_refused_before_any_game(isolated, tmp_path):
+    c, hidden = isolated
+    with pytest.raises(RunError, match="not on a filesystem shared with that worker"):
+        run_tournament(_config(), hidden / "run", progress=False, cluster=c)
+    assert list(hidden.iterdir()) == []  # no run folder, no probe left
+    with pytest.raises(RunError, match=r"cannot write into .*sub.*No such file"):
+        run_tournament(_config(), hidden / "sub" / "run", progress=False, cluster=c)
+    assert not (hidden / "sub" / "run").exists()
+
+
+def test_strategy_file_missing_on_a_worker_is_refused_before_any_game(isolated, tmp_path):
+    c, hidden = isolated
+    bots = hidden / "my_bots.py"
+    shutil.copy(TESTS / "bots" / "python_bots.py", bots)
+    config = _config(players=("random", f"{bots}:PyLowcard", "random", "lowcard"))
+    with pytest.raises(RunError) as err:
+        run_tournament(config, tmp_path / "run", progress=False, cluster=c)
+    message = str(err.value)
+    assert f"has no strategy file {bots}" in message and "Nothing was played" in message
+    assert not (tmp_path / "run").exists()
+
+
+def test_single_file_module_is_shipped_to_workers(isolated, tmp_path, monkeypatch):
+    c, hidden = isolated
+    (hidden / "hsim_test_shipped_bot.py").write_text(
+        textwrap.dedent(
+            """
+            from hsim.cards import cards_of
+
+            class Low:
+                def pass_cards(self, obs, rng):
+                    return sum(1 << c for c in sorted(cards_of(obs.hand))[-3:])
+
+                def play(self, obs, legal, rng):
+                    return min(cards_of(legal), key=lambda c: (c % 13, c // 13))
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(hidden))
+    players = ("random", "hsim_test_shipped_bot:Low", "random", "lowcard")
+    config = _config(players=players, games=6, chunk_size=2)
+    remote = run_tournament(config, tmp_path / "dask", progress=False, cluster=c)
+    assert remote.status == "complete"
+    run_tournament(config, tmp_path / "here", workers=1, progress=False)
+    _assert_same_datasets(tmp_path / "here", tmp_path / "dask")
+
+
+def test_addresses_are_checked():
+    assert check_address(" tcp://10.0.0.5:8786 ") == "tcp://10.0.0.5:8786"
+    assert check_address("127.0.0.1:8786") == "127.0.0.1:8786"
+    assert check_address("local") == "local"
+    for bad in ("", "10.0.0.5", "tcp://host:", "tcp://host:99999", ":8786"):
+        with pytest.raises(ClusterError, match="not a scheduler address"):
+            check_address(bad)
+
+
+def test_no_scheduler_at_the_address_is_a_clear_error():
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ClusterError, match=f"cannot reach the Dask scheduler at .*:{port}"):
+        DaskCluster(f"tcp://127.0.0.1:{port}", timeout=1)
+
+
+def test_missing_distributed_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    with pytest.raises(ClusterError, match=r"pip install 'hsim\[cluster\]'"):
+        DaskCluster("local")
+    assert EXTRA_HINT == "pip install 'hsim[cluster]'"
+
+
+def test_a_plain_run_does_not_import_dask(tmp_path):
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from hsim.cli import main
+        try:
+            main(["tournament", "--players", "random,random,random,random", "--games", "3",
+                  "--workers", "1", "--no-progress", "--out", {str(tmp_path / "r")!r}])
+        except SystemExit as exc:
+            assert exc.code in (0, None), exc.code
+        loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("dask", "distributed"))
+        assert not loaded, loaded
+        """
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, capture_output=True)
