@@ -86,8 +86,13 @@ def run_rung(
     out: Path,
     rules: Rules,
     progress: bool = False,
+    cluster=None,
 ) -> Rung:
-    """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it."""
+    """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it.
+
+    cluster: a :class:`hsim.runner.cluster.DaskCluster` to play on instead of ``workers``
+    local processes.
+    """
     config = RunConfig(
         rules=rules,
         players=rung_players(upper, lower, rules),
@@ -95,19 +100,28 @@ def run_rung(
         seed=seed,
         duplicate=True,
     )
-    run_tournament(config, out, workers=workers, overwrite=True, progress=progress)
+    run_tournament(config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster)
     deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
     advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
     return Rung(upper, lower, advantage, len(deals) // rules.players, out)
 
 
 def run_ladder(
-    bots, boards: int, seed: int, workers: int, out: Path, rules: Rules, progress: bool = False
+    bots,
+    boards: int,
+    seed: int,
+    workers: int,
+    out: Path,
+    rules: Rules,
+    progress: bool = False,
+    cluster=None,
 ):
-    """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first)."""
+    """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first); see
+    :func:`run_rung` for ``cluster``.
+    """
     for lower, upper in zip(bots, bots[1:], strict=False):
         name = f"{_slug(upper)}-over-{_slug(lower)}"
-        yield run_rung(upper, lower, boards, seed, workers, out / name, rules, progress)
+        yield run_rung(upper, lower, boards, seed, workers, out / name, rules, progress, cluster)
 
 
 def _slug(spec: str) -> str:

@@ -246,3 +246,73 @@ def test_a_plain_run_does_not_import_dask(tmp_path):
         """
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, capture_output=True)
+
+
+def _hsim(*args):
+    from click.testing import CliRunner
+
+    from hsim.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args], prog_name="hsim")
+
+
+def test_cli_tournament_ladder_and_compare_rules_on_a_cluster(cluster, tmp_path):
+    address = cluster.scheduler_address
+    base = ["tournament", "--players", ",".join(PLAYERS), "--games", 30, "--seed", 3]
+    result = _hsim(*base, "--no-progress", "--cluster", address, "--out", tmp_path / "t")
+    assert result.exit_code == 0, result.output
+    _hsim(*base, "--no-progress", "--workers", 1, "--out", tmp_path / "here")
+    _assert_same_datasets(tmp_path / "here", tmp_path / "t")
+    manifest = pd.read_json(tmp_path / "t" / "run.json", typ="series")
+    assert manifest["cluster"]["address"] == address
+
+    ladder = ["ladder", "--bots", "random,lowcard", "--boards", 6, "--no-progress"]
+    on_cluster = _hsim(*ladder, "--cluster", address, "--out", tmp_path / "l1")
+    here = _hsim(*ladder, "--workers", 1, "--out", tmp_path / "l2")
+    assert on_cluster.exit_code == 0, on_cluster.output
+    assert on_cluster.output.splitlines()[:2] == here.output.splitlines()[:2]
+
+    compare = ["compare-rules", "--players", ",".join(PLAYERS), "--games", 12]
+    compare += ["--variant", "omnibus=true", "--no-progress", "--json"]
+    on_cluster = _hsim(*compare, "--cluster", address, "--out", tmp_path / "c1")
+    here = _hsim(*compare, "--workers", 1, "--out", tmp_path / "c2")
+    assert on_cluster.exit_code == 0, on_cluster.output
+    strip = [line for line in on_cluster.output.splitlines() if "run_dir" not in line]
+    assert [line for line in here.output.splitlines() if "run_dir" not in line] != []
+    assert strip == [
+        line.replace(str(tmp_path / "c2"), str(tmp_path / "c1"))
+        for line in here.output.splitlines()
+        if "run_dir" not in line
+    ]
+
+
+def test_cli_cluster_usage_errors(cluster, tmp_path, monkeypatch):
+    base = ["tournament", "--players", ",".join(PLAYERS), "--games", 5, "--out", tmp_path / "r"]
+    bad = _hsim(*base, "--cluster", "10.0.0.5")
+    assert bad.exit_code == 2 and "is not a scheduler address" in bad.output
+    both = _hsim(*base, "--cluster", cluster.scheduler_address, "--workers", 2)
+    assert both.exit_code == 2 and "drop --workers" in both.output
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    missing = _hsim(*base, "--cluster", "local")
+    assert missing.exit_code == 1 and "pip install 'hsim[cluster]'" in missing.output
+    assert "Traceback" not in missing.output and not (tmp_path / "r").exists()
+
+
+def test_a_worker_with_another_file_or_another_hsim_is_named(tmp_path):
+    probe = tmp_path / ".probe-x"
+    probe.write_text("token")
+    sources = [("file", "/shared/bots.py", "a" * 64)]
+    report = {
+        "who": {"host": "node7", "pid": 1, "cache_dir": "/c"},
+        "hsim": "0.0.1",
+        "source_hash": "0123456789abcdef",
+        "folder_error": None,
+        "sources": ["b" * 64],
+    }
+    bare = DaskCluster.__new__(DaskCluster)  # no connection needed to judge a report
+    problems = bare._worker_problems(
+        "tcp://10.0.0.7:1234", report, tmp_path, probe.name, "token", sources, ("0.1.0", "f" * 16)
+    )
+    assert len(problems) == 2 and not probe.exists()
+    assert "worker tcp://10.0.0.7:1234 (host node7) runs hsim 0.0.1" in problems[0]
+    assert "has a different strategy file /shared/bots.py" in problems[1]

@@ -101,6 +101,7 @@ def compare_rules(
     progress: bool = False,
     argv: list[str] | None = None,
     echo=None,
+    cluster=None,
 ) -> dict[str, Any]:
     """Play ``games`` games of ``players`` with ``seed`` under ``base`` and each variant
     into ``out/base``, ``out/variant-1``, …; return the comparison (also written to
@@ -113,6 +114,8 @@ def compare_rules(
     :class:`hsim.analysis.frames.WinnerChange`), by_strategy (win rates under base and
     variant and the seat-games whose win status flipped, per strategy) and by_length
     (winner changes by the base game's length). echo: called with a line of progress.
+    cluster: a :class:`hsim.runner.cluster.DaskCluster` to play every rule set on instead
+    of ``workers`` local processes.
 
     :raises hsim.runner.run.RunError: ``out`` exists (without ``overwrite``) or a run
         failed. :raises hsim.strategy.StrategyError: a bad player spec.
@@ -134,7 +137,13 @@ def compare_rules(
             rules=rules, players=tuple(players), games=games, seed=seed, rules_preset=preset
         )
         result = run_tournament(
-            config, out / name, workers=workers, overwrite=True, progress=progress, argv=argv
+            config,
+            out / name,
+            workers=workers,
+            overwrite=True,
+            progress=progress,
+            argv=argv,
+            cluster=cluster,
         )
         if result.status != "complete":
             raise RunError(f"the {name} run was {result.status}; its parts are in {out / name}")

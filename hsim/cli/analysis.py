@@ -12,6 +12,8 @@ import click
 from hsim.cli.common import (
     HELP,
     build_rules,
+    cluster_from_options,
+    cluster_option,
     player_option,
     player_specs,
     players_option,
@@ -39,6 +41,7 @@ from hsim.rules import RulesError
 @player_option
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @workers_option
+@cluster_option
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -59,6 +62,7 @@ def compare_rules(
     player_list,
     seed,
     workers,
+    cluster_address,
     out,
     overwrite,
     as_json,
@@ -101,20 +105,22 @@ def compare_rules(
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     echo = None if as_json else (lambda line: click.echo(line, err=True))
     try:
-        report = run_compare(
-            base,
-            variants,
-            specs,
-            games,
-            seed,
-            out,
-            workers or default_workers(games),
-            preset_name,
-            overwrite,
-            progress,
-            argv=["hsim", *sys.argv[1:]],
-            echo=echo,
-        )
+        with cluster_from_options(cluster_address, workers, default_workers(games)) as cluster:
+            report = run_compare(
+                base,
+                variants,
+                specs,
+                games,
+                seed,
+                out,
+                workers or default_workers(games),
+                preset_name,
+                overwrite,
+                progress,
+                argv=["hsim", *sys.argv[1:]],
+                echo=echo,
+                cluster=cluster,
+            )
     except (RunError, StrategyError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from hsim.cli.common import HELP, build_rules, rule_option, rules_option, user_error, workers_option
+from hsim.cli.common import (
+    HELP,
+    build_rules,
+    cluster_from_options,
+    cluster_option,
+    rule_option,
+    rules_option,
+    user_error,
+    workers_option,
+)
 
 
 @click.command(context_settings=HELP)
@@ -29,6 +38,7 @@ from hsim.cli.common import HELP, build_rules, rule_option, rules_option, user_e
 @rules_option
 @rule_option
 @workers_option
+@cluster_option
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -37,7 +47,7 @@ from hsim.cli.common import HELP, build_rules, rule_option, rules_option, user_e
 )
 @click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
 @click.option("--progress/--no-progress", default=True, show_default=True)
-def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress):
+def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out, check, progress):
     """Measure the bot ladder on duplicate deals, with 95% intervals.
 
     \b
@@ -76,24 +86,27 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
         out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     click.echo(f"{'rung':<40} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<22} holds")
     all_hold = True
+    workers_default = default_workers(rules.players * boards)
     try:
-        for rung in run_ladder(
-            specs,
-            boards,
-            seed,
-            workers or default_workers(rules.players * boards),
-            out,
-            rules,
-            progress,
-        ):
-            ci = rung.advantage
-            all_hold &= rung.holds
-            label = f"{rung.upper} over {rules.players - 1} x {rung.lower}"
-            click.echo(
-                f"{label:<40} {ci.n:>6} {rung.deals:>9,}  "
-                f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]  "
-                f"{'yes' if rung.holds else 'NO'}"
-            )
+        with cluster_from_options(cluster_address, workers, workers_default) as cluster:
+            for rung in run_ladder(
+                specs,
+                boards,
+                seed,
+                workers or workers_default,
+                out,
+                rules,
+                progress,
+                cluster,
+            ):
+                ci = rung.advantage
+                all_hold &= rung.holds
+                label = f"{rung.upper} over {rules.players - 1} x {rung.lower}"
+                click.echo(
+                    f"{label:<40} {ci.n:>6} {rung.deals:>9,}  "
+                    f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]  "
+                    f"{'yes' if rung.holds else 'NO'}"
+                )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     what = (

@@ -3,6 +3,7 @@ strategies, clear user errors."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 import click
@@ -94,6 +95,52 @@ workers_option = click.option(
     help="Worker processes (default: the number of CPUs; fewer for small runs, where "
     "starting a worker costs more than it saves).",
 )
+
+
+cluster_option = click.option(
+    "--cluster",
+    "cluster_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Play the chunks as tasks on a Dask cluster: its scheduler's address "
+    "(tcp://HOST:PORT), a scheduler file (*.json), or 'local' to start one here with "
+    "--workers processes. The run folder must be on a filesystem every worker sees. "
+    "Needs: pip install 'hsim[cluster]'.",
+)
+
+
+@contextlib.contextmanager
+def cluster_from_options(address: str | None, workers: int | None, default_workers: int = 0):
+    """Yield the Dask cluster ``--cluster`` names (None without it), connected for the
+    whole command and closed after it. ``--cluster local`` starts ``workers`` processes
+    (default ``default_workers``, else one per CPU).
+
+    :raises click.UsageError: a malformed address, or ``--workers`` with a cluster address
+        (its workers are the ones started there).
+    :raises click.ClickException: Dask not installed, no scheduler at the address, or no
+        worker.
+    """
+    if address is None:
+        yield None
+        return
+    if workers is not None and address.strip() != "local":
+        raise click.UsageError(
+            "--workers sets the worker processes of --cluster local; a cluster at an "
+            "address plays on the workers started there: drop --workers"
+        )
+    from hsim.runner import run
+    from hsim.runner.cluster import ClusterError, DaskCluster, check_address
+
+    try:
+        check_address(address)
+    except ClusterError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        cluster = DaskCluster(address, workers or default_workers or run.default_workers())
+    except ClusterError as exc:
+        raise user_error(exc) from None
+    with cluster:
+        yield cluster
 
 
 def position_options(fn):

@@ -13,6 +13,8 @@ import click
 from hsim.cli.common import (
     HELP,
     build_rules,
+    cluster_from_options,
+    cluster_option,
     player_option,
     player_specs,
     players_option,
@@ -37,6 +39,7 @@ from hsim.rules import RulesError, scoring_variant
 @rules_option
 @rule_option
 @workers_option
+@cluster_option
 @click.option(
     "--chunk-size",
     type=click.IntRange(min=1),
@@ -82,6 +85,7 @@ def tournament(
     preset,
     rule_items,
     workers,
+    cluster_address,
     chunk_size,
     first_game,
     out,
@@ -93,8 +97,9 @@ def tournament(
     """Play seeded games and write per-deal and per-game Parquet datasets.
 
     \b
-    Example:
+    Examples:
       hsim tournament --players random,lowcard,random,lowcard --games 100000 --seed 7
+      hsim tournament ... --cluster tcp://10.0.0.5:8786 --out /shared/runs/r1
     """
     started = time.perf_counter()
     rules, preset = build_rules(preset, rule_items)
@@ -123,16 +128,19 @@ def tournament(
         duplicate=duplicate,
         score_also=scorings,
     )
+    workers_default = default_workers(games * config.rotations)
     try:
-        result = run_tournament(
-            config,
-            out,
-            workers or default_workers(games * config.rotations),
-            overwrite,
-            progress,
-            argv=["hsim", *sys.argv[1:]],
-            started=started,
-        )
+        with cluster_from_options(cluster_address, workers, workers_default) as cluster:
+            result = run_tournament(
+                config,
+                out,
+                workers or workers_default,
+                overwrite,
+                progress,
+                argv=["hsim", *sys.argv[1:]],
+                started=started,
+                cluster=cluster,
+            )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     _print_result(result, duplicate, rules.is_kierki)

@@ -16,7 +16,7 @@ Before any game, :meth:`DaskCluster.check_workers` asks every connected worker t
    at the same path, with the same content; a single-file module missing on a worker is
    shipped with ``Client.upload_file``),
 4. load the players and play one game in memory, so each worker process loads the
-   compiled code from its numba cache (``$HSIM_CACHE_DIR`` on the worker) or compiles it
+   compiled code from its own cache (``$HSIM_CACHE_DIR`` on the worker) or compiles it
    once, before the first chunk. The loaded players stay in the worker process for all
    its chunks, as in the local pool.
 
@@ -35,7 +35,9 @@ import importlib.util
 import logging
 import os
 import secrets
+import signal
 import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -46,8 +48,10 @@ EXTRA_HINT = "pip install 'hsim[cluster]'"
 #: ``--cluster local``: start a LocalCluster on this machine.
 LOCAL = "local"
 PROBE_PREFIX = ".probe-"
-#: Seconds to wait for the scheduler and a first worker, and for each worker's start check.
-CONNECT_TIMEOUT_S = 30.0
+#: Seconds to wait for the scheduler to answer; then for a first worker; then for each
+#: worker's start check (its warm-up, which may compile, has no limit).
+CONNECT_TIMEOUT_S = 10.0
+WORKER_WAIT_S = 60.0
 CHECK_TIMEOUT_S = 120.0
 
 
@@ -100,11 +104,15 @@ class DaskCluster:
     manager, or call :meth:`close`.
 
     :raises ClusterError: ``distributed`` missing, a malformed address, a scheduler that
-        does not answer, or no worker within ``timeout`` seconds.
+        does not answer within ``timeout`` seconds, or no worker within ``worker_wait``.
     """
 
     def __init__(
-        self, address: str, workers: int | None = None, timeout: float = CONNECT_TIMEOUT_S
+        self,
+        address: str,
+        workers: int | None = None,
+        timeout: float = CONNECT_TIMEOUT_S,
+        worker_wait: float = WORKER_WAIT_S,
     ) -> None:
         distributed = require_distributed()
         self.address = check_address(address)
@@ -112,15 +120,19 @@ class DaskCluster:
         self._last_count: tuple[float, int] = (0.0, 0)
         try:
             if self.address == LOCAL:
-                self._local = distributed.LocalCluster(
-                    n_workers=workers or 1,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    scheduler_port=0,
-                    dashboard_address="127.0.0.1:0",  # no fixed port to collide on
-                    silence_logs=logging.ERROR,
-                )
+                # The workers share the terminal: a Ctrl-C must stop the run (here), not
+                # them. They start with SIGINT blocked and ignore it (dask_setup below).
+                with _sigint_blocked():
+                    self._local = distributed.LocalCluster(
+                        n_workers=workers or 1,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        scheduler_port=0,
+                        dashboard_address="127.0.0.1:0",  # no fixed port to collide on
+                        silence_logs=logging.ERROR,
+                        preload=[__name__],
+                    )
                 self.client = distributed.Client(self._local, timeout=timeout)
             elif self.address.endswith(".json"):
                 if not Path(self.address).is_file():
@@ -131,9 +143,6 @@ class DaskCluster:
                 self.client = distributed.Client(scheduler_file=self.address, timeout=timeout)
             else:
                 self.client = distributed.Client(self.address, timeout=timeout)
-        except ClusterError:
-            self.close()
-            raise
         except (OSError, TimeoutError) as exc:
             self.close()
             raise ClusterError(
@@ -141,12 +150,15 @@ class DaskCluster:
                 f"({type(exc).__name__}: {exc}); start one with `dask scheduler` and give the "
                 "address it prints, or use --cluster local"
             ) from None
+        except BaseException:
+            self.close()
+            raise
         try:
-            self.client.wait_for_workers(1, timeout=timeout)
+            self.client.wait_for_workers(1, timeout=worker_wait)
         except (OSError, TimeoutError):
             self.close()
             raise ClusterError(
-                f"the Dask scheduler at {self.address} has no worker after {timeout:g} s; "
+                f"the Dask scheduler at {self.address} has no worker after {worker_wait:g} s; "
                 f"start workers with `dask worker {self.address} --nthreads 1`"
             ) from None
 
@@ -211,7 +223,7 @@ class DaskCluster:
         """Check, on every connected worker, that it runs this hsim, sees ``folder`` (the
         run folder or the folder it will be made in) and the strategies' files, then warm
         it up (module docstring, steps 1-4). Writes only a probe file, removed again.
-        Returns one dict per worker (address, host, pid, numba_cache, compiled: whether it
+        Returns one dict per worker (address, host, pid, cache_dir, compiled: whether it
         had to compile code not in its cache).
 
         :raises ClusterError: naming every worker that failed a check, and the fix.
@@ -396,7 +408,31 @@ def absolute_specs(specs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@contextlib.contextmanager
+def _sigint_blocked():
+    """Block SIGINT in this thread (processes started meanwhile inherit the mask); a
+    SIGINT that arrives meanwhile is delivered at the end.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 # --- run on the workers ---------------------------------------------------------------
+
+
+def dask_setup(worker) -> None:
+    """Dask preload of the ``--cluster local`` workers: ignore SIGINT (a Ctrl-C in the
+    terminal reaches them too; hsim stops the run and closes the cluster), then unblock it.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _source_digests(sources) -> list[str | None]:
@@ -423,7 +459,7 @@ def _worker_check(folder: str, probe: str, token: str, sources) -> dict[str, Any
     except OSError as exc:
         folder_error = f"{type(exc).__name__}: {exc.strerror or exc}"
     return {
-        "who": {"host": socket.gethostname(), "pid": os.getpid(), "numba_cache": _jit.CACHE_DIR},
+        "who": {"host": socket.gethostname(), "pid": os.getpid(), "cache_dir": _jit.CACHE_DIR},
         "hsim": __version__,
         "source_hash": _jit.source_hash(),
         "folder_error": folder_error,
