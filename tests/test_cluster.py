@@ -316,3 +316,27 @@ def test_a_worker_with_another_file_or_another_hsim_is_named(tmp_path):
     assert len(problems) == 2 and not probe.exists()
     assert "worker tcp://10.0.0.7:1234 (host node7) runs hsim 0.0.1" in problems[0]
     assert "has a different strategy file /shared/bots.py" in problems[1]
+
+
+def test_a_task_on_a_worker_that_was_not_checked_refuses_to_play(tmp_path):
+    from hsim.runner.cluster import _VERIFIED, Guarded, _identity, strategy_sources
+
+    bots = tmp_path / "bots.py"
+    shutil.copy(TESTS / "bots" / "python_bots.py", bots)
+    from hsim.loader import load_players
+
+    players = load_players(["random", f"{bots}:PyLowcard", "random", "random"])
+    sources = strategy_sources(players)
+    assert sources == [("file", str(bots), sources[0][2])]
+    assert Guarded(abs, _identity(), sources)(-3) == 3  # all there: plays
+    with pytest.raises(ClusterError, match="runs hsim .* not 0.0.1"):
+        Guarded(abs, ("0.0.1", "x"), sources)(-3)
+    bots.write_text(bots.read_text() + "\n# edited\n")
+    assert Guarded(abs, _identity(), sources)(-3) == 3  # checked once per process only
+    _VERIFIED.clear()  # as in a worker process that joined after the edit
+    with pytest.raises(ClusterError, match=f"has a different strategy file {bots}"):
+        Guarded(abs, _identity(), sources)(-3)
+    bots.unlink()
+    _VERIFIED.clear()
+    with pytest.raises(ClusterError, match=f"has no strategy file {bots}"):
+        Guarded(abs, _identity(), sources)(-3)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import logging
@@ -204,8 +205,14 @@ class DaskCluster:
         return n
 
     def executor(self) -> DaskExecutor:
-        """Return a ``concurrent.futures.Executor`` whose tasks run on the workers."""
-        return DaskExecutor(self.client)
+        """Return a ``concurrent.futures.Executor`` whose tasks run on the workers.
+
+        After :meth:`check_workers`, every task first checks (once per worker process)
+        that its worker runs this hsim and has the strategies' files: a worker that joined
+        later, or was restarted elsewhere, fails with :class:`ClusterError` instead of
+        playing other games.
+        """
+        return DaskExecutor(self.client, getattr(self, "_guard", None))
 
     def describe(self) -> dict[str, Any]:
         """Return a JSON-able description for ``run.json``."""
@@ -251,6 +258,7 @@ class DaskCluster:
                 "filesystem at the same path (see README, Running on a cluster), the same "
                 "hsim, and each strategy file at the same path."
             )
+        self._guard = ((__version__, _jit.source_hash()), sources)
         specs = tuple(p.spec for p in players)
         warm = self._on_each(addresses, _worker_warm_up, rules, specs, seed, first_game)
         return [{"address": a, **reports[a]["who"], **warm[a]} for a in addresses]
@@ -345,12 +353,15 @@ class DaskExecutor(cf.Executor):
     written whole, or not at all).
     """
 
-    def __init__(self, client) -> None:
+    def __init__(self, client, guard: tuple | None = None) -> None:
         self._client = client
+        self._guard = guard
         self._inner = client.get_executor(pure=False)
 
     def submit(self, fn, /, *args, **kwargs) -> cf.Future:
         """Run ``fn(*args, **kwargs)`` as a task on some worker."""
+        if self._guard is not None:
+            fn = Guarded(fn, *self._guard)
         return self._inner.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -361,6 +372,57 @@ class DaskExecutor(cf.Executor):
             self._inner.shutdown(wait=False)  # cancels every unfinished task
         else:
             self._inner.shutdown(wait=wait)
+
+
+class Guarded:
+    """``fn`` as a task that first checks, once per worker process, that the worker runs
+    hsim ``identity`` (version, compiled-source hash) and holds ``sources`` (see
+    :func:`strategy_sources`) with the same content.
+
+    :raises ClusterError: on the worker, naming it and what differs.
+    """
+
+    def __init__(self, fn, identity: tuple[str, str], sources) -> None:
+        self.fn, self.identity, self.sources = fn, tuple(identity), tuple(map(tuple, sources))
+
+    def __call__(self, *args, **kwargs):
+        key = (self.identity, self.sources)
+        if key not in _VERIFIED:
+            problems = local_problems(self.identity, self.sources)
+            if problems:
+                raise ClusterError(
+                    f"worker on host {socket.gethostname()} (pid {os.getpid()}) cannot play "
+                    f"this run: {'; '.join(problems)} (it was not there at the start check)"
+                )
+            _VERIFIED.add(key)
+        return self.fn(*args, **kwargs)
+
+
+_VERIFIED: set[tuple] = set()
+
+
+@functools.lru_cache(maxsize=1)
+def _identity() -> tuple[str, str]:
+    from hsim import __version__, _jit
+
+    return __version__, _jit.source_hash()
+
+
+def local_problems(identity: tuple[str, str], sources) -> list[str]:
+    """Return what this process lacks to play like the client: another hsim, or a strategy
+    file or module missing or different (empty when all is well).
+    """
+    problems = []
+    if _identity() != tuple(identity):
+        problems.append(
+            f"it runs hsim {_identity()[0]} with compiled source {_identity()[1]}, not "
+            f"{identity[0]} / {identity[1]}"
+        )
+    for (kind, name, digest), theirs in zip(sources, _source_digests(sources), strict=True):
+        if theirs != digest:
+            state = "no" if theirs is None else "a different"
+            problems.append(f"it has {state} strategy {kind} {name}")
+    return problems
 
 
 def _digest(path: Path) -> str:
@@ -436,6 +498,7 @@ def dask_setup(worker) -> None:
 
 
 def _source_digests(sources) -> list[str | None]:
+    importlib.invalidate_caches()  # a module may just have been uploaded
     out: list[str | None] = []
     for kind, name, _ in sources:
         try:
