@@ -24,13 +24,22 @@ import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+import math
 import pkgutil
 import sys
 from pathlib import Path
 from typing import Any
 
+from hsim.errors import describe, strategy_failure
 from hsim.rules import Rules
-from hsim.strategy import CompiledStrategy, StrategyError
+from hsim.strategy import (
+    CompiledStrategy,
+    Param,
+    StrategyError,
+    StrategySpecError,
+    check_params,
+    declared,
+)
 
 BUILTIN_PACKAGE = "hsim.strategies"
 ENTRY_POINT_GROUP = "hsim.strategies"
@@ -48,15 +57,15 @@ def split_players(text: str) -> list[str]:
         elif ch == ")":
             depth -= 1
             if depth < 0:
-                raise StrategyError(f"players {text!r}: ')' without '('")
+                raise StrategySpecError(f"players {text!r}: ')' without '('")
         elif ch == "," and depth == 0:
             out.append(text[start:i].strip())
             start = i + 1
     if depth:
-        raise StrategyError(f"players {text!r}: '(' without ')'")
+        raise StrategySpecError(f"players {text!r}: '(' without ')'")
     out.append(text[start:].strip())
     if any(not s for s in out):
-        raise StrategyError(f"players {text!r}: an empty seat (two commas in a row?)")
+        raise StrategySpecError(f"players {text!r}: an empty seat (two commas in a row?)")
     return out
 
 
@@ -70,18 +79,18 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     params: dict[str, str] = {}
     if paren:
         if not rest.endswith(")"):
-            raise StrategyError(f"strategy {spec!r}: missing ')' at the end")
+            raise StrategySpecError(f"strategy {spec!r}: missing ')' at the end")
         for piece in rest[:-1].split(","):
             if not piece.strip():
                 continue
             key, eq, value = piece.partition("=")
             if not eq or not key.strip():
-                raise StrategyError(
+                raise StrategySpecError(
                     f"strategy {spec!r}: parameter {piece.strip()!r} must be written key=value"
                 )
             params[key.strip()] = value.strip()
     if not name.strip():
-        raise StrategyError(f"strategy {spec!r}: no name")
+        raise StrategySpecError(f"strategy {spec!r}: no name")
     return name.strip(), params
 
 
@@ -138,9 +147,13 @@ def _from_file(path_text: str, attr: str) -> Any:
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except BaseException as exc:
             del sys.modules[module_name]
-            raise StrategyError(f"strategy file {path_text!r} failed to import: {exc}") from exc
+            if not strategy_failure(exc):
+                raise
+            raise StrategyError(
+                f"strategy file {path_text!r} failed to import: {describe(exc)}"
+            ) from None
     return _attr(module, attr, path_text)
 
 
@@ -148,7 +161,7 @@ def _attr(module: Any, attr: str, where: str) -> Any:
     try:
         return getattr(module, attr)
     except AttributeError:
-        raise StrategyError(f"{where} has no attribute {attr!r}") from None
+        raise StrategySpecError(f"{where} has no attribute {attr!r}") from None
 
 
 def find(name: str) -> Any:
@@ -169,11 +182,17 @@ def find(name: str) -> Any:
         try:
             module = importlib.import_module(target)
         except ImportError as exc:
-            raise StrategyError(
+            raise StrategySpecError(
                 f"cannot import module {target!r} for strategy {name!r}: {exc}"
             ) from None
+        except BaseException as exc:
+            if not strategy_failure(exc):
+                raise
+            raise StrategyError(
+                f"module {target!r} of strategy {name!r} failed to import: {describe(exc)}"
+            ) from None
         return _attr(module, attr, f"module {target!r}")
-    raise StrategyError(
+    raise StrategySpecError(
         f"unknown strategy {name!r}; built-in strategies: {', '.join(builtin_names())}; "
         "or give an entry point, package.module:attr or path/to/file.py:attr "
         "(see `hsim strategies`)"
@@ -212,19 +231,48 @@ def _games(value: Any) -> tuple[str, ...]:
     counts as ``("kierki",)``)."""
     if isinstance(value, str):
         value = (value,)
-    return tuple(str(g).strip().lower() for g in value)
+    try:
+        return tuple(str(g).strip().lower() for g in value)
+    except TypeError:
+        raise StrategyError(
+            f"a strategy's games must be a name or a tuple of names (hearts, kierki), not {value!r}"
+        ) from None
 
 
-def _python_value(text: str) -> Any:
+def _python_value(strategy: str, key: str, text: str) -> Any:
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
     for cast in (int, float):
         try:
-            return cast(text)
+            value = cast(text)
         except ValueError:
-            pass
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            raise StrategySpecError(
+                f"strategy {strategy!r}: parameter {key}={text!r} is not a finite number"
+            )
+        return value
     return text
+
+
+def python_params(obj: Any) -> dict[str, Param] | None:
+    """Return a plain-Python strategy class's declared parameters (its ``params``
+    attribute: name -> :class:`~hsim.strategy.Param` or default), or None if it declares
+    none.
+
+    :raises StrategyError: ``params`` is not such a mapping.
+    """
+    decl = getattr(obj, "params", None)
+    if decl is None:
+        return None
+    try:
+        return {str(k): declared(v) for k, v in dict(decl).items()}
+    except (TypeError, ValueError):
+        raise StrategyError(
+            f"strategy {_display_name(obj, '?')!r}: its params attribute must map each "
+            f"parameter name to a hsim.strategy.Param or a number, not {decl!r}"
+        ) from None
 
 
 def load(spec: str) -> LoadedStrategy:
@@ -248,11 +296,15 @@ def load(spec: str) -> LoadedStrategy:
             games=_games(obj.games),
         )
     if inspect.isclass(obj) and callable(getattr(obj, "play", None)):
-        kwargs = {k: _python_value(v) for k, v in raw.items()}
+        decl = python_params(obj)
+        if decl is None:
+            kwargs = {k: _python_value(name, k, v) for k, v in raw.items()}
+        else:  # declared: every parameter reaches the class, checked as for a compiled one
+            kwargs = check_params(name, decl, raw)
         try:
             inspect.signature(obj).bind(**kwargs)
         except TypeError as exc:
-            raise StrategyError(
+            raise StrategySpecError(
                 f"strategy {name!r} does not take parameters {sorted(kwargs)}: {exc} "
                 f"(its signature: {inspect.signature(obj)})"
             ) from None
@@ -264,7 +316,7 @@ def load(spec: str) -> LoadedStrategy:
             param_values=kwargs,
             games=_games(getattr(obj, "games", ("hearts",))),
         )
-    raise StrategyError(
+    raise StrategySpecError(
         f"{name!r} is neither a CompiledStrategy nor a class with a play(obs, legal, rng) "
         "method (see docs/strategies.md)"
     )
@@ -281,7 +333,7 @@ def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStr
     game = "hearts" if rules is None else rules.game
     if len(specs) != n_seats:
         example = ",".join(["random"] * n_seats)
-        raise StrategyError(
+        raise StrategySpecError(
             f"{len(specs)} players given, but {game} with these rules has {n_seats} seats: "
             f"give one spec per seat, e.g. --players {example}"
         )
@@ -298,7 +350,7 @@ def check_game(player: LoadedStrategy, game: str) -> None:
     """
     if game not in player.games:
         able = [r["name"] for r in describe_available() if game in r.get("games", ())]
-        raise StrategyError(
+        raise StrategySpecError(
             f"strategy {player.spec!r} does not play {game} (it plays: "
             f"{', '.join(player.games)}); strategies that play {game}: {', '.join(able)}"
         )
@@ -315,7 +367,11 @@ def describe_available() -> list[dict]:
         module = importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
         s = getattr(module, "STRATEGY", None)
         if isinstance(s, CompiledStrategy):
-            params = [(k, f"{v:g}", s.param_help.get(k, "")) for k, v in s.params.items()]
+            params = []
+            for k, v in s.params.items():
+                d = declared(v)
+                meaning = d.help or s.param_help.get(k, "")
+                params.append((k, f"{d.default:g}", f"{meaning} ({d.allowed()})".strip()))
             rows.append(
                 {
                     "name": s.name,

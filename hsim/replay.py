@@ -47,6 +47,7 @@ from hsim.engine.layout import (
     TRUMP_CHOICES,
     V_PASSED,
 )
+from hsim.errors import HsimError
 from hsim.loader import LoadedStrategy, load_players
 from hsim.notation import PositionSpec, format_deal
 from hsim.play import PythonDriver
@@ -56,7 +57,7 @@ from hsim.runner.manifest import read_manifest
 from hsim.runner.run import rotate
 
 
-class ReplayError(ValueError):
+class ReplayError(HsimError, ValueError):
     """A run folder cannot be replayed (no manifest, another seed scheme, no such game)."""
 
 

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
+from hsim.errors import HsimError
 from hsim.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
 from hsim.rules import (
     PRESETS,
@@ -71,7 +72,7 @@ _KIERKI_RESCORE = (
 )
 
 
-class RunFolderError(ValueError):
+class RunFolderError(HsimError, ValueError):
     """A folder is not a readable hsim run, or a frame lacks what a function needs."""
 
 
