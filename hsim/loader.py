@@ -25,6 +25,7 @@ import importlib.metadata
 import importlib.util
 import inspect
 import math
+import os
 import pkgutil
 import sys
 from pathlib import Path
@@ -164,6 +165,69 @@ def _attr(module: Any, attr: str, where: str) -> Any:
         raise StrategySpecError(f"{where} has no attribute {attr!r}") from None
 
 
+def _is_file_target(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def _split_file_spec(spec: str) -> tuple[str, str, str] | None:
+    """Return (path, attr, "(params)") of a ``path.py:attr(...)`` spec, else None."""
+    name, paren, rest = spec.strip().partition("(")
+    target, colon, attr = name.rpartition(":")
+    if colon and target and attr and _is_file_target(target):
+        return target, attr, paren + rest
+    return None
+
+
+def recorded_spec(spec: str, run_dir: Path) -> str:
+    """Return ``spec`` as a run manifest records it: a strategy file's path relative to
+    the run folder ``run_dir`` (so the record names no home directory and the folder
+    replays where it is), other specs unchanged.
+
+    The path is resolved against the current directory first, as :func:`find` does.
+    """
+    parts = _split_file_spec(spec)
+    if parts is None:
+        return spec
+    target, attr, params = parts
+    path = Path(target).expanduser().resolve()
+    try:
+        shown = os.path.relpath(path, Path(run_dir).expanduser().resolve())
+    except ValueError:  # another drive (Windows): nothing relative exists
+        shown = str(path)
+    return f"{Path(shown).as_posix()}:{attr}{params}"
+
+
+def spec_from_run(spec: str, run_dir: Path) -> str:
+    """Return a manifest's recorded ``spec`` ready to load: a relative strategy file path
+    is taken relative to the run folder ``run_dir`` (see :func:`recorded_spec`)."""
+    parts = _split_file_spec(spec)
+    if parts is None:
+        return spec
+    target, attr, params = parts
+    if Path(target).expanduser().is_absolute():
+        return spec
+    return f"{Path(run_dir) / target}:{attr}{params}"
+
+
+def code_to_import(spec: str) -> str | None:
+    """Return what loading ``spec`` would import and run, or None for a built-in.
+
+    ``file /abs/path/bots.py``, ``module mybots`` or ``entry point NAME (module:attr)``.
+    """
+    name = parse_spec(spec)[0]
+    if _builtin(name) is not None:
+        return None
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return f"entry point {name} ({ep.value})"
+    target, colon, attr = name.rpartition(":")
+    if colon and target and attr:
+        if _is_file_target(target):
+            return f"file {Path(target).expanduser().resolve()}"
+        return f"module {target}"
+    return None  # an unknown name: loading it fails without importing anything
+
+
 def find(name: str) -> Any:
     """Return the object NAME refers to (see the module docstring for the lookup order).
 
@@ -177,7 +241,7 @@ def find(name: str) -> Any:
         return obj
     target, colon, attr = name.rpartition(":")
     if colon and target and attr:
-        if target.endswith(".py") or "/" in target or "\\" in target:
+        if _is_file_target(target):
             return _from_file(target, attr)
         try:
             module = importlib.import_module(target)
