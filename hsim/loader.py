@@ -139,7 +139,7 @@ def _entry_point(name: str) -> Any | None:
 def _from_file(path_text: str, attr: str) -> Any:
     path = Path(path_text).expanduser().resolve()
     if not path.is_file():
-        raise StrategyError(f"strategy file {path_text!r} does not exist")
+        raise StrategySpecError(f"strategy file {path_text!r} does not exist")
     module_name = "hsim_user_" + path.stem + "_" + str(abs(hash(str(path))))
     module = sys.modules.get(module_name)
     if module is None:

@@ -144,13 +144,13 @@ def player_specs(players: str | None, player_list: tuple[str, ...]) -> tuple[str
     :raises click.ClickException: both or neither given, or a malformed list.
     """
     from hsim.loader import split_players
-    from hsim.strategy import StrategyError
+    from hsim.strategy import StrategyError, StrategySpecError
 
     try:
         if players and player_list:
-            raise StrategyError("give either --players or --player, not both")
+            raise StrategySpecError("give either --players or --player, not both")
         if not players and not player_list:
-            raise StrategyError(
+            raise StrategySpecError(
                 "no players: give --players random,lowcard,random,lowcard or one --player per "
                 "seat (`hsim strategies` lists what is available)"
             )
