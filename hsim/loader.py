@@ -132,7 +132,14 @@ def _builtin(name: str) -> Any | None:
 def _entry_point(name: str) -> Any | None:
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
-            return ep.load()
+            try:
+                return ep.load()
+            except BaseException as exc:
+                if not strategy_failure(exc):
+                    raise
+                raise StrategyError(
+                    f"entry point {name!r} ({ep.value}) failed to load: {describe(exc)}"
+                ) from None
     return None
 
 
