@@ -18,7 +18,9 @@ installs :func:`on_sigint`, which notes the signal before raising: while it is t
 handler, a ``KeyboardInterrupt`` without a noted signal is the strategy's own. Under any
 other handler (Python's default, in a library or notebook) a ``KeyboardInterrupt`` is
 taken as a real Ctrl-C and stops the caller, as Python users expect; in worker processes,
-which ignore SIGINT, it is always the strategy's.
+which ignore SIGINT, it is always the strategy's. A runner that handles SIGTERM (or
+SIGINT) itself calls :func:`note_signal` before raising its stop, so that a stop raised
+inside a strategy call is not reported as that strategy's error.
 """
 
 from __future__ import annotations
@@ -87,15 +89,18 @@ def strategy_failure(exc: BaseException) -> bool:
     """Return whether ``exc``, raised by strategy code, is the strategy's failure (to be
     reported as a :class:`~hsim.strategy.StrategyError`) rather than a stop of hsim.
 
-    ``Exception`` and ``SystemExit``: yes. ``KeyboardInterrupt``: yes unless a signal was
-    noted or SIGINT's handler is neither :func:`on_sigint` nor ignored (then it may be a
-    real Ctrl-C). Anything else (``GeneratorExit``, a runner's own stop): no.
+    Once a signal has been noted (:func:`on_sigint`, or a runner's SIGTERM handler calling
+    :func:`note_signal` before it raises its stop), nothing is: whatever strategy code
+    raises then is part of the stop. Otherwise ``Exception`` and ``SystemExit``: yes;
+    ``KeyboardInterrupt``: yes while SIGINT's handler is :func:`on_sigint` or ignored
+    (worker processes), else no (it may be a real Ctrl-C); anything else
+    (``GeneratorExit``, a runner's own ``BaseException`` stop): no.
     """
+    if _noted_signal is not None:
+        return False
     if isinstance(exc, (Exception, SystemExit)):
         return True
     if isinstance(exc, KeyboardInterrupt):
-        if _noted_signal is not None:
-            return False
         try:
             handler = signal.getsignal(signal.SIGINT)
         except (ValueError, OSError):  # pragma: no cover - no signals here

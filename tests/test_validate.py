@@ -188,6 +188,15 @@ class _Exits(_Interrupts):
         raise SystemExit(4)
 
 
+class _RunnerStop(Exception):
+    pass
+
+
+class _Stopped(_Interrupts):
+    def play(self, obs, legal, rng):
+        raise _RunnerStop
+
+
 def _players(cls):
     from hsim.loader import LoadedStrategy
 
@@ -204,6 +213,9 @@ def test_a_strategy_keyboard_interrupt_is_its_error_when_hsim_handles_sigint():
         errors.note_signal(signal.SIGINT)  # a real Ctrl-C arrived: it stops the run
         with pytest.raises(KeyboardInterrupt):
             play_range(HEARTS, _players(_Interrupts), 1, 0, 1)
+        errors.note_signal(signal.SIGTERM)  # a runner's own stop, raised in a strategy call
+        with pytest.raises(_RunnerStop):
+            play_range(HEARTS, _players(_Stopped), 1, 0, 1)
     finally:
         errors.clear_signal()
         signal.signal(signal.SIGINT, old)
