@@ -18,8 +18,9 @@ cluster extra), it
 4. checks that both runs wrote byte-identical Parquet parts;
 5. measures the per-task overhead: 2,000 empty tasks through the same executor the
    runner uses (one at a time: the round trip; all at once: the throughput), and a
-   20,000-game cluster run with ``--chunk-size 10`` against ``--chunk-size 2000``
-   (the extra wall time per extra chunk, times the worker count: the cost of one task).
+   4,000-game run with ``--chunk-size 10`` against ``--chunk-size 2000``, on the cluster
+   and on the local pool (the extra wall time per extra chunk, times the worker count:
+   the cost of one chunk; the cluster's minus the pool's: Dask's own cost per task).
 
 It prints the figures, the machine's load average and the CPU seconds other processes
 used meanwhile (the figures are the machine's only when that is near zero), then stops
@@ -44,6 +45,7 @@ sys.path.insert(0, str(HERE))
 from bench_engine import machine_busy_s  # noqa: E402
 
 PLAYERS = "random,random,random,random"
+CHUNK_TEST_GAMES = 4000
 
 
 def _tree_cpu(pids: list[int]) -> float:
@@ -142,21 +144,34 @@ def main() -> None:
         t_pool = _tournament(args.hsim, tmp / "pool", args.games, "--workers", str(args.workers))
         t_dask = _tournament(args.hsim, tmp / "dask", args.games, *cluster)
         same = _digests(tmp / "pool") == _digests(tmp / "dask")
-        small = _tournament(args.hsim, tmp / "small", 20_000, *cluster, "--chunk-size", "10")
-        large = _tournament(args.hsim, tmp / "large", 20_000, *cluster, "--chunk-size", "2000")
+        n, w = CHUNK_TEST_GAMES, ("--workers", str(args.workers))
+        small = _tournament(args.hsim, tmp / "small", n, *cluster, "--chunk-size", "10")
+        large = _tournament(args.hsim, tmp / "large", n, *cluster, "--chunk-size", "2000")
+        pool_small = _tournament(args.hsim, tmp / "psmall", n, *w, "--chunk-size", "10")
+        pool_large = _tournament(args.hsim, tmp / "plarge", n, *w, "--chunk-size", "2000")
         one, many = _task_overhead(sched_file, 2000)
         busy1, own1, load1 = machine_busy_s(), _own_cpu(pids), os.getloadavg()
-        per_chunk = (small - large) / (20_000 / 10 - 20_000 / 2000)
+        extra_tasks = n // 10 - n // 2000
+        per_chunk = (small - large) / extra_tasks
+        per_pool_chunk = (pool_small - pool_large) / extra_tasks
 
         print(f"games: {args.games:,}, workers: {args.workers}")
         print(f"local pool  --workers {args.workers}: {t_pool:8.2f} s wall")
         print(f"--cluster (scheduler + {args.workers} workers): {t_dask:8.2f} s wall")
         print(f"pool/cluster wall ratio: {t_pool / t_dask:.3f} (>= 1: the cluster is faster)")
         print(f"parts byte-identical: {same}")
+        for label, a, b, per in (
+            ("cluster", small, large, per_chunk),
+            ("local pool", pool_small, pool_large, per_pool_chunk),
+        ):
+            print(
+                f"{n:,} games, {label}: chunk-size 10 ({n // 10:,} chunks) {a:.2f} s, "
+                f"chunk-size 2000 ({n // 2000} chunks) {b:.2f} s: {per * 1000:.2f} ms wall per "
+                f"extra chunk ({per * args.workers * 1000:.2f} ms of worker time)"
+            )
         print(
-            f"20,000 games on the cluster: chunk-size 10 (2,000 tasks) {small:.2f} s, "
-            f"chunk-size 2000 (10 tasks) {large:.2f} s: {per_chunk * 1000:.2f} ms wall per "
-            f"extra task, {per_chunk * args.workers * 1000:.2f} ms of worker time per task"
+            f"Dask's own cost per task (cluster minus pool): "
+            f"{(per_chunk - per_pool_chunk) * args.workers * 1000:.2f} ms of worker time"
         )
         print(
             f"empty task through the executor: {one * 1000:.2f} ms one at a time (round "
