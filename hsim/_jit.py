@@ -100,8 +100,19 @@ ENGINE_SOURCES = (
     PACKAGE_DIR / "engine" / "kierki_game.py",
     PACKAGE_DIR / "strategy.py",
 )
-PERFT_SOURCE = PACKAGE_DIR / "engine" / "perft.py"
-COMPILE_SECONDS = {"engine": 60, "perft": 8, "heuristic": 25, "kierki": 35, "pimc": 27}
+#: Compiled on first call, by the commands that need them (``perft``, ``report --scoring``).
+PART_SOURCES = {
+    "perft": PACKAGE_DIR / "engine" / "perft.py",
+    "rescore": PACKAGE_DIR / "engine" / "rescore.py",
+}
+COMPILE_SECONDS = {
+    "engine": 60,
+    "perft": 8,
+    "rescore": 8,
+    "heuristic": 25,
+    "kierki": 35,
+    "pimc": 27,
+}
 #: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
 OTHER_COMPILE_SECONDS = 2
 
@@ -157,32 +168,41 @@ def strategy_source(spec: str) -> Path | None:
     name = spec.partition("(")[0].strip()
     target, colon, _ = name.rpartition(":")
     if colon and (target.endswith(".py") or "/" in target or "\\" in target):
-        path = Path(target).expanduser()
-        try:
-            return path.resolve() if b"cache=True" in path.read_bytes() else None
-        except OSError:
-            return None
+        return _caching_file(Path(target).expanduser())
     if not name.isidentifier():
         return None
-    spec_ = importlib.util.find_spec("hsim.strategies")
-    for folder in (spec_.submodule_search_locations or []) if spec_ else []:
-        for stem in (name, f"{name}_bot"):
-            if (Path(folder) / f"{stem}.py").is_file():
-                return (Path(folder) / f"{stem}.py").resolve()
+    package = importlib.util.find_spec("hsim.strategies")
+    for folder in (package.submodule_search_locations or []) if package else []:
+        for stem in (name, f"{name}_bot"):  # as the loader looks built-ins up
+            found = _caching_file(Path(folder) / f"{stem}.py")
+            if found is not None:
+                return found
     return None
 
 
-def compile_plan(specs: Iterable[str] = (), perft: bool = False) -> list[tuple[str, float]]:
-    """Return what the next compiled call will compile, as (what, rough seconds), in order:
-    ``engine`` (its entry points and the default decisions), ``perft`` when asked, then
-    each strategy of ``specs`` (built-in names or strategy files) whose code is cold.
-    Empty when everything is in the cache (or JIT is disabled).
+def _caching_file(path: Path) -> Path | None:
+    """Return ``path`` resolved if it is a file that caches compiled code, else None."""
+    try:
+        return path.resolve() if b"cache=True" in path.read_bytes() else None
+    except OSError:
+        return None
+
+
+def compile_plan(
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True
+) -> list[tuple[str, float]]:
+    """Return what a command is about to compile, as (what, rough seconds), in order:
+    ``engine`` (its entry points and the default decisions; unless ``engine`` is False),
+    each of ``parts`` (names of :data:`PART_SOURCES`), then each strategy of ``specs``
+    (built-in names or strategy files) whose code is cold. Empty when everything is in
+    the cache (or JIT is disabled).
     """
     plan: list[tuple[str, float]] = []
-    if cold_sources(ENGINE_SOURCES):
+    if engine and cold_sources(ENGINE_SOURCES):
         plan.append(("engine", COMPILE_SECONDS["engine"]))
-    if perft and cold_sources([PERFT_SOURCE]):
-        plan.append(("perft", COMPILE_SECONDS["perft"]))
+    for part in parts:
+        if cold_sources([PART_SOURCES[part]]):
+            plan.append((part, COMPILE_SECONDS[part]))
     seen: set[Path] = set()
     for spec in specs:
         source = strategy_source(spec)
@@ -206,14 +226,21 @@ def cache_home() -> str:
         return str(shown)
 
 
-def compile_notice(specs: Iterable[str] = (), perft: bool = False) -> str | None:
+def compile_notice(
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True
+) -> str | None:
     """Return the line to print before compiling (what, about how long, where it is then
     cached), or None when :func:`compile_plan` finds nothing cold.
     """
-    plan = compile_plan(specs, perft)
+    plan = compile_plan(specs, parts, engine)
     if not plan:
         return None
-    names = [what if what != "engine" else "the engine" for what, _ in plan]
+    # Name what takes a while; a bot compiled in a second or two only adds its seconds.
+    names = [
+        "the engine" if what == "engine" else what
+        for what, seconds in plan
+        if seconds > OTHER_COMPILE_SECONDS or len(plan) == 1
+    ] or [plan[0][0]]
     what = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     seconds = sum(s for _, s in plan)
     if seconds < 20:

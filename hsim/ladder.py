@@ -21,7 +21,6 @@ import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.rules import Rules
-from hsim.runner.run import RunConfig, run_tournament
 
 #: The default ladder in Hearts. ``pimc`` (the next rung up) is opt-in, with ``--bots
 #: heuristic,pimc``: it plays ~500x slower than ``heuristic``, minutes per rung.
@@ -96,7 +95,7 @@ def format_header(labels: list[str]) -> str:
     """Return the ladder's header line for rungs named ``labels`` (the widest sets the
     first column's width, so long specs keep the columns aligned)."""
     w = _label_width(labels)
-    return f"{'rung':<{w}} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<24} holds"
+    return f"{'rung':<{w}} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<27} holds"
 
 
 def format_rung(rung: Rung, labels: list[str], rules: Rules) -> str:
@@ -105,7 +104,7 @@ def format_rung(rung: Rung, labels: list[str], rules: Rules) -> str:
     estimate = f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]"
     return (
         f"{rung_label(rung.upper, rung.lower, rules):<{_label_width(labels)}} {ci.n:>6} "
-        f"{rung.deals:>9,}  {estimate:<24} {'yes' if rung.holds else 'NO'}"
+        f"{rung.deals:>9,}  {estimate:<27} {'yes' if rung.holds else 'NO'}"
     )
 
 
@@ -128,6 +127,8 @@ def run_rung(
     The rung is played in at least :data:`RUNG_CHUNKS` chunks (the results do not
     depend on it), so that ``progress``'s bar shows the time left early in the rung.
     """
+    from hsim.runner.run import RunConfig, run_tournament  # imports compile: see the CLI
+
     config = RunConfig(
         rules=rules,
         players=rung_players(upper, lower, rules),
