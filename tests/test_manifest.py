@@ -48,3 +48,19 @@ def test_versions_hold_the_commit():
     found = versions()
     assert {"hsim", "python", "numba", "hsim_git"} <= set(found)
     assert found["hsim_git"] is None or len(found["hsim_git"]["commit"]) == 40
+
+
+def test_reading_manifests_does_not_load_the_engine():
+    """``hsim report`` and the compile notice read run.json before anything compiles."""
+    import sys
+
+    code = (
+        "import sys, hsim.runner.manifest, hsim.runner.summary, hsim.cli; "
+        "from hsim.runner import RunConfig; "
+        "print('hsim.engine.game' in sys.modules, RunConfig.__module__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["True", "hsim.runner.run"], done.stderr
+    code = "import sys, hsim.runner.manifest; print('hsim.engine.game' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
