@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval
+from hsim.errors import ConfigError
 from hsim.rules import Rules
+from hsim.runner.validate import MAX_GAME_STOP, check_int, validate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hsim.runner.run import RunConfig
 
 #: The default ladder in Hearts. ``pimc`` (the next rung up) is opt-in, with ``--bots
 #: heuristic,pimc``: it plays ~500x slower than ``heuristic``, minutes per rung.
@@ -122,14 +128,25 @@ def run_rung(
     rules: Rules,
     progress: bool = False,
 ) -> Rung:
-    """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it.
+    """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it."""
+    # Imported here: importing the runner compiles the engine, which the CLI announces
+    # first (hsim.cli.common.announce_compile).
+    from hsim.runner.run import run_tournament
 
-    The rung is played in at least :data:`RUNG_CHUNKS` chunks (the results do not
-    depend on it), so that ``progress``'s bar shows the time left early in the rung.
-    """
-    from hsim.runner.run import RunConfig, run_tournament  # imports compile: see the CLI
+    config = rung_config(upper, lower, boards, seed, rules)
+    run_tournament(config, out, workers=workers, overwrite=True, progress=progress)
+    deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
+    advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
+    return Rung(upper, lower, advantage, len(deals) // rules.players, out)
 
-    config = RunConfig(
+
+def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) -> RunConfig:
+    """Return the duplicate run of one rung: ``boards`` boards of ``upper`` over ``lower``,
+    in at least :data:`RUNG_CHUNKS` chunks (the results do not depend on it), so that
+    the rung's progress bar shows the time left early on."""
+    from hsim.runner.run import RunConfig
+
+    return RunConfig(
         rules=rules,
         players=rung_players(upper, lower, rules),
         games=boards,
@@ -137,10 +154,21 @@ def run_rung(
         duplicate=True,
         chunk_size=max(1, -(-boards // RUNG_CHUNKS)),
     )
-    run_tournament(config, out, workers=workers, overwrite=True, progress=progress)
-    deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
-    advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
-    return Rung(upper, lower, advantage, len(deals) // rules.players, out)
+
+
+def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> None:
+    """Check every rung's settings (:func:`hsim.runner.validate.validate`) before any is
+    played.
+
+    :raises ConfigError: fewer than two bots, fewer than 2 boards, or a rung's setting
+        out of range. :raises StrategyError: a bot that cannot be loaded or does not play
+        the rules' game.
+    """
+    if isinstance(bots, str) or len(bots) < 2:
+        raise ConfigError(f"a ladder needs at least two bots, not {list(bots)!r}")
+    check_int("--boards", boards, 2, MAX_GAME_STOP)
+    for lower, upper in zip(bots, bots[1:], strict=False):
+        validate(rung_config(upper, lower, boards, seed, rules), workers)
 
 
 def run_ladder(
@@ -153,11 +181,13 @@ def run_ladder(
     progress: bool = False,
     echo=None,
 ):
-    """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first).
+    """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first); every
+    rung is checked (:func:`check_ladder`) before the first is played.
 
     echo: called before each rung with a line naming it (``rung 2 of 3: duck over 3 x
     lowcard, 4,000 games``), to head its progress bar.
     """
+    check_ladder(bots, boards, seed, workers, rules)
     pairs = list(zip(bots, bots[1:], strict=False))
     for k, (lower, upper) in enumerate(pairs, 1):
         if echo is not None:

@@ -60,7 +60,14 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     Example:
       hsim ladder --boards 2000 --seed 1
     """
-    from hsim.ladder import default_bots, format_header, format_rung, ladder_labels, run_ladder
+    from hsim.ladder import (
+        check_ladder,
+        default_bots,
+        format_header,
+        format_rung,
+        ladder_labels,
+        run_ladder,
+    )
     from hsim.loader import split_players
     from hsim.strategy import StrategyError
 
@@ -74,14 +81,10 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
     announce_compile(specs)
-    from hsim.loader import load_players
     from hsim.runner.run import RunError, default_workers
 
-    try:  # every bot must load and play the rules' game before any rung is played
-        for spec in specs:
-            load_players([spec] * rules.players, rules)
-    except StrategyError as exc:
-        raise user_error(exc) from None
+    workers = workers or default_workers(rules.players * boards)
+    check_ladder(specs, boards, seed, workers, rules)  # every rung, before any is played
     if out is None:
         out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     labels = ladder_labels(specs, rules)
@@ -92,7 +95,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
             specs,
             boards,
             seed,
-            workers or default_workers(rules.players * boards),
+            workers,
             out,
             rules,
             progress,

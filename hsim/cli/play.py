@@ -12,6 +12,7 @@ import click
 
 from hsim.cli.common import (
     HELP,
+    RUN_DIR_KEY,
     announce_compile,
     build_rules,
     player_option,
@@ -112,6 +113,8 @@ def tournament(
 
     announce_compile(specs)
     from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
+
+    click.get_current_context().meta[RUN_DIR_KEY] = out
     from hsim.strategy import StrategyError
 
     config = RunConfig(
