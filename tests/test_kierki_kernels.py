@@ -104,11 +104,11 @@ def test_dealer_examples_4p():
 @pytest.mark.parametrize("kind", PENALTY_KINDS + (K.KIND_TRUMP,))
 def test_lead_hearts(kind):
     hand = parse_mask("2H AH 5C")
-    legal = K.legal_plays(kind, hand, -1, 0, -1, 0)
+    legal = K.legal_plays(kind, hand, -1, 0, -1, 0, 0, 0)
     if kind in (K.KIND_HEARTS, K.KIND_KING_OF_HEARTS, K.KIND_REBEL):
         assert legal == parse_mask("5C")
         # only hearts left: a heart may be led
-        assert K.legal_plays(kind, parse_mask("2H AH"), -1, 0, -1, 0) == parse_mask("2H AH")
+        assert K.legal_plays(kind, parse_mask("2H AH"), -1, 0, -1, 0, 0, 0) == parse_mask("2H AH")
     else:
         assert legal == hand
 
@@ -117,37 +117,37 @@ def test_lead_hearts(kind):
 def test_follow_suit_and_discard(kind):
     hand = parse_mask("2H KH 5C 9C QS")
     led = parse_mask("TC")
-    assert K.legal_plays(kind, hand, 0, led, -1, 0) == parse_mask("5C 9C")
+    assert K.legal_plays(kind, hand, 0, led, -1, 0, 0, 0) == parse_mask("5C 9C")
     # void in diamonds: anything, hearts included (discarding hearts is allowed)
-    assert K.legal_plays(kind, hand, 1, parse_mask("TD"), -1, 0) == hand
+    assert K.legal_plays(kind, hand, 1, parse_mask("TD"), -1, 0, 0, 0) == hand
 
 
 def test_trump_without_must_trump():
     hand = parse_mask("2S 9S 4H")
     # void in clubs, trump spades: any card without must_trump
-    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 0) == hand
+    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 0, 0, 0) == hand
     # following suit always wins over trumping
-    assert K.legal_plays(K.KIND_TRUMP, hand, 3, parse_mask("KH"), 2, 1) == parse_mask("4H")
+    assert K.legal_plays(K.KIND_TRUMP, hand, 3, parse_mask("KH"), 2, 1, 0, 0) == parse_mask("4H")
 
 
 def test_must_trump():
     hand = parse_mask("2S 9S 4H")
-    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 1)
+    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 1, 0, 0)
     assert on == parse_mask("2S 9S")
     # must overtrump 5S if able: only 9S
-    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC 5S"), 2, 1)
+    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC 5S"), 2, 1, 0, 0)
     assert on == parse_mask("9S")
     # cannot overtrump TS: any trump
-    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC TS"), 2, 1)
+    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC TS"), 2, 1, 0, 0)
     assert on == parse_mask("2S 9S")
     # no trump in hand: anything
-    assert K.legal_plays(K.KIND_TRUMP, parse_mask("4H 5D"), 0, parse_mask("AC"), 2, 1) == (
+    assert K.legal_plays(K.KIND_TRUMP, parse_mask("4H 5D"), 0, parse_mask("AC"), 2, 1, 0, 0) == (
         parse_mask("4H 5D")
     )
     # no trump suit (allow_no_trump): must_trump has nothing to force
-    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), -1, 1) == hand
+    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), -1, 1, 0, 0) == hand
     # must_trump never applies to a penalty deal
-    assert K.legal_plays(K.KIND_TRICKS, hand, 0, parse_mask("AC"), 2, 1) == hand
+    assert K.legal_plays(K.KIND_TRICKS, hand, 0, parse_mask("AC"), 2, 1, 0, 0) == hand
 
 
 # --- B2/B3 trick winner ----------------------------------------------------------------
@@ -327,7 +327,7 @@ def play_trick_deal(rng, n, kind, trump, must_trump, leader, stop_early=False):
         led = -1
         for i in range(n):
             seat = (leader + i) % n
-            legal = K.legal_plays(kind, hands[seat], led, in_trick, trump, must_trump)
+            legal = K.legal_plays(kind, hands[seat], led, in_trick, trump, must_trump, 0, 0)
             assert legal and legal & ~hands[seat] == 0
             c = pick(rng, legal)
             if i == 0:
@@ -469,7 +469,7 @@ def test_kernels_inline_into_compiled_caller():
     @njit
     def one_trick(hand, table):
         lo, hi = K.lottery_suit_bounds(table, 0)
-        legal = K.legal_plays(K.KIND_TRUMP, hand, 0, table, 2, 1)
+        legal = K.legal_plays(K.KIND_TRUMP, hand, 0, table, 2, 1, 0, 0)
         cards = np.zeros(3, dtype=np.int64)
         cards[0] = 12
         cards[1] = 26
