@@ -441,6 +441,10 @@ def describe_options() -> list[dict[str, str]]:
     ]
 
 
+#: The options that change play, so that recorded deals cannot be re-scored under them:
+#: Hearts' A1 options and every Kierki option. Scoring and game-end options (A2, A3) are
+#: not, even those that ask a strategy a question (``moon``, ``new_moon_any_score``: a
+#: re-scoring applies the recorded choice, else New Moon's default rule).
 PLAY_OPTIONS: frozenset[str] = frozenset(
     n for n in HEARTS_OPTIONS if RULE_FIELDS[n].metadata["section"].startswith("A1")
 ) | frozenset(RULE_NAMES[len(HEARTS_OPTIONS) :])  # the game, its players, Kierki's options
