@@ -320,7 +320,7 @@ def test_kierki_values_table_matches_the_engine():
         "seventh_and_last": K.PTS_SEVENTH_OR_LAST,
     }
     count = {"hearts": 13, "queens": 4, "men": 8, "king_of_hearts": 1, "seventh_and_last": 2}
-    rows = table_after("<a id=\"b1-values\"></a>")
+    rows = table_after('<a id="b1-values"></a>')
     kinds = [r[1].strip("`") for r in rows]
     assert kinds == [*KIERKI_KINDS, "lottery"], kinds
     lottery = [r for r in rows if r[1] == "`lottery`"]
@@ -328,7 +328,7 @@ def test_kierki_values_table_matches_the_engine():
         kind = row[1].strip("`")
         for col, n in ((3, 4), (4, 3)):
             p = n - 3
-            item = int(row[col]) if row[col] not in ("as above",) else None
+            item = None if row[col] == "as above" else int(row[col])
             whole = int(row[col + 2]) if row[col + 2] else None
             hand = K.hand_size(n)
             if kind in per_item:
@@ -349,7 +349,7 @@ def test_kierki_values_table_matches_the_engine():
 
 def test_pass_direction_table_matches_the_engine():
     rules = Rules().to_array()
-    for cells in table_after("<a id=\"a1-2\"></a>"):
+    for cells in table_after('<a id="a1-2"></a>'):
         deals = [int(d) for d in re.findall(r"\d+", cells[0])]
         for deal in deals:
             direction = H.pass_direction(rules, deal - 1)
