@@ -9,6 +9,7 @@ import click
 
 from hsim.cli.common import (
     HELP,
+    announce_compile,
     build_rules,
     cluster_from_options,
     cluster_option,
@@ -25,7 +26,8 @@ from hsim.cli.common import (
     default=None,
     metavar="SPECS",
     help="The ladder, weakest first; each bot plays copies of the one before.  [default: "
-    "random,lowcard,duck,heuristic,pimc; Kierki: random,kierki]",
+    "random,lowcard,duck,heuristic; Kierki: random,kierki; add pimc, minutes a rung, with "
+    "--bots heuristic,pimc]",
 )
 @click.option(
     "--boards",
@@ -61,9 +63,15 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     Example:
       hsim ladder --boards 2000 --seed 1
     """
-    from hsim.ladder import check_ladder, default_bots, run_ladder
+    from hsim.ladder import (
+        check_ladder,
+        default_bots,
+        format_header,
+        format_rung,
+        ladder_labels,
+        run_ladder,
+    )
     from hsim.loader import split_players
-    from hsim.runner.run import RunError, default_workers
     from hsim.strategy import StrategyError
 
     rules, _ = build_rules(preset, rule_items)
@@ -75,23 +83,24 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
         raise user_error(exc) from None
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
+    announce_compile(specs)
+    from hsim.runner.run import RunError, default_workers
+
     workers_given, workers = workers, workers or default_workers(rules.players * boards)
     check_ladder(specs, boards, seed, workers, rules)  # every rung, before any is played
     if out is None:
         out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    click.echo(f"{'rung':<40} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<22} holds")
+    labels = ladder_labels(specs, rules)
+    click.echo(format_header(labels))
     all_hold = True
+    echo = (lambda line: click.echo(line, err=True)) if progress else None
     try:
         with cluster_from_options(cluster_address, workers_given, workers) as cluster:
-            for rung in run_ladder(specs, boards, seed, workers, out, rules, progress, cluster):
-                ci = rung.advantage
+            for rung in run_ladder(
+                specs, boards, seed, workers, out, rules, progress, echo, cluster
+            ):
                 all_hold &= rung.holds
-                label = f"{rung.upper} over {rules.players - 1} x {rung.lower}"
-                click.echo(
-                    f"{label:<40} {ci.n:>6} {rung.deals:>9,}  "
-                    f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]  "
-                    f"{'yes' if rung.holds else 'NO'}"
-                )
+                click.echo(format_rung(rung, labels, rules))
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     what = (
