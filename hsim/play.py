@@ -7,6 +7,9 @@ runs compiled seats, calling their functions from Python.
 
 from __future__ import annotations
 
+import signal
+import threading
+
 import numpy as np
 
 from hsim.cards import format_card, format_mask
@@ -64,6 +67,75 @@ from hsim.rules import Rules
 from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
+
+
+class StopRequested(BaseException):
+    """SIGINT or SIGTERM asked the run to stop.
+
+    A BaseException, so that the strategy wrappers (which turn a strategy's exceptions
+    into :class:`StrategyError`) let it through: a stop is never a strategy's fault.
+    signum: the signal that asked (``signal.SIGINT`` or ``signal.SIGTERM``).
+    """
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class DecisionTimeout(BaseException):
+    """A plain-Python strategy's decision took longer than the decision timeout.
+
+    A BaseException, so that a strategy's own ``except Exception`` cannot swallow it; the
+    driver turns it into a :class:`StrategyError` naming the strategy, seat, game, seed.
+    """
+
+
+class DecisionTimeoutError(StrategyError):
+    """The strategy error of a decision that ran past ``--decision-timeout``."""
+
+
+class _DecisionTimer:
+    """Arms SIGALRM around each plain-Python decision (``--decision-timeout``).
+
+    seconds: the limit, or None for none. Works only in the main thread (where Python
+    runs signal handlers); elsewhere (a thread of a Dask worker, say) it does nothing.
+    """
+
+    def __init__(self, seconds: float | None) -> None:
+        main = threading.current_thread() is threading.main_thread()
+        self.seconds = seconds if seconds and seconds > 0 and main else None
+        self.active = False
+        self.fired = False
+        self._old = None
+
+    def install(self) -> None:
+        if self.seconds:
+            self._old = signal.signal(signal.SIGALRM, self._expired)
+
+    def uninstall(self) -> None:
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old or signal.SIG_DFL)
+
+    def _expired(self, signum, frame) -> None:
+        if self.active:
+            self.fired = True
+            raise DecisionTimeout()
+
+    def __enter__(self) -> _DecisionTimer:
+        if self.seconds:
+            self.fired = False
+            self.active = True
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.seconds:
+            self.active = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+_NO_TIMER = _DecisionTimer(None)
 
 
 class GameState:
@@ -152,18 +224,23 @@ def play_range(
     first: int,
     stop: int,
     scorings: tuple[Rules, ...] = (),
+    decision_timeout: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play games ``first .. stop-1`` of run ``seed``; return (deal rows, game rows).
 
     Rows are int64 arrays with the D_* / G_* columns of :mod:`hsim.engine.layout`; deal
     rows sorted by game, deal, seat, game rows by game, scoring, seat. scorings: other
     scorings each game is also followed under (see :func:`set_scorings`).
+    decision_timeout: seconds a plain-Python strategy may take per decision (None: no
+    limit; compiled strategies are not timed: they cannot block in Python).
 
-    :raises StrategyError: a strategy raised, or gave a pass, card or moon choice the
-        rules do not allow; the message names the strategy, seat, game and run seed.
+    :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
+        gave a pass, card or moon choice the rules do not allow; the message names the
+        strategy, seat, game and run seed.
+    :raises StopRequested: SIGINT or SIGTERM arrived (passed through, never converted).
     """
     if any(p.kind == "python" for p in players):
-        return _play_range_python(rules, players, seed, first, stop, scorings)
+        return _play_range_python(rules, players, seed, first, stop, scorings, decision_timeout)
     rules_arr = rules.to_array()
     seats = players + players[:1] * (N_SEATS - len(players))  # 3-player Kierki: seat 3 idle
     pass_fns = tuple(p.compiled.pass_cards for p in seats)
@@ -204,6 +281,8 @@ def play_range(
                 deal_out,
                 game_out,
             )
+        except StopRequested:
+            raise
         except Exception as exc:
             raise _error(players, state, seed, f"raised {type(exc).__name__}: {exc}") from exc
         if state.hidden[H_ERROR_CODE]:
@@ -307,8 +386,10 @@ class PythonDriver:
         seed: int,
         state: GameState | None = None,
         scorings: tuple[Rules, ...] = (),
+        decision_timeout: float | None = None,
     ) -> None:
         self.rules = rules
+        self.timer = _DecisionTimer(decision_timeout)
         self.rules_array = rules.to_array()
         self.players = players
         self.seed = seed
@@ -342,13 +423,40 @@ class PythonDriver:
                 self.state.rngs[1 + s, 0] = stream_state(self.run_seed, game, PURPOSE_SEAT + s)
         for seat in self.seats:
             try:
-                seat.new_game(self.run_seed, game, self.rules)
+                with self._timer(seat.seat):
+                    seat.new_game(self.run_seed, game, self.rules)
+                self._check_timer()
+            except StopRequested:
+                raise
+            except DecisionTimeout:
+                self.state.hidden[H_DECIDER] = seat.seat
+                self.state.hidden[H_GAME] = game
+                raise self._timed_out() from None
             except Exception as exc:
                 self.state.hidden[H_DECIDER] = seat.seat
                 self.state.hidden[H_GAME] = game
                 raise _error(
                     self.players, self.state, self.seed, f"raised {type(exc).__name__}: {exc}"
                 ) from exc
+
+    def _timer(self, seat: int) -> _DecisionTimer:
+        """The decision timer for a plain-Python seat, a no-op for a compiled one."""
+        return self.timer if self.seats[seat].player is not None else _NO_TIMER
+
+    def _check_timer(self) -> None:
+        # A strategy that catches BaseException swallowed the timeout: still a timeout.
+        if self.timer.fired:
+            raise DecisionTimeout()
+
+    def _timed_out(self) -> StrategyError:
+        self.timer.fired = False
+        error = _error(
+            self.players,
+            self.state,
+            self.seed,
+            f"took longer than {self.timer.seconds:g} s to decide (--decision-timeout)",
+        )
+        return DecisionTimeoutError(str(error))
 
     def play_deal(self) -> bool:
         """Play until the current deal is scored; return True when that ended the game.
@@ -360,15 +468,22 @@ class PythonDriver:
         while status != ST_GAME_OVER:
             s = int(st.hidden[H_DECIDER])
             try:
-                if status == ST_NEED_PASS:
-                    answer = self.seats[s].pass_cards()
-                elif status == ST_NEED_MOON:
-                    answer = self.seats[s].moon_choice()
-                elif status == ST_NEED_TRUMP:
-                    answer = self.seats[s].trump_choice()
-                else:
-                    hand = st.private[s, V_HAND]
-                    answer = self.seats[s].play(int(self._legal(st.public, self.rules_array, hand)))
+                with self._timer(s):
+                    if status == ST_NEED_PASS:
+                        answer = self.seats[s].pass_cards()
+                    elif status == ST_NEED_MOON:
+                        answer = self.seats[s].moon_choice()
+                    elif status == ST_NEED_TRUMP:
+                        answer = self.seats[s].trump_choice()
+                    else:
+                        hand = st.private[s, V_HAND]
+                        legal = int(self._legal(st.public, self.rules_array, hand))
+                        answer = self.seats[s].play(legal)
+                self._check_timer()
+            except StopRequested:
+                raise
+            except DecisionTimeout:
+                raise self._timed_out() from None
             except Exception as exc:
                 raise _error(
                     self.players, st, self.seed, f"raised {type(exc).__name__}: {exc}"
@@ -415,11 +530,17 @@ class PythonDriver:
         return self.deal_out[: h[H_DEAL_ROWS]].copy(), self.game_out[: h[H_GAME_ROWS]].copy()
 
 
-def _play_range_python(rules, players, seed, first, stop, scorings=()):
-    driver = PythonDriver(rules, players, seed, scorings=scorings)
+def _play_range_python(rules, players, seed, first, stop, scorings=(), decision_timeout=None):
+    driver = PythonDriver(
+        rules, players, seed, scorings=scorings, decision_timeout=decision_timeout
+    )
     deals, games = [], []
-    for game in range(first, stop):
-        d, g = driver.play_game(game)
-        deals.append(d)
-        games.append(g)
+    driver.timer.install()
+    try:
+        for game in range(first, stop):
+            d, g = driver.play_game(game)
+            deals.append(d)
+            games.append(g)
+    finally:
+        driver.timer.uninstall()
     return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)
