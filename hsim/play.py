@@ -64,22 +64,10 @@ from hsim.engine.layout import (
 from hsim.loader import LoadedStrategy
 from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
 from hsim.rules import Rules
+from hsim.stop import StopRequested
 from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
-
-
-class StopRequested(BaseException):
-    """SIGINT or SIGTERM asked the run to stop.
-
-    A BaseException, so that the strategy wrappers (which turn a strategy's exceptions
-    into :class:`StrategyError`) let it through: a stop is never a strategy's fault.
-    signum: the signal that asked (``signal.SIGINT`` or ``signal.SIGTERM``).
-    """
-
-    def __init__(self, signum: int = signal.SIGINT) -> None:
-        super().__init__(signum)
-        self.signum = signum
 
 
 class DecisionTimeout(BaseException):

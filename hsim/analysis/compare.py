@@ -119,6 +119,7 @@ def compare_rules(
     """
     from hsim.loader import load_players
     from hsim.runner.run import RunConfig, RunError, run_tournament
+    from hsim.runner.verify import require_complete
 
     load_players(list(players), base)  # a bad spec fails before anything is written
     out = Path(out)
@@ -138,6 +139,7 @@ def compare_rules(
         )
         if result.status != "complete":
             raise RunError(f"the {name} run was {result.status}; its parts are in {out / name}")
+        require_complete(out / name)  # nothing is compared from a damaged run
         dirs[name] = out / name
 
     base_run = load_run(dirs["base"], deal_columns=["moon"])

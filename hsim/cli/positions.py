@@ -10,8 +10,10 @@ from click.core import ParameterSource
 
 from hsim.cli.common import (
     HELP,
+    allow_partial_option,
     build_position,
     build_rules,
+    check_run,
     load_one,
     load_specs,
     position_options,
@@ -36,8 +38,19 @@ from hsim.cli.common import (
 @rules_option
 @rule_option
 @position_options
+@allow_partial_option
 def replay(
-    run_dir, game, seed, players, preset, rule_items, deal_text, pass_direction, passes, plays
+    run_dir,
+    game,
+    seed,
+    players,
+    preset,
+    rule_items,
+    deal_text,
+    pass_direction,
+    passes,
+    plays,
+    allow_partial,
 ):
     """Print a game trick by trick: each deal string, the passes, every trick, the scores.
 
@@ -60,6 +73,7 @@ def replay(
                     "a run folder replays with its own rules and players: drop --rules, "
                     "--rule, --players and --deal (or replay --seed S --game G without it)"
                 )
+            check_run(run_dir, allow_partial)
             manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game)
             specs, what = rp.run_game_seating(manifest, rules, game)
             header = rp.format_header(rules, manifest["rules"]["preset"], specs, what)

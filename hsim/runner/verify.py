@@ -106,7 +106,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     parts = recorded_parts(run_dir, manifest)
     listed: set[str] = set()
     covered = 0
-    expected_starts = 0
+    rows_per_game = per * players * scorings
     for start in sorted(parts):
         entry = parts[start]
         stop = entry.get("stop")
@@ -117,7 +117,8 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
         for dataset in DATASETS:
             part = entry.get(dataset)
             if not isinstance(part, dict) or "file" not in part:
-                _damage(check, f"{MANIFEST} lists games {start}..{stop - 1} without a {dataset} part")
+                text = f"{MANIFEST} lists games {start}..{stop - 1} without a {dataset} part"
+                _damage(check, text)
                 good = False
                 continue
             listed.add(str(part["file"]))
@@ -125,16 +126,15 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
             if problem:
                 _damage(check, problem)
                 good = False
-            elif dataset == "games" and part.get("rows") != (stop - start) * per * players * scorings:
+            elif dataset == "games" and part.get("rows") != (stop - start) * rows_per_game:
                 _damage(
                     check,
                     f"{part['file']} holds {part.get('rows')} game rows; games {start}.."
-                    f"{stop - 1} need {(stop - start) * per * players * scorings}",
+                    f"{stop - 1} need {(stop - start) * rows_per_game}",
                 )
                 good = False
         if good:
             covered += stop - start
-        expected_starts += 1
     check.games_present = covered * per
     if covered < games:
         missing = _missing_ranges(first, first + games, size, parts)
