@@ -249,9 +249,10 @@ def _stopped_before_start(exc) -> None:
 
 def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
     how = "compiled (cold: not in the cache) in" if result.compiled else "loaded compiled code in"
-    rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
+    played = result.games_played
+    rate = played / result.elapsed_s if result.elapsed_s > 0 else float("nan")
     click.echo(
-        f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "
+        f"{how} {result.compile_s:.1f} s; played {played:,} games in "
         f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)"
     )
     click.echo(f"run folder: {result.run_dir}  (seed {result.seed})")

@@ -196,7 +196,7 @@ def resume_run(
         compile_s = time.perf_counter() - t0
         if workers is None:
             workers = runner.default_workers(missing * config.rotations)
-        with signals.critical():
+        with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
             listed = {e[d]["file"] for e in done.values() for d in DATASETS}
             remove_temporary(run_dir)
             removed = remove_unlisted(run_dir, listed)

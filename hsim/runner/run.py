@@ -200,13 +200,22 @@ class StopSignals:
         if self._depth == 0 and not self._quiet:
             raise StopRequested(self.signum)
 
-    def critical(self) -> _Critical:
-        return _Critical(self)
+    def critical(self, raise_at_exit: bool = True) -> _Critical:
+        """A section no stop interrupts; the stop is raised at its end (or, without
+        ``raise_at_exit``, left in :attr:`signum` for the caller to act on).
+        """
+        return _Critical(self, raise_at_exit)
+
+    def check(self) -> None:
+        """Raise the stop that arrived meanwhile, if any."""
+        if self.signum is not None and not self._quiet:
+            raise StopRequested(self.signum)
 
 
 class _Critical:
-    def __init__(self, signals: StopSignals) -> None:
+    def __init__(self, signals: StopSignals, raise_at_exit: bool) -> None:
         self.signals = signals
+        self.raise_at_exit = raise_at_exit
 
     def __enter__(self) -> None:
         self.signals._depth += 1
@@ -214,8 +223,8 @@ class _Critical:
     def __exit__(self, exc_type, exc, tb) -> None:
         s = self.signals
         s._depth -= 1
-        if s._depth == 0 and exc_type is None and s.signum is not None and not s._quiet:
-            raise StopRequested(s.signum)
+        if s._depth == 0 and exc_type is None and self.raise_at_exit:
+            s.check()
 
 
 def run_chunk(
@@ -445,11 +454,10 @@ def run_tournament(
             "numba_cache": _jit.CACHE_DIR,
             "started": now(),
         }
-        with signals.critical():
+        with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
             write_manifest(run_dir, manifest)
             for dataset in DATASETS:
                 (run_dir / dataset).mkdir(exist_ok=True)
-        hooks.pause("manifest")
         return play_chunks(
             config,
             run_dir,
@@ -497,7 +505,7 @@ def play_chunks(
         sums += np.asarray(entry.get("sums") or 0, np.int64)
     done_before = sum(e["stop"] - e["start"] for e in done.values()) * per
     status, error, kind = "complete", None, None
-    bar = _progress_bar(config.games * per, progress, done_before)
+    bar = None
     t_run = time.perf_counter()
 
     def record(chunk: tuple[int, int], result: tuple[np.ndarray, dict]) -> None:
@@ -514,6 +522,9 @@ def play_chunks(
     task = ChunkTask.of(config, run_dir)
     ranges = config.ranges(size, done)
     try:
+        signals.check()  # a stop while run.json was written
+        hooks.pause("manifest")
+        bar = _progress_bar(config.games * per, progress, done_before)
         if workers <= 1:
             for a, b in ranges:
                 record((a, b), task(a, b))
@@ -541,7 +552,8 @@ def play_chunks(
         status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "other"
     finally:
         signals.quiet()  # from here a signal is only noted: the clean-up must finish
-        bar.close()
+        if bar is not None:
+            bar.close()
         elapsed = time.perf_counter() - t_run
         parts = [done[a] for a in sorted(done)]
         listed = {e[d]["file"] for e in parts for d in DATASETS if d in e}
