@@ -121,6 +121,8 @@ def main() -> int:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+                    t_faulty += time.perf_counter() - t0  # the checks below are not counted
+                    t0 = None
                     deadline = time.monotonic() + 5
                     while tagged(tag) and time.monotonic() < deadline:
                         time.sleep(0.05)
@@ -142,7 +144,8 @@ def main() -> int:
                 _, err = proc.communicate()
                 if proc.returncode:
                     failures.append(f"the last resume exited {proc.returncode}: {err.strip()}")
-            t_faulty += time.perf_counter() - t0
+            if t0 is not None:
+                t_faulty += time.perf_counter() - t0
             if (out / "run.json").exists():
                 cmd = ["resume", str(out), "--workers", str(args.workers), "--no-progress"]
             # else: killed before run.json existed: the same tournament starts again

@@ -220,6 +220,8 @@ def require_complete(run_dir: Path, allow_partial: bool = False) -> list[str]:
     check = verify_run(run_dir, full=False)
     if check.ok:
         return []
+    if check.status is None and len(check.damaged) == 1:  # no folder, no or a bad run.json
+        raise RunCheckError(check.damaged[0])
     if check.damaged:
         raise RunCheckError(
             f"{run_dir} is damaged: {'; '.join(check.damaged)}. `hsim verify {run_dir}` lists "
