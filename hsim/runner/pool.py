@@ -155,21 +155,40 @@ def run_chunks(
     failures: dict[tuple[int, int], int] = {}
     pending: dict[Future, tuple[int, int]] = {}
     executor = make_executor()
+    idle_rebuilds = 0  # pools replaced since a chunk last finished
 
-    def fill() -> None:
+    def fill() -> bool:
+        """Submit up to the window; return True when the executor is broken."""
         while len(pending) < window:
             item = again.popleft() if again else next(source, None)
             if item is None:
-                return
-            with signals_blocked():  # a worker spawned here starts with them blocked
-                future = executor.submit(task, *item)
+                return False
+            try:
+                with signals_blocked():  # a worker spawned here starts with them blocked
+                    future = executor.submit(task, *item)
+            except BrokenExecutor:  # it broke since the last wait
+                again.appendleft(item)
+                return True
             pending[future] = item
+        return False
 
     try:
-        fill()
-        while pending:
+        broken = fill()
+        while pending or broken:
+            if broken:  # every other future of a broken pool fails too: play them again
+                idle_rebuilds += 1
+                if idle_rebuilds > retries + 3:
+                    raise WorkerLost(
+                        f"the workers keep dying before finishing any chunk ({idle_rebuilds} "
+                        "pools in a row); out of memory?"
+                    )
+                again.extend(pending.values())
+                pending.clear()
+                stop(executor, True)
+                executor = make_executor()
+                broken = fill()
+                continue
             finished, _ = wait(list(pending), timeout=WATCH_PARENT_S, return_when=FIRST_COMPLETED)
-            broken = False
             for future in finished:
                 item = pending.pop(future)
                 try:
@@ -185,13 +204,10 @@ def run_chunks(
                     again.append(item)
                     broken |= isinstance(exc, BrokenExecutor)
                     continue
+                idle_rebuilds = 0
                 on_done(item, result)
-            if broken:  # every other future of a broken pool fails too: play them again
-                again.extend(pending.values())
-                pending.clear()
-                stop(executor, True)
-                executor = make_executor()
-            fill()
+            if not broken:
+                broken = fill()
     except BaseException:
         stop(executor, True)
         raise
