@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 
 import numpy as np
 
@@ -68,6 +69,7 @@ from hsim.stop import StopRequested
 from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
+RESPONSIVE_CALL_S = 0.2
 
 
 class DecisionTimeout(BaseException):
@@ -213,6 +215,7 @@ def play_range(
     stop: int,
     scorings: tuple[Rules, ...] = (),
     decision_timeout: float | None = None,
+    responsive: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play games ``first .. stop-1`` of run ``seed``; return (deal rows, game rows).
 
@@ -220,7 +223,9 @@ def play_range(
     rows sorted by game, deal, seat, game rows by game, scoring, seat. scorings: other
     scorings each game is also followed under (see :func:`set_scorings`).
     decision_timeout: seconds a plain-Python strategy may take per decision (None: no
-    limit; compiled strategies are not timed: they cannot block in Python).
+    limit; compiled strategies are not timed: they cannot block in Python). responsive:
+    return to Python about every ``RESPONSIVE_CALL_S`` seconds (a run played in its main
+    process, so that SIGINT and SIGTERM act at once); the records do not change.
 
     :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
         gave a pass, card or moon choice the rules do not allow; the message names the
@@ -251,14 +256,18 @@ def play_range(
     deals, games = [], []
     run_seed = seed_to_u64(seed)
     game = first
+    # responsive: play in calls of about RESPONSIVE_CALL_S, so that this thread gets back
+    # to Python (and its signal handlers) often even with slow compiled strategies.
+    at_once = 1 if responsive else stop - first
     while game < stop:
         state.hidden[H_DEAL_ROWS] = 0
         state.hidden[H_GAME_ROWS] = 0
+        t0 = time.perf_counter()
         try:
             done = loop(
                 run_seed,
                 game,
-                stop - game,
+                min(stop - game, at_once),
                 rules_arr,
                 *loop_fns,
                 params,
@@ -278,6 +287,9 @@ def play_range(
         deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
         games.append(game_out[: state.hidden[H_GAME_ROWS]].copy())
         game += done
+        if responsive:
+            per_game = max(time.perf_counter() - t0, 1e-6) / max(done, 1)
+            at_once = max(1, min(1 << 20, int(RESPONSIVE_CALL_S / per_game)))
     return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)
 
 

@@ -296,6 +296,25 @@ def test_a_blocked_strategy_is_stopped_by_sigterm_within_5_s(tmp_path, py_bot, s
     _assert_no_survivors(tag)
 
 
+def test_sigterm_stops_a_long_compiled_chunk_in_this_process_within_5_s(tmp_path):
+    # pimc in the parent (--workers 1): Python cannot run a signal handler until the
+    # compiled chunk returns, so the watcher thread records the stop and exits.
+    out, tag = tmp_path / "run", uuid.uuid4().hex
+    proc = _hsim(
+        "tournament", "--workers", "1", "--out", str(out), env=_env(tag),
+        players="pimc,random,random,random", games=200, wait=False,
+    )  # fmt: skip
+    _wait_for(lambda: (out / "run.json").exists(), proc)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    t0 = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    assert time.monotonic() - t0 < 5
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and "interrupted" in err
+    assert read_manifest(out)["status"] == "interrupted" and not verify_run(out).damaged
+
+
 def test_sigint_while_workers_start_is_one_line(tmp_path):
     out, tag = tmp_path / "run", uuid.uuid4().hex
     proc = _hsim("tournament", "--workers", "2", "--out", str(out), env=_env(tag), wait=False)

@@ -49,10 +49,12 @@ from hsim.runner.manifest import (
     JOURNAL,
     append_journal,
     now,
+    recorded_parts,
     versions,
     write_manifest,
 )
 from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost, process_pool, run_chunks
+from hsim.runner.signals import EXIT_CODES, StopSignals
 from hsim.runner.sink import (
     DATASETS,
     SCHEMA_VERSION,
@@ -68,7 +70,6 @@ from hsim.strategy import StrategyError
 
 GAMES_PER_WORKER = 20_000
 DEFAULT_DECISION_TIMEOUT = 60.0
-EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 # Per seat: points, deals, wins, moons, games, sum of places.
 SUMMARY_COLS = 6
 
@@ -168,65 +169,6 @@ class RunResult:
 _WORKER_PLAYERS: dict[tuple, list[LoadedStrategy]] = {}
 
 
-class StopSignals:
-    """SIGINT and SIGTERM handlers that stop a run: they raise :class:`StopRequested` in
-    the main thread, except inside :meth:`critical` sections (recording a finished
-    chunk), where the stop waits for the section's end. After :meth:`quiet` a signal is
-    only noted, so that the clean-up after a stop always finishes.
-    """
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-        self._depth = 0
-        self._quiet = False
-        self._old: dict[int, Any] = {}
-
-    def install(self) -> StopSignals:
-        for signum in EXIT_CODES:
-            self._old[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def restore(self) -> None:
-        for signum, old in self._old.items():
-            signal.signal(signum, old if old is not None else signal.SIG_DFL)
-        self._old.clear()
-
-    def quiet(self) -> None:
-        self._quiet = True
-
-    def _handle(self, signum, frame) -> None:
-        if self.signum is None:
-            self.signum = signum
-        if self._depth == 0 and not self._quiet:
-            raise StopRequested(self.signum)
-
-    def critical(self, raise_at_exit: bool = True) -> _Critical:
-        """A section no stop interrupts; the stop is raised at its end (or, without
-        ``raise_at_exit``, left in :attr:`signum` for the caller to act on).
-        """
-        return _Critical(self, raise_at_exit)
-
-    def check(self) -> None:
-        """Raise the stop that arrived meanwhile, if any."""
-        if self.signum is not None and not self._quiet:
-            raise StopRequested(self.signum)
-
-
-class _Critical:
-    def __init__(self, signals: StopSignals, raise_at_exit: bool) -> None:
-        self.signals = signals
-        self.raise_at_exit = raise_at_exit
-
-    def __enter__(self) -> None:
-        self.signals._depth += 1
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        s = self.signals
-        s._depth -= 1
-        if s._depth == 0 and exc_type is None and self.raise_at_exit:
-            s.check()
-
-
 def run_chunk(
     rules: Rules,
     specs: tuple[str, ...],
@@ -239,6 +181,7 @@ def run_chunk(
     scoring_names: tuple[str, ...] = ("base",),
     digits: int = 12,
     decision_timeout: float | None = None,
+    responsive: bool = False,
 ) -> tuple[np.ndarray, dict[str, dict]]:
     """Play games (or, with ``duplicate``, boards) ``start..stop-1``, write their parts,
     return (the per-player summary sums, the parts' row counts and checksums).
@@ -258,7 +201,14 @@ def run_chunk(
     out = np.zeros((n, SUMMARY_COLS), np.int64)
     for rotation in range(n if duplicate else 1):
         deals, games = play_range(
-            rules, rotate(players, rotation), seed, start, stop, score_also, decision_timeout
+            rules,
+            rotate(players, rotation),
+            seed,
+            start,
+            stop,
+            score_also,
+            decision_timeout,
+            responsive,
         )
         deal_tables.append(deals_table(deals, names, rotation, duplicate))
         game_tables.append(games_table(games, names, rotation, duplicate, list(scoring_names)))
@@ -302,9 +252,10 @@ class ChunkTask:
     scoring_names: tuple[str, ...]
     digits: int
     decision_timeout: float | None
+    responsive: bool = False  # played in the run's main process: see play_range
 
     @classmethod
-    def of(cls, config: RunConfig, run_dir: Path) -> ChunkTask:
+    def of(cls, config: RunConfig, run_dir: Path, responsive: bool = False) -> ChunkTask:
         """Return the task of ``config`` writing into ``run_dir``."""
         return cls(
             config.rules,
@@ -316,6 +267,7 @@ class ChunkTask:
             config.scoring_names(),
             part_digits(config.stop * config.rotations - 1),
             config.decision_timeout or None,
+            responsive,
         )
 
     def __call__(self, start: int, stop: int) -> tuple[np.ndarray, dict[str, dict]]:
@@ -331,6 +283,7 @@ class ChunkTask:
             self.scoring_names,
             self.digits,
             self.decision_timeout,
+            self.responsive,
         )
 
 
@@ -519,7 +472,20 @@ def play_chunks(
             sums = sums + part_sums
         bar.update((chunk[1] - chunk[0]) * per)
 
-    task = ChunkTask.of(config, run_dir)
+    def hard_stop(signum: int) -> None:
+        # The main thread did not stop in time (inside a long compiled chunk): record the
+        # stop from what is recorded; the process then exits (see StopSignals).
+        recorded = recorded_parts(run_dir, manifest)
+        games = _record_end(
+            run_dir, manifest, recorded, per, "interrupted", time.perf_counter() - t_run
+        )
+        sys.stderr.write(
+            f"\ninterrupted: {games:,} games are written; `hsim resume {run_dir}` plays the "
+            "rest (run.json says interrupted)\n"
+        )
+
+    signals.hard_stop = hard_stop
+    task = ChunkTask.of(config, run_dir, responsive=workers <= 1)
     ranges = config.ranges(size, done)
     try:
         signals.check()  # a stop while run.json was written
@@ -555,29 +521,8 @@ def play_chunks(
         if bar is not None:
             bar.close()
         elapsed = time.perf_counter() - t_run
-        parts = [done[a] for a in sorted(done)]
-        listed = {e[d]["file"] for e in parts for d in DATASETS if d in e}
-        remove_temporary(run_dir)
-        remove_unlisted(run_dir, listed)  # renamed but never recorded: played again later
-        games_done = sum(e["stop"] - e["start"] for e in parts) * per
-        manifest.update(
-            {
-                "status": status,
-                "finished": now(),
-                "elapsed_s": round(elapsed + float(manifest.get("elapsed_s") or 0), 3),
-                "games_done": games_done,
-                "completed_ranges": _merge([(e["start"], e["stop"]) for e in parts]),
-                "parts": parts,
-            }
-        )
-        manifest.pop("error", None)
-        manifest.pop("error_kind", None)
-        if error:
-            manifest["error"] = error
-            manifest["error_kind"] = kind
-        write_manifest(run_dir, manifest)
-        if status == "complete":
-            (run_dir / JOURNAL).unlink(missing_ok=True)
+        with signals.cleanup_lock:
+            games_done = _record_end(run_dir, manifest, done, per, status, elapsed, error, kind)
     result = RunResult(
         run_dir,
         status,
@@ -595,6 +540,45 @@ def play_chunks(
         hint = "" if kind == "strategy" else f"; `hsim resume {run_dir}` continues it"
         raise RunError(f"run failed: {error}\n(parts written so far are kept in {run_dir}{hint})")
     return result
+
+
+def _record_end(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    done: dict[int, dict[str, Any]],
+    per: int,
+    status: str,
+    elapsed: float,
+    error: str | None = None,
+    kind: str | None = None,
+) -> int:
+    """Clean the datasets of what ``done`` does not list and write the final run.json
+    (status, timings, every part); return the games written.
+    """
+    parts = [done[a] for a in sorted(done)]
+    listed = {e[d]["file"] for e in parts for d in DATASETS if d in e}
+    remove_temporary(run_dir)
+    remove_unlisted(run_dir, listed)  # renamed but never recorded: played again later
+    games_done = sum(e["stop"] - e["start"] for e in parts) * per
+    manifest.update(
+        {
+            "status": status,
+            "finished": now(),
+            "elapsed_s": round(elapsed + float(manifest.get("elapsed_s") or 0), 3),
+            "games_done": games_done,
+            "completed_ranges": _merge([(e["start"], e["stop"]) for e in parts]),
+            "parts": parts,
+        }
+    )
+    manifest.pop("error", None)
+    manifest.pop("error_kind", None)
+    if error:
+        manifest["error"] = error
+        manifest["error_kind"] = kind
+    write_manifest(run_dir, manifest)
+    if status == "complete":
+        (run_dir / JOURNAL).unlink(missing_ok=True)
+    return games_done
 
 
 def _compiled(players: list[LoadedStrategy]) -> bool:
