@@ -62,10 +62,10 @@ from hsim.engine.layout import (
     ST_OK,
     V_HAND,
 )
+from hsim.errors import describe, strategy_failure
 from hsim.loader import LoadedStrategy
 from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
 from hsim.rules import Rules
-from hsim.stop import StopRequested
 from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
@@ -158,6 +158,12 @@ def _error(players, state, seed, what: str) -> StrategyError:
     )
 
 
+def _cause(exc: BaseException) -> BaseException | None:
+    # A SystemExit or KeyboardInterrupt chained as the cause would look like a stop to
+    # code that walks causes; an ordinary exception is kept for the traceback.
+    return exc if isinstance(exc, Exception) else None
+
+
 def _invalid_answer(players, state, seed) -> StrategyError:
     code = int(state.hidden[H_ERROR_CODE])
     value = int(state.hidden[H_ERROR_VALUE])
@@ -230,7 +236,8 @@ def play_range(
     :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
         gave a pass, card or moon choice the rules do not allow; the message names the
         strategy, seat, game and run seed.
-    :raises StopRequested: SIGINT or SIGTERM arrived (passed through, never converted).
+    :raises hsim.stop.StopRequested: SIGINT or SIGTERM arrived (passed through, never
+        converted).
     """
     if any(p.kind == "python" for p in players):
         return _play_range_python(rules, players, seed, first, stop, scorings, decision_timeout)
@@ -278,10 +285,10 @@ def play_range(
                 deal_out,
                 game_out,
             )
-        except StopRequested:
-            raise
-        except Exception as exc:
-            raise _error(players, state, seed, f"raised {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:  # a StopRequested is no strategy failure: re-raised
+            if not strategy_failure(exc):
+                raise
+            raise _error(players, state, seed, describe(exc)) from _cause(exc)
         if state.hidden[H_ERROR_CODE]:
             raise _invalid_answer(players, state, seed)
         deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
@@ -299,13 +306,21 @@ def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros((0, cols), np.int64)
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _answer(value) -> int:
-    """Return a strategy's answer as an int; refuse what is not an integer (2.9, "S", None).
+    """Return a strategy's answer as an int; refuse what is not an integer (2.9, "S", None)
+    or does not fit the engine's int64 (2**70).
 
     :raises TypeError: the answer is not an int or numpy integer.
+    :raises ValueError: the answer is outside int64.
     """
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
+        value = int(value)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"answered {value}, which is outside int64 (a card is 0..51)")
+        return value
     raise TypeError(f"answered {value!r} ({type(value).__name__}), not an int")
 
 
@@ -320,11 +335,13 @@ class _Seat:
         if loaded.kind == "python":
             try:
                 self.player = loaded.python_factory()
-            except Exception as exc:
+            except BaseException as exc:
+                if not strategy_failure(exc):
+                    raise
+                what = describe(exc).removeprefix("raised ")
                 raise StrategyError(
-                    f"strategy {loaded.spec!r} (seat {seat}) could not be made: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
+                    f"strategy {loaded.spec!r} (seat {seat}) could not be made: {what}"
+                ) from _cause(exc)
         public, rows = state.read_only()
         self.obs = Observation(public, rows[seat], rules)
         self.rng: np.random.Generator | None = None
@@ -426,18 +443,48 @@ class PythonDriver:
                 with self._timer(seat.seat):
                     seat.new_game(self.run_seed, game, self.rules)
                 self._check_timer()
-            except StopRequested:
-                raise
             except DecisionTimeout:
                 self.state.hidden[H_DECIDER] = seat.seat
                 self.state.hidden[H_GAME] = game
                 raise self._timed_out() from None
-            except Exception as exc:
+            except BaseException as exc:
+                if not strategy_failure(exc):
+                    raise
                 self.state.hidden[H_DECIDER] = seat.seat
                 self.state.hidden[H_GAME] = game
-                raise _error(
-                    self.players, self.state, self.seed, f"raised {type(exc).__name__}: {exc}"
-                ) from exc
+                raise _error(self.players, self.state, self.seed, describe(exc)) from _cause(exc)
+
+    def decide(self, status: int) -> int:
+        """Return the answer of the seat to act (``H_DECIDER``) to decision ``status``
+        (``ST_NEED_PASS``, ``ST_NEED_MOON``, ``ST_NEED_TRUMP``, else a play).
+
+        :raises StrategyError: the strategy raised (any exception, ``sys.exit()``, or a
+            ``KeyboardInterrupt`` of its own: :func:`hsim.errors.strategy_failure`),
+            answered with something that is not an int64, or took longer than the
+            decision timeout (:class:`DecisionTimeoutError`).
+        """
+        st = self.state
+        s = int(st.hidden[H_DECIDER])
+        try:
+            with self._timer(s):
+                if status == ST_NEED_PASS:
+                    answer = self.seats[s].pass_cards()
+                elif status == ST_NEED_MOON:
+                    answer = self.seats[s].moon_choice()
+                elif status == ST_NEED_TRUMP:
+                    answer = self.seats[s].trump_choice()
+                else:
+                    hand = st.private[s, V_HAND]
+                    legal = int(self._legal(st.public, self.rules_array, hand))
+                    answer = self.seats[s].play(legal)
+            self._check_timer()
+            return answer
+        except DecisionTimeout:
+            raise self._timed_out() from None
+        except BaseException as exc:
+            if not strategy_failure(exc):
+                raise
+            raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
 
     def _timer(self, seat: int) -> _DecisionTimer:
         """The decision timer for a plain-Python seat, a no-op for a compiled one."""
@@ -466,28 +513,7 @@ class PythonDriver:
         st = self.state
         status = self._next(*self._args())
         while status != ST_GAME_OVER:
-            s = int(st.hidden[H_DECIDER])
-            try:
-                with self._timer(s):
-                    if status == ST_NEED_PASS:
-                        answer = self.seats[s].pass_cards()
-                    elif status == ST_NEED_MOON:
-                        answer = self.seats[s].moon_choice()
-                    elif status == ST_NEED_TRUMP:
-                        answer = self.seats[s].trump_choice()
-                    else:
-                        hand = st.private[s, V_HAND]
-                        legal = int(self._legal(st.public, self.rules_array, hand))
-                        answer = self.seats[s].play(legal)
-                self._check_timer()
-            except StopRequested:
-                raise
-            except DecisionTimeout:
-                raise self._timed_out() from None
-            except Exception as exc:
-                raise _error(
-                    self.players, st, self.seed, f"raised {type(exc).__name__}: {exc}"
-                ) from exc
+            answer = self.decide(status)
             if status == ST_NEED_PASS:
                 status = submit_pass(st.public, st.private, st.hidden, answer)
             else:

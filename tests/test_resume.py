@@ -214,9 +214,7 @@ def test_two_claims_started_together_exactly_one_owns_the_folder(tmp_path):
 
 def test_two_tournaments_into_one_folder_one_wins_and_the_folder_is_whole(tmp_path):
     out = tmp_path / "run"
-    procs = [
-        _hsim("tournament", "--workers", "1", "--out", str(out), wait=False) for _ in range(2)
-    ]
+    procs = [_hsim("tournament", "--workers", "1", "--out", str(out), wait=False) for _ in range(2)]
     results = [p.communicate(timeout=300) for p in procs]
     codes = sorted(p.returncode for p in procs)
     assert codes == [0, 1], results

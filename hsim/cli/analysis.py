@@ -11,6 +11,7 @@ import click
 
 from hsim.cli.common import (
     HELP,
+    UserError,
     allow_partial_option,
     build_rules,
     check_run,
@@ -19,8 +20,10 @@ from hsim.cli.common import (
     players_option,
     rule_option,
     rules_option,
+    user_error,
     workers_option,
 )
+from hsim.errors import EXIT_USAGE
 from hsim.rules import RulesError
 
 
@@ -91,12 +94,13 @@ def compare_rules(
     try:
         variants = [parse_variant(text, base, preset_name) for text in variant_items]
     except RulesError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise user_error(exc) from None
     seen = {}
     for v in variants:
         if v.rules in seen:
-            raise click.ClickException(
-                f"--variant {v.text!r} is the same rule set as --variant {seen[v.rules]!r}"
+            raise UserError(
+                f"--variant {v.text!r} is the same rule set as --variant {seen[v.rules]!r}",
+                EXIT_USAGE,
             )
         seen[v.rules] = v.text
     specs = player_specs(players, player_list)
@@ -118,8 +122,8 @@ def compare_rules(
             argv=["hsim", *sys.argv[1:]],
             echo=echo,
         )
-    except (RunError, StrategyError, OSError, RunCheckError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except (RunError, StrategyError, RunCheckError) as exc:
+        raise user_error(exc) from None
     if as_json:
         from hsim.analysis.frames import jsonable
 
@@ -183,8 +187,8 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
     try:
         run = load_run(run_dir, deal_columns=list(ANALYSIS_DEAL_COLUMNS))
         rep = build_report(run, scoring)
-    except (RunFolderError, RulesError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except (RunFolderError, RulesError) as exc:
+        raise user_error(exc) from None
     if as_json:
         click.echo(json.dumps(jsonable(rep), indent=2))
     else:

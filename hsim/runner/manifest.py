@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import hsim
+from hsim.errors import ManifestError
 
+__all__ = ["ManifestError"]  # re-exported: the error read_manifest raises
 MANIFEST = "run.json"
 JOURNAL = "parts.jsonl"
 DEPENDENCIES = ("numba", "llvmlite", "numpy", "pandas", "pyarrow", "click", "tqdm")
@@ -40,10 +42,6 @@ def versions() -> dict[str, str]:
 def now() -> str:
     """Return the current UTC time in ISO 8601."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-class ManifestError(ValueError):
-    """``run.json`` is missing, cut short or not what hsim writes."""
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:

@@ -38,7 +38,7 @@ from hsim.runner.sink import DATASETS, file_sha256, remove_temporary, remove_unl
 RESUMABLE = ("interrupted", "failed", "running", "complete")
 
 
-def config_from_manifest(manifest: dict[str, Any]) -> RunConfig:
+def config_from_manifest(manifest: dict[str, Any], run_dir: Path) -> RunConfig:
     """Return the :class:`RunConfig` a run's ``run.json`` describes.
 
     :raises RunError: a setting is missing or not what hsim writes (a damaged or edited
@@ -49,7 +49,7 @@ def config_from_manifest(manifest: dict[str, Any]) -> RunConfig:
         known = {f.name for f in dataclasses.fields(Rules)}
         rules = dataclasses.replace(Rules(), **{k: v for k, v in options.items() if k in known})
         score_also = tuple(parse_rules(text) for text in manifest.get("score_also") or ())
-        specs = tuple(_spec_from_run(p["spec"], manifest) for p in manifest["players"])
+        specs = tuple(_spec_from_run(p["spec"], manifest, run_dir) for p in manifest["players"])
         config = RunConfig(
             rules=rules,
             players=specs,
@@ -79,15 +79,13 @@ def _int(manifest: dict[str, Any], key: str) -> int:
     return value
 
 
-def _spec_from_run(spec: str, manifest: dict[str, Any]) -> str:
-    # A relative path.py:attr is relative to the folder the run was started from.
-    target, colon, rest = spec.partition(":")
+def _spec_from_run(spec: str, manifest: dict[str, Any], run_dir: Path) -> str:
+    # A relative path.py:attr is relative to the run folder (or, in a run.json written
+    # before that, to the ``cwd`` it recorded).
+    from hsim.loader import spec_from_run
+
     cwd = manifest.get("cwd")
-    if colon and target.endswith(".py") and cwd and not Path(target).is_absolute():
-        candidate = Path(cwd) / target
-        if candidate.exists() and not Path(target).exists():
-            return f"{candidate}:{rest}"
-    return spec
+    return spec_from_run(spec, Path(cwd) if isinstance(cwd, str) else Path(run_dir))
 
 
 def intact(run_dir: Path, entry: dict[str, Any]) -> bool:
@@ -184,7 +182,7 @@ def resume_run(
                 f"{run_dir} is complete (written by an hsim that recorded no part checksums); "
                 "there is nothing to resume"
             )
-        config = config_from_manifest(manifest)
+        config = config_from_manifest(manifest, run_dir)
         if decision_timeout is None or decision_timeout >= 0:
             config = dataclasses.replace(config, decision_timeout=decision_timeout or None)
             manifest["decision_timeout"] = config.decision_timeout
@@ -192,7 +190,7 @@ def resume_run(
         missing = config.games - sum(e["stop"] - e["start"] for e in done.values())
         if status == "complete" and missing == 0:
             return _nothing_to_do(run_dir, manifest, config, done)
-        players = runner.check_config(config)
+        players = runner.check_config(config, workers or 1)
         compile_s = time.perf_counter() - t0
         if workers is None:
             workers = runner.default_workers(missing * config.rotations)

@@ -39,10 +39,11 @@ from hsim.engine.layout import (
     G_SEAT,
     G_WINNER,
 )
+from hsim.errors import HsimError
 from hsim.loader import LoadedStrategy, load_players
-from hsim.play import DecisionTimeoutError, StopRequested, play_range
+from hsim.play import DecisionTimeoutError, play_range
 from hsim.rng import SEED_SCHEME
-from hsim.rules import KIERKI_NO_SCORINGS, Rules, canonical, preset_of
+from hsim.rules import Rules, canonical, preset_of
 from hsim.runner import hooks
 from hsim.runner.lock import FolderError, FolderLock, claim_new
 from hsim.runner.manifest import (
@@ -65,7 +66,9 @@ from hsim.runner.sink import (
     remove_unlisted,
     write_parts,
 )
+from hsim.runner.validate import recorded_players, validate, without_home
 from hsim.seating import player_of, rotate
+from hsim.stop import StopRequested
 from hsim.strategy import StrategyError
 
 GAMES_PER_WORKER = 20_000
@@ -74,7 +77,7 @@ DEFAULT_DECISION_TIMEOUT = 60.0
 SUMMARY_COLS = 6
 
 
-class RunError(Exception):
+class RunError(HsimError):
     """The run could not start or did not finish; the message says why and what to do."""
 
 
@@ -312,18 +315,17 @@ def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
     return rows
 
 
-def check_config(config: RunConfig) -> list[LoadedStrategy]:
+def check_config(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     """Check ``config`` before any folder is touched; return the loaded players.
 
-    Loads every player and plays the first game (compiling or loading the code once, in
-    this process), so that a bad spec or a strategy failing at once writes nothing.
+    Every setting (:func:`hsim.runner.validate.validate`), then the first game is played
+    (compiling or loading the code once, in this process), so that a bad spec or a
+    strategy failing at once writes nothing.
 
-    :raises RunError: settings that cannot run together.
+    :raises ConfigError: a setting out of its range. :raises RulesError: bad rules.
     :raises StrategyError: a player spec is invalid, or the first game fails.
     """
-    if config.rules.is_kierki and config.score_also:
-        raise RunError(KIERKI_NO_SCORINGS)
-    players = load_players(list(config.players), config.rules)
+    players = validate(config, workers)  # every setting, before the disk is touched
     play_range(
         config.rules,
         players,
@@ -371,8 +373,7 @@ def run_tournament(
     signals = StopSignals().install()
     lock: FolderLock | None = None
     try:
-        # All settings are checked here, before the folder is touched.
-        players = check_config(config)
+        players = check_config(config, workers)  # every setting, before the folder
         compile_s = time.perf_counter() - t0
         run_dir = Path(run_dir)
         try:
@@ -385,15 +386,14 @@ def run_tournament(
             "schema_version": SCHEMA_VERSION,
             "seed_scheme": SEED_SCHEME,
             "status": "running",
-            "command": " ".join(argv) if argv else None,
-            "argv": argv,
-            "cwd": os.getcwd(),
+            "command": without_home(" ".join(argv)) if argv else None,
+            "argv": without_home(argv),
             "rules": {
                 "string": canonical(config.rules, config.rules_preset),
                 "preset": config.rules_preset,
                 "options": config.rules.to_dict(),
             },
-            "players": [p.describe() for p in players],
+            "players": recorded_players(players, run_dir),
             "seed": config.seed,
             "first_game": config.first_game,
             "games": config.games,
@@ -404,7 +404,7 @@ def run_tournament(
             "decision_timeout": config.decision_timeout or None,
             "versions": versions(),
             "compile_s": round(compile_s, 3),
-            "numba_cache": _jit.CACHE_DIR,
+            "numba_cache": without_home(_jit.CACHE_DIR),
             "started": now(),
         }
         with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here

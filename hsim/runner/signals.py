@@ -84,8 +84,11 @@ class StopSignals:
         self._quiet = True
 
     def _handle(self, signum, frame) -> None:
+        from hsim.errors import note_signal
+
         if self.signum is None:
             self.signum = signum
+            note_signal(signum)  # whatever a strategy raises from now on is the stop's
         if self._depth == 0 and not self._quiet:
             raise StopRequested(self.signum)
 

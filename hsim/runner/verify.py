@@ -15,12 +15,13 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from hsim.errors import HsimError
 from hsim.runner.lock import is_locked
 from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest, recorded_parts
 from hsim.runner.sink import DATASETS, TMP_PREFIX, file_sha256
 
 
-class RunCheckError(ValueError):
+class RunCheckError(HsimError, ValueError):
     """A run folder is incomplete or damaged; the message names each problem and what
     to do (``hsim resume``, ``--allow-partial``).
     """
