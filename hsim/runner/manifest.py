@@ -22,7 +22,6 @@ from typing import Any
 import hsim
 from hsim.errors import ManifestError
 
-__all__ = ["ManifestError"]  # re-exported: the error read_manifest raises
 MANIFEST = "run.json"
 JOURNAL = "parts.jsonl"
 DEPENDENCIES = ("numba", "llvmlite", "numpy", "pandas", "pyarrow", "click", "tqdm")
