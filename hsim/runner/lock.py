@@ -107,7 +107,10 @@ def claim(run_dir: Path) -> FolderLock:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise FolderError(f"cannot create the lock file {path}: {exc.strerror}") from None
+            raise FolderError(
+                f"cannot write {run_dir}: the lock file {path} cannot be created "
+                f"({exc.strerror or exc})"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -196,12 +199,20 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
     created = False
     try:
         run_dir.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FolderError(
+            f"cannot write --out {run_dir}: {exc.strerror or exc} ({exc.filename}); choose "
+            "another --out"
+        ) from None
+    try:
         run_dir.mkdir()
         created = True
     except FileExistsError:
         pass  # another run may have just made it: the lock decides
     except OSError as exc:
-        raise FolderError(f"cannot create --out {run_dir}: {exc.strerror}") from None
+        raise FolderError(
+            f"cannot write --out {run_dir}: {exc.strerror or exc}; choose another --out"
+        ) from None
     lock = claim(run_dir)
     try:
         if _fresh(run_dir):

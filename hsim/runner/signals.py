@@ -92,6 +92,8 @@ class StopSignals:
         if self._depth == 0 and not self._quiet:
             raise StopRequested(self.signum)
 
+    _handle.notes_signals = True  # see hsim.errors.strategy_failure
+
     def _watch(self) -> None:
         r, w = self._pipe
         try:

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from hsim.errors import HsimError
+from hsim.rules import RulesError
 from hsim.runner.lock import is_locked
-from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest, recorded_parts
+from hsim.runner.manifest import MANIFEST, ManifestError, recorded_parts
 from hsim.runner.sink import DATASETS, TMP_PREFIX, file_sha256
 
 
@@ -67,17 +68,13 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     full: also compare each part's sha256 with the manifest's (reads every byte);
     without it, sizes and Parquet footers' row counts are checked.
     """
+    from hsim.runner.validate import load_manifest
+
     run_dir = Path(run_dir)
     check = RunCheck(run_dir)
-    if not run_dir.is_dir():
-        _damage(check, f"{run_dir} is not a folder")
-        return check
-    try:
-        manifest = read_manifest(run_dir)
-    except FileNotFoundError:
-        _damage(check, f"{run_dir} has no {MANIFEST}: it is not an hsim run folder")
-        return check
-    except (ManifestError, OSError) as exc:
+    try:  # every field replay and analysis read, with their messages
+        manifest, _ = load_manifest(run_dir)
+    except (ManifestError, RulesError, OSError) as exc:
         _damage(check, str(exc))
         return check
     check.status = status = manifest.get("status")
