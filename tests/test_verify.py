@@ -52,7 +52,12 @@ def _first(run, dataset="deals"):
     return run / read_manifest(run)["parts"][0][dataset]["file"]
 
 
-def _delete(run):
+def _delete(run):  # both parts of a chunk: its games are missing
+    _first(run).unlink()
+    _first(run, "games").unlink()
+
+
+def _delete_one(run):  # one dataset without the other: damage
     _first(run).unlink()
 
 
@@ -87,23 +92,29 @@ def _edit_rows(run):
     ("damage", "problem", "quick_sees_it"),
     [
         (_delete, r"deals/part-000000000000\.parquet is missing", True),
+        (_delete_one, r"deals/part-000000000000\.parquet is missing \(its other", True),
         (_truncate, r"games/part-000000000000\.parquet is \d+ bytes, not the \d+ recorded", True),
         (_corrupt, r"deals/part-000000000000\.parquet is corrupt: its sha256 differs", False),
         (_extra, r"deals/part-000000099990\.parquet is not a part of this run", True),
         (_cut_manifest, r"run\.json is not valid JSON", True),
         (_edit_rows, r"holds 80 rows, not the 84 recorded", True),
     ],
-    ids=["missing", "truncated", "corrupt", "extra", "manifest", "rows"],
+    ids=["missing", "missing-one", "truncated", "corrupt", "extra", "manifest", "rows"],
 )
 def test_verify_names_each_problem_and_analysis_refuses(run, damage, problem, quick_sees_it):
     damage(run)
     check = verify_run(run)
-    assert not check.ok and check.damaged
+    assert not check.ok and bool(check.damaged) == (damage is not _delete)
     assert any(re.search(problem, p) for p in check.problems), check.problems
     result = CliRunner().invoke(main, ["verify", str(run)])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "failed verification" in result.output
-    if quick_sees_it:
+    if damage is _delete:  # games missing: refused, or analysed with --allow-partial
+        with pytest.raises(RunCheckError, match=r"not complete.*10 of 30 games"):
+            require_complete(run)
+        result = CliRunner().invoke(main, ["report", str(run), "--allow-partial"])
+        assert result.exit_code == 0 and "10 of 30 games (33.3%) are missing" in result.output
+    elif quick_sees_it:
         damaged = "not valid JSON" if damage is _cut_manifest else "is damaged"
         with pytest.raises(RunCheckError, match=damaged):
             require_complete(run, allow_partial=True)

@@ -33,8 +33,10 @@ class RunCheck:
     """What :func:`verify_run` found.
 
     problems: one sentence per problem (empty: complete and intact). damaged: the
-    problems that make a dataset unreadable or wrong (as opposed to games not played
-    yet). games: games the run is for (duplicate: boards x rotations); games_present:
+    problems that make a dataset unreadable or wrong (a truncated, corrupt or extra
+    part, a damaged manifest), as opposed to games that are missing (not played yet, or
+    their parts deleted), which ``--allow-partial`` accepts. games: games the run is for
+    (duplicate: boards x rotations); games_present:
     games whose parts are there and intact. status: the manifest's, or None.
     """
 
@@ -112,6 +114,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
             _damage(check, f"{MANIFEST} lists a part with a bad game range {start}..{stop}")
             continue
         good = True
+        gone = []
         for dataset in DATASETS:
             part = entry.get(dataset)
             if not isinstance(part, dict) or "file" not in part:
@@ -121,7 +124,10 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
                 continue
             listed.add(str(part["file"]))
             problem = _check_part(run_dir, part, full)
-            if problem:
+            if problem and problem.endswith(" is missing"):
+                gone.append(problem)
+                good = False
+            elif problem:
                 _damage(check, problem)
                 good = False
             elif dataset == "games" and part.get("rows") != (stop - start) * rows_per_game:
@@ -131,6 +137,11 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
                     f"{stop - 1} need {(stop - start) * rows_per_game}",
                 )
                 good = False
+        if len(gone) == len(DATASETS):
+            check.problems.extend(gone)  # the chunk's games are missing: not damage
+        else:  # one dataset without the other would be analysed inconsistently
+            for problem in gone:
+                _damage(check, f"{problem} (its other dataset's part is there)")
         if good:
             covered += stop - start
     check.games_present = covered * per
@@ -140,10 +151,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
         more = f" and {len(missing) - 5} more ranges" if len(missing) > 5 else ""
         what = "boards" if per > 1 else "games"
         text = f"{check.missing_text()} ({what} {shown}{more})"
-        if status == "complete":
-            _damage(check, text)
-        else:
-            check.problems.append(text)
+        check.problems.append(text)
     for dataset in DATASETS:
         folder = run_dir / dataset
         if not folder.is_dir():
