@@ -72,3 +72,24 @@ def test_cli_replay_three_ways(tmp_path):
     assert bad.exit_code != 0 and "not in this run" in bad.output
     missing = runner.invoke(main, ["replay", str(tmp_path), "--game", "0"])
     assert missing.exit_code != 0 and "not an hsim run folder" in missing.output
+
+
+def test_kierki_replay_prints_each_deal_string():
+    """Kierki deals print their deal string as Hearts does: hands as dealt, seat 0 first."""
+    from hsim.cards import format_card
+    from hsim.replay import format_record
+    from hsim.rules import parse_rules
+
+    for preset, seats, size in (("kierki4", 4, 13), ("kierki3", 3, 17)):
+        rules = parse_rules(preset)
+        players = load_players(["random"] * seats, rules)
+        records, _ = replay_game(rules, players, 4, 1)
+        for r in records:
+            lines = format_record(r, ["random"] * seats)
+            (line,) = [x for x in lines if x.startswith("  deal string: ")]
+            hands = line.removeprefix("  deal string: ").split("/")
+            assert len(hands) == seats
+            assert hands == ["".join(format_card(c) for c in hand) for hand in r.hands]
+            assert all(len(h) == 2 * size for h in hands)
+            dealt = {h[i : i + 2] for h in hands for i in range(0, len(h), 2)}
+            assert len(dealt) == seats * size  # every card once

@@ -13,6 +13,7 @@ from hsim.cli.common import (
     HELP,
     UserError,
     allow_partial_option,
+    announce_compile,
     build_rules,
     check_run,
     player_option,
@@ -104,6 +105,7 @@ def compare_rules(
             )
         seen[v.rules] = v.text
     specs = player_specs(players, player_list)
+    announce_compile(specs)
     if out is None:
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     echo = None if as_json else (lambda line: click.echo(line, err=True))
@@ -184,6 +186,8 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
                 "(or pip install 'hsim[plot]')"
             ) from None
     check_run(run_dir, allow_partial)
+    if scoring:  # re-scoring runs the engine's scoring kernels
+        announce_compile(parts=["rescore"], engine=False)
     try:
         run = load_run(run_dir, deal_columns=list(ANALYSIS_DEAL_COLUMNS))
         rep = build_report(run, scoring)

@@ -13,6 +13,7 @@ import click
 from hsim.cli.common import (
     HELP,
     RUN_DIR_KEY,
+    announce_compile,
     build_rules,
     player_option,
     player_specs,
@@ -136,6 +137,7 @@ def tournament(
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"run-{stamp}-seed{seed}"
 
+    announce_compile(specs)
     from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
 
     click.get_current_context().meta[RUN_DIR_KEY] = out
@@ -168,7 +170,7 @@ def tournament(
         raise user_error(exc) from None
     except StopRequested as exc:
         _stopped_before_start(exc)
-    _finish(result, duplicate, rules.is_kierki)
+    _finish(result, duplicate, rules.is_kierki, config.scoring_names()[1:])
 
 
 @click.command(context_settings=HELP)
@@ -228,11 +230,13 @@ def resume(run_dir, workers, retries, decision_timeout, progress):
         click.echo(
             f"resumed: played the {result.games_played:,} missing games; the run is complete"
         )
-    _finish(result, bool(manifest.get("duplicate")), kierki)
+    _finish(result, bool(manifest.get("duplicate")), kierki, manifest.get("score_also") or ())
 
 
-def _finish(result, duplicate: bool, kierki: bool) -> None:
-    """Print the summary; after a stop, one line and exit 130 (SIGINT) or 143 (SIGTERM)."""
+def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
+    """Print the summary (and each --score-also scoring's); after a stop, one line and
+    exit 130 (SIGINT) or 143 (SIGTERM).
+    """
     if result.status == "interrupted":
         click.echo(
             f"interrupted: {result.games_done:,} games are written; `hsim resume "
@@ -240,7 +244,12 @@ def _finish(result, duplicate: bool, kierki: bool) -> None:
             err=True,
         )
         sys.exit(result.exit_code)
+    from hsim.runner.summary import scoring_summaries
+
     _print_result(result, duplicate, kierki)
+    if score_also and result.games_done:
+        for name, rows in scoring_summaries(result.run_dir, list(score_also)).items():
+            _print_scoring(name, rows, duplicate)
 
 
 def _stopped_before_start(exc) -> None:
@@ -251,7 +260,14 @@ def _stopped_before_start(exc) -> None:
 
 
 def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
-    how = "compiled (cold: not in the cache) in" if result.compiled else "loaded compiled code in"
+    from hsim import _jit
+
+    if _jit.JIT_DISABLED:
+        how = "ran without compiling (NUMBA_DISABLE_JIT=1: plain Python); started in"
+    elif result.compiled:
+        how = "compiled (cold: not in the cache) in"
+    else:
+        how = "loaded compiled code in"
     played = result.games_played
     rate = played / result.elapsed_s if result.elapsed_s > 0 else float("nan")
     click.echo(
@@ -271,4 +287,17 @@ def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
         click.echo(
             f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['mean_points_per_deal']:>11.3f} "
             f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f}{moons}"
+        )
+
+
+def _print_scoring(name: str, rows: list[dict], duplicate: bool) -> None:
+    """Print the win rates and mean places of the same games under a --score-also scoring."""
+    who = "player" if duplicate else "seat"
+    w = max([8] + [len(row["strategy"]) for row in rows])
+    click.echo(f"scored as {name} (--score-also; same deals):")
+    click.echo(f"{who:>6}  {'strategy':<{w}}  {'win rate':>8} {'mean place':>10}")
+    for row in rows:
+        click.echo(
+            f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['win_rate']:>8.3f} "
+            f"{row['mean_place']:>10.3f}"
         )

@@ -1,8 +1,11 @@
 """The batch runner: schedule games in chunks over worker processes, write Parquet.
 
-The names below load :mod:`hsim.runner.run` (and the compiled engine) on first use, so
-the light modules (:mod:`hsim.runner.lock`, :mod:`hsim.runner.manifest`) import fast.
+The names below are imported on first use: importing ``hsim.runner.run`` compiles the
+engine (or loads it from the cache), which reading a manifest (``hsim.runner.manifest``)
+or a run's summary must not wait for.
 """
+
+from __future__ import annotations
 
 __all__ = ["RunConfig", "RunError", "RunResult", "run_tournament"]
 
