@@ -12,8 +12,10 @@ import click
 from hsim.cli.common import (
     HELP,
     UserError,
+    allow_partial_option,
     announce_compile,
     build_rules,
+    check_run,
     cluster_from_options,
     cluster_option,
     player_option,
@@ -90,6 +92,7 @@ def compare_rules(
     from hsim.analysis.compare import compare_rules as run_compare
     from hsim.analysis.compare import format_comparison, parse_variant
     from hsim.runner.run import RunError, default_workers
+    from hsim.runner.verify import RunCheckError
     from hsim.strategy import StrategyError
 
     base, preset_name = build_rules(preset, rule_items)
@@ -127,7 +130,7 @@ def compare_rules(
                 echo=echo,
                 cluster=cluster,
             )
-    except (RunError, StrategyError) as exc:
+    except (RunError, StrategyError, RunCheckError) as exc:
         raise user_error(exc) from None
     if as_json:
         from hsim.analysis.frames import jsonable
@@ -156,7 +159,8 @@ def compare_rules(
     help="Also write PNG charts (final scores, game length, points per deal; Kierki: "
     "score per deal kind) to this folder (needs matplotlib).",
 )
-def report(run_dir, scoring, as_json, plot_dir):
+@allow_partial_option
+def report(run_dir, scoring, as_json, plot_dir, allow_partial):
     """Per strategy: points per deal, win rate, places and moons with 95% intervals,
     by seat and by pass direction (Kierki: by deal kind, no moons).
 
@@ -187,6 +191,7 @@ def report(run_dir, scoring, as_json, plot_dir):
                 "--plot needs matplotlib, which is not installed: pip install matplotlib "
                 "(or pip install 'hsim[plot]')"
             ) from None
+    check_run(run_dir, allow_partial)
     if scoring:  # re-scoring runs the engine's scoring kernels
         announce_compile(parts=["rescore"], engine=False)
     try:
@@ -194,12 +199,6 @@ def report(run_dir, scoring, as_json, plot_dir):
         rep = build_report(run, scoring)
     except (RunFolderError, RulesError) as exc:
         raise user_error(exc) from None
-    if run.manifest.get("status") != "complete":
-        click.echo(
-            f"warning: the run is {run.manifest.get('status')}: the report covers the "
-            f"{rep['summary']['games']:,} games it wrote",
-            err=True,
-        )
     if as_json:
         click.echo(json.dumps(jsonable(rep), indent=2))
     else:

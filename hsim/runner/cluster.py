@@ -204,6 +204,19 @@ class DaskCluster:
             self._last_count = (time.monotonic(), n)
         return n
 
+    def window(self) -> int:
+        """Return how many chunks to keep in flight: three per task slot now (so that
+        each worker has its next chunk queued), at least 4.
+        """
+        return max(4, 3 * self.threads())
+
+    def lost_errors(self) -> tuple[type[BaseException], ...]:
+        """Return the errors that mean "the chunk's worker was lost": Dask's
+        ``KilledWorker``, raised once the workers running a task died more often than the
+        scheduler allows (``distributed.scheduler.allowed-failures``).
+        """
+        return (require_distributed().KilledWorker,)
+
     def executor(self) -> DaskExecutor:
         """Return a ``concurrent.futures.Executor`` whose tasks run on the workers.
 
