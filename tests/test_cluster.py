@@ -340,3 +340,30 @@ def test_a_task_on_a_worker_that_was_not_checked_refuses_to_play(tmp_path):
     _VERIFIED.clear()
     with pytest.raises(ClusterError, match=f"has no strategy file {bots}"):
         Guarded(abs, _identity(), sources)(-3)
+
+
+def test_a_cluster_run_killed_is_resumed_on_the_cluster(cluster, tmp_path):
+    import signal as signals
+
+    from hsim.runner.resume import resume_run
+
+    slow = f"{TESTS}/bots/python_bots.py:PyRandom(delay=0.0005)"
+    players = ("random", slow, "random", "lowcard")
+    out = tmp_path / "dask"
+    cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players", ",".join(players)]
+    cmd += ["--games", "24", "--chunk-size", "2", "--seed", "5", "--no-progress"]
+    cmd += ["--cluster", cluster.scheduler_address, "--out", str(out)]
+    parent = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(list((out / "games").glob("part-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    parent.send_signal(signals.SIGKILL)  # the client dies mid-run, the cluster stays
+    parent.wait()
+    assert pd.read_json(out / "run.json", typ="series")["status"] == "running"
+    result = resume_run(out, progress=False, cluster=cluster)
+    assert result.status == "complete" and 0 < result.games_played < 24
+    manifest = pd.read_json(out / "run.json", typ="series")
+    assert manifest["resumes"][0]["cluster"]["scheduler"] == cluster.scheduler_address
+    config = _config(players=players, games=24, chunk_size=2, seed=5)
+    run_tournament(config, tmp_path / "here", workers=1, progress=False)
+    _assert_same_datasets(tmp_path / "here", out)

@@ -468,17 +468,18 @@ def strategy_sources(players: list[LoadedStrategy]) -> list[tuple[str, str, str]
 
 
 def absolute_specs(specs: tuple[str, ...]) -> tuple[str, ...]:
-    """Return ``specs`` with every strategy file path made absolute (workers do not share
-    this process's current folder). Other specs are unchanged.
+    """Return ``specs`` with every strategy file path made absolute and normal (workers
+    do not share this process's current folder). Other specs are unchanged.
     """
     out = []
     for spec in specs:
         name, paren, rest = spec.strip().partition("(")
         target, colon, attr = name.rpartition(":")
         if colon and (target.endswith(".py") or "/" in target or "\\" in target):
-            path = Path(target).expanduser()
-            if not path.is_absolute():
-                spec = f"{path.resolve()}:{attr}{paren}{rest}"
+            # normpath, not resolve: the same file gets the same label however it was
+            # reached (a resumed run's spec comes back as RUN/../../file.py).
+            path = os.path.normpath(Path.cwd() / Path(target).expanduser())
+            spec = f"{path}:{attr}{paren}{rest}"
         out.append(spec)
     return tuple(out)
 
