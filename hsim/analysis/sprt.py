@@ -129,6 +129,17 @@ class SequentialTest:
         self._pending = pending if self.verdict is None else np.empty(0)
         return self.verdict
 
+    def finish(self) -> str | None:
+        """Take the values fed since the last look and look once more (the last look of a
+        test stopped at a board count that is not a multiple of ``batch``); return the
+        verdict, if any.
+        """
+        if self.verdict is None and len(self._pending) and self.n + len(self._pending) >= 2:
+            self._take(self._pending)
+            self._pending = np.empty(0)
+            self._evaluate()
+        return self.verdict
+
     def _take(self, x: np.ndarray) -> None:
         self._values.append(x)
         self.n += len(x)
