@@ -63,6 +63,10 @@ class SprtError(Exception):
     """The test could not start or its games failed; the message says why and what to do."""
 
 
+class SprtFailed(SprtError):
+    """A strategy failed in a game (or a worker died): the test has no verdict."""
+
+
 @dataclasses.dataclass(frozen=True)
 class SprtConfig:
     """What to test.
@@ -293,8 +297,9 @@ def run_sprt(
     :raises ValueError: a bad configuration (see :meth:`SprtConfig.validate`).
     :raises StrategyError: a spec is invalid or does not play the rules' game (nothing
         is written).
-    :raises SprtError: ``out`` exists (without ``overwrite``), or a strategy failed in a
-        game (``sprt.json`` then says ``failed``).
+    :raises SprtError: ``out`` exists (without ``overwrite``) or is not an sprt folder.
+    :raises SprtFailed: a strategy failed in a game (``sprt.json`` then says ``failed``; in
+        the first game nothing is written).
     """
     from hsim.loader import load_players
     from hsim.play import play_range
@@ -306,7 +311,10 @@ def run_sprt(
     tables = config.tables()
     loaded = {t: load_players(list(specs), config.rules) for t, specs in tables.items()}
     for players in loaded.values():  # compile (or load from the cache) before the pool starts
-        play_range(config.rules, players, config.seed, 0, 1)
+        try:
+            play_range(config.rules, players, config.seed, 0, 1)
+        except StrategyError as exc:
+            raise SprtFailed(f"sprt failed in its first game (nothing written): {exc}") from None
 
     out = Path(out)
     _prepare(out, overwrite)
@@ -462,7 +470,7 @@ def run_sprt(
         sprt_doc["error"] = state["error"]
     _write_json(out / SPRT_FILE, sprt_doc)
     if state["status"] == "failed":
-        raise SprtError(f"sprt failed: {state['error']}\n(the boards played are kept in {out})")
+        raise SprtFailed(f"sprt failed: {state['error']}\n(the boards played are kept in {out})")
     return result
 
 

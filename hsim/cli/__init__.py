@@ -5,6 +5,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.positions` — ``replay``, ``perft``, ``choose``
 - :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
 - :mod:`hsim.cli.rules` — ``rules``
+- :mod:`hsim.cli.sprt` — ``sprt``
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
 - :mod:`hsim.cli.common` — the shared options and user-error handling
 """
@@ -19,6 +20,7 @@ from hsim.cli.common import HELP
 from hsim.cli.play import tournament
 from hsim.cli.positions import choose, perft, replay
 from hsim.cli.rules import rules_command
+from hsim.cli.sprt import sprt
 
 
 @click.group(context_settings=HELP)
@@ -31,3 +33,4 @@ for _command in (tournament, replay, perft, choose, ladder, rules_command, strat
     main.add_command(_command)
 main.add_command(compare_rules)
 main.add_command(report)
+main.add_command(sprt)
