@@ -79,7 +79,13 @@ def _rate(ctx, param, value: float) -> float:
 )
 @rules_option
 @rule_option
-@click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1, show_default=True)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**64 - 1),
+    default=1,
+    show_default=True,
+    help="Run seed: the deals of board b depend only on it and b.",
+)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
