@@ -7,7 +7,7 @@ A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
 3. ``package.module:attr``;
 4. ``path/to/file.py:attr``: the file is imported under a name made from its resolved
    path (:func:`file_module_name`), so two copies of one file in two folders (two versions
-   of a bot) load as two strategies, and a compiled file's numba cache is found again in a
+   of a bot) load as two strategies, and a compiled file's cached code is found again in a
    later run. A ``package.module`` is imported through ``sys.path``, so one process holds
    one version of it: name two versions by their files.
 
@@ -135,7 +135,7 @@ def file_module_name(path: Path) -> str:
     """Return the module name a strategy file at ``path`` is imported under.
 
     ``hsim_user_<stem>_<first 16 hex digits of the sha256 of the resolved absolute path>``:
-    the same in every process (numba's cache of a ``cache=True`` function remembers the
+    the same in every process (the on-disk cache of a ``cache=True`` function remembers the
     module it was compiled in, and a later run must import the file under that name
     again), and different for two copies of one file in two folders (e.g. a ``git
     worktree`` of ``main`` and the working tree), so both load at one table as themselves.

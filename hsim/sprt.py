@@ -226,7 +226,6 @@ def _prepare(out: Path, overwrite: bool) -> None:
 
 
 def _table_manifest(config: SprtConfig, specs, players, workers: int) -> dict[str, Any]:
-    from hsim import _jit
     from hsim.rng import SEED_SCHEME
     from hsim.runner.manifest import now, versions
     from hsim.runner.sink import SCHEMA_VERSION
@@ -252,7 +251,6 @@ def _table_manifest(config: SprtConfig, specs, players, workers: int) -> dict[st
         "workers": workers,
         "chunk_size": config.batch,
         "versions": versions(),
-        "numba_cache": _jit.CACHE_DIR,
         "started": now(),
         "sprt": SPRT_FILE,
     }
@@ -328,7 +326,7 @@ def run_sprt(
         write_manifest(folder, manifests[table])
 
     test = SequentialTest(config.d0, config.d1, config.alpha, config.beta, config.batch)
-    starts = list(range(0, config.max_boards, config.batch))
+    starts = range(0, config.max_boards, config.batch)
     deals_seen: dict[int, int] = {}
     state: dict[str, Any] = {"status": "complete", "error": None}
     sprt_doc = {"config": _config_dict(config), "started": now(), "status": "running"}
@@ -378,13 +376,15 @@ def run_sprt(
             executor = ProcessPoolExecutor(
                 workers, mp_context=get_context("spawn"), initializer=_init_worker
             )
-            queue = [(start, table) for start in starts for table in tables]
+            jobs = ((start, table) for start in starts for table in tables)
+            job = next(jobs, None)
             pending: dict[Any, tuple[int, str]] = {}
             waiting: dict[int, int] = {}  # chunk start -> tables still running
             ahead = 2 * workers
-            while test.verdict is None and (queue or pending):
-                while queue and len(pending) < ahead:
-                    start, table = queue.pop(0)
+            while test.verdict is None and (job or pending):
+                while job and len(pending) < ahead:
+                    start, table = job
+                    job = next(jobs, None)
                     stop = min(start + config.batch, config.max_boards)
                     fut = executor.submit(
                         run_chunk,
@@ -404,7 +404,7 @@ def run_sprt(
                     fut.result()
                     waiting[start] -= 1
                     if waiting[start] == 0:
-                                done[start] = chunk_values(start)
+                        done[start] = chunk_values(start)
                 feed()
     except (KeyboardInterrupt, _Stop):
         state["status"] = "interrupted"
@@ -422,15 +422,15 @@ def run_sprt(
     elapsed = time.perf_counter() - t_run
 
     # Keep exactly the boards the test used, so the folder is the same for any workers.
-    from hsim.runner.sink import part_name, remove_temporary
+    from hsim.runner.sink import remove_temporary
 
     used = test.n
     for table in tables:
         remove_temporary(out / table)
-        for start in starts:
-            if start >= used:
-                for dataset in ("deals", "games"):
-                    (out / table / dataset / part_name(start)).unlink(missing_ok=True)
+        for dataset in ("deals", "games"):
+            for path in (out / table / dataset).glob("part-*.parquet"):
+                if int(path.stem.removeprefix("part-")) >= used:
+                    path.unlink()
         manifest = manifests[table]
         manifest.update(
             {

@@ -205,9 +205,7 @@ def sprt(
                 "--plot needs matplotlib: pip install 'hsim[plot]' (or pip install matplotlib)"
             ) from None
     try:
-        result = run_sprt(
-            config, out, workers, overwrite, progress, argv=["hsim", *sys.argv[1:]]
-        )
+        result = run_sprt(config, out, workers, overwrite, progress, argv=["hsim", *sys.argv[1:]])
     except StrategyError as exc:
         raise click.UsageError(str(exc)) from None
     except SprtFailed as exc:
@@ -255,11 +253,11 @@ def _print_table(config, result) -> None:
         verdict = f"H0 accepted: advantage {config.d0:+g} rather than {config.d1:+g}"
     else:
         verdict = f"none ({result.boards} boards, --max-boards {config.max_boards})"
+    rates = f"alpha {config.alpha:g}, beta {config.beta:g}"
     rows = [
         ("candidate", config.candidate),
         ("baseline", against),
-        ("bounds", f"H0 {config.d0:+g}, H1 {config.d1:+g} "
-                   f"(alpha {config.alpha:g}, beta {config.beta:g})"),  # fmt: skip
+        ("bounds", f"H0 {config.d0:+g}, H1 {config.d1:+g} ({rates})"),
         ("boards", f"{result.boards:,}"),
         ("deals", f"{result.deals:,}"),
         ("advantage", advantage),
