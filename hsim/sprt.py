@@ -235,7 +235,6 @@ def _table_manifest(config: SprtConfig, specs, players, workers: int) -> dict[st
         "schema_version": SCHEMA_VERSION,
         "seed_scheme": SEED_SCHEME,
         "status": "running",
-        "command": "hsim sprt",
         "cwd": os.getcwd(),
         "rules": {
             "string": canonical(config.rules, preset),
@@ -289,8 +288,8 @@ def run_sprt(
 
     workers: processes (1 plays in this process). The result (verdict, boards, LLR trace,
     datasets) is the same for any ``workers``. Ctrl-C or SIGTERM stops the test: the
-    result then has status "interrupted" and no verdict, and the boards the test used stay in
-    ``out``.
+    result then has status "interrupted" and no verdict, and the boards the test used stay
+    in ``out``.
 
     :raises ValueError: a bad configuration (see :meth:`SprtConfig.validate`).
     :raises StrategyError: a spec is invalid or does not play the rules' game (nothing
@@ -322,7 +321,7 @@ def run_sprt(
         for dataset in ("deals", "games"):
             (folder / dataset).mkdir(parents=True, exist_ok=True)
         manifests[table] = _table_manifest(config, specs, loaded[table], workers)
-        manifests[table]["argv"] = argv
+        manifests[table].update(command=" ".join(argv) if argv else None, argv=argv)
         write_manifest(folder, manifests[table])
 
     test = SequentialTest(config.d0, config.d1, config.alpha, config.beta, config.batch)
