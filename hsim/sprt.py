@@ -47,6 +47,7 @@ import pandas as pd
 
 from hsim.analysis.sprt import SequentialTest, check_bounds, llr_bounds
 from hsim.analysis.stats import Interval
+from hsim.errors import EXIT_USAGE, HsimError, note_signal
 from hsim.ladder import board_advantages
 from hsim.rules import Rules, canonical, preset_of
 from hsim.strategy import StrategyError
@@ -57,14 +58,21 @@ DEFAULT_BATCH = 8
 DEFAULT_MAX_BOARDS = 10_000
 #: Exit status of ``hsim sprt`` per verdict (None: ``max_boards`` reached first).
 EXIT_CODES = {"H1": 0, "H0": 1, None: 3}
+#: Exit status of ``hsim sprt`` when the games failed (1 already means "H0 accepted").
+EXIT_FAILED = 4
 
 
-class SprtError(Exception):
-    """The test could not start or its games failed; the message says why and what to do."""
+class SprtError(HsimError):
+    """The test could not start: its output folder is in the way (exit 2, a usage error)."""
+
+    exit_code = EXIT_USAGE
 
 
 class SprtFailed(SprtError):
-    """A strategy failed in a game (or a worker died): the test has no verdict."""
+    """A strategy failed in a game, a worker died or the disk failed: no verdict (exit 4,
+    which ``hsim sprt`` keeps apart from 1, "H0 accepted")."""
+
+    exit_code = EXIT_FAILED
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,16 +106,23 @@ class SprtConfig:
         :raises ValueError: bad bounds, error rates, board counts or number of opponents,
             with what to give instead.
         """
+        from hsim.runner.validate import MAX_GAME_STOP, check_seed
+
         check_bounds(self.d0, self.d1)
         llr_bounds(self.alpha, self.beta)
         if not (isinstance(self.max_boards, int) and self.max_boards >= 2):
             raise ValueError(f"max boards must be at least 2, got {self.max_boards!r}")
+        if self.max_boards * self.rules.players > MAX_GAME_STOP:
+            raise ValueError(
+                f"max boards {self.max_boards} x {self.rules.players} rotations go past the "
+                f"largest game index, 2**63-2 (int64); give at most "
+                f"{MAX_GAME_STOP // self.rules.players} boards"
+            )
+        check_seed(self.seed, "--seed")
         if not (isinstance(self.batch, int) and 1 <= self.batch <= self.max_boards):
             raise ValueError(
                 f"batch must be between 1 and max boards ({self.max_boards}), got {self.batch}"
             )
-        if not 0 <= self.seed < 2**64:
-            raise ValueError(f"seed must be in 0..2**64-1, got {self.seed}")
         others = self.rules.players - 1
         if self.opponents is not None and len(self.opponents) != others:
             raise ValueError(
@@ -225,26 +240,28 @@ def _prepare(out: Path, overwrite: bool) -> None:
         shutil.rmtree(out)
 
 
-def _table_manifest(config: SprtConfig, specs, players, workers: int) -> dict[str, Any]:
+def _table_manifest(config: SprtConfig, players, folder: Path, workers: int, argv):
     from hsim.rng import SEED_SCHEME
     from hsim.runner.manifest import now, versions
     from hsim.runner.sink import SCHEMA_VERSION
+    from hsim.runner.validate import recorded_players, without_home
 
     preset = preset_of(config.rules)
     return {
         "schema_version": SCHEMA_VERSION,
         "seed_scheme": SEED_SCHEME,
         "status": "running",
-        "cwd": os.getcwd(),
+        "command": without_home(" ".join(argv)) if argv else None,
+        "argv": without_home(argv),
         "rules": {
             "string": canonical(config.rules, preset),
             "preset": preset,
             "options": config.rules.to_dict(),
         },
-        "players": [p.describe() for p in players],
+        "players": recorded_players(players, folder),
         "seed": config.seed,
         "first_game": 0,
-        "games": 0,
+        "games": config.max_boards,  # at most; the boards used when it ends
         "duplicate": True,
         "score_also": [],
         "workers": workers,
@@ -273,6 +290,7 @@ class _Stop(Exception):
 
 
 def _raise_stop(signum, frame):
+    note_signal(signum)  # so that a stop raised inside a strategy is not its error
     raise _Stop()
 
 
@@ -316,12 +334,11 @@ def run_sprt(
     out = Path(out)
     _prepare(out, overwrite)
     manifests = {}
-    for table, specs in tables.items():
+    for table in tables:
         folder = out / table
         for dataset in ("deals", "games"):
             (folder / dataset).mkdir(parents=True, exist_ok=True)
-        manifests[table] = _table_manifest(config, specs, loaded[table], workers)
-        manifests[table].update(command=" ".join(argv) if argv else None, argv=argv)
+        manifests[table] = _table_manifest(config, loaded[table], folder, workers, argv)
         write_manifest(folder, manifests[table])
 
     test = SequentialTest(config.d0, config.d1, config.alpha, config.beta, config.batch)
@@ -434,7 +451,7 @@ def run_sprt(
         manifest.update(
             {
                 "status": "complete" if state["status"] == "complete" else state["status"],
-                "games": used,
+                "games": used or config.max_boards,
                 "games_done": used * config.rules.players,
                 "completed_ranges": [[0, used]] if used else [],
                 "finished": now(),

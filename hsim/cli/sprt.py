@@ -12,7 +12,6 @@ import click
 
 from hsim.cli.common import HELP, build_rules, rule_option, rules_option
 
-EXIT_FAILED = 4
 EXIT_INTERRUPTED = 130
 
 
@@ -150,13 +149,13 @@ def sprt(
       non-regression:  --bounds -0.3,0
     \b
     Exit status: 0 H1 accepted, 1 H0 accepted, 3 --max-boards reached without a verdict,
-    2 usage error, 4 the games failed (a strategy error), 130 interrupted.
+    2 usage error, 4 the games failed (a strategy error, a full disk), 130 interrupted.
     \b
     Example:
       hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5
     """
     from hsim.loader import split_players
-    from hsim.sprt import SprtConfig, SprtError, SprtFailed, plot_trace, run_sprt
+    from hsim.sprt import EXIT_FAILED, SprtConfig, SprtError, SprtFailed, plot_trace, run_sprt
     from hsim.strategy import StrategyError
 
     try:
@@ -210,6 +209,14 @@ def sprt(
         raise click.UsageError(str(exc)) from None
     except SprtFailed as exc:
         click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    except OSError as exc:  # exit 1 would read as "H0 accepted"
+        where = f" {exc.filename}" if exc.filename else ""
+        click.echo(
+            f"Error: cannot write{where}: {exc.strerror or exc}; check that the folder is "
+            "writable and has free space",
+            err=True,
+        )
         sys.exit(EXIT_FAILED)
     except SprtError as exc:
         raise click.UsageError(str(exc)) from None
