@@ -88,7 +88,7 @@ def test_entry_points_are_found(monkeypatch):
 # A compiled strategy file as docs/strategies.md writes one (``cache=True``), calling a
 # compiled helper of its own file: numba's cache of ``play`` then names the file's module.
 # ``HIGH`` is the line two copies of the file edit differently.
-COMPILED_FILE = '''
+COMPILED_FILE = """
 from numba import njit
 from hsim.engine.bits import nth_card, popcount
 from hsim.engine.layout import V_HAND
@@ -121,10 +121,10 @@ def play(public, private, legal, rng, params):
 
 
 STRATEGY = CompiledStrategy(name="mybot", pass_cards=pass_cards, play=play)
-'''
+"""
 
 # Loads both copies at one table and asks each for a card from the same legal mask.
-TABLE_SCRIPT = '''
+TABLE_SCRIPT = """
 import json, sys
 import numpy as np
 from hsim.engine.layout import PRIVATE_LEN, PUBLIC_LEN
@@ -140,7 +140,7 @@ print(json.dumps({
     "cache_hits": [sum(p.compiled.play.stats.cache_hits.values()) for p in players[:2]],
     "modules": [p.compiled.play.py_func.__module__ for p in players[:2]],
 }))
-'''
+"""
 
 
 def _write_copies(tmp_path):
@@ -190,3 +190,23 @@ def test_file_module_names_are_stable_and_per_folder(tmp_path):
     assert file_module_name(a) != file_module_name(b)
     assert file_module_name(a).isidentifier()
     assert file_module_name(tmp_path / "my-bot.v2.py").isidentifier()
+
+
+def test_manifest_description_holds_every_python_parameter(py_bot):
+    """A plain-Python bot's defaults are recorded as values, not as ``{}``."""
+    assert load(py_bot("PyRandom")).describe()["params"] == {"delay": 0.0}
+    assert load(py_bot("PyRandom", "delay=0.5")).describe()["params"] == {"delay": 0.5}
+    assert load(py_bot("Crashes")).describe()["params"] == {"holding": "AS KS"}
+    assert load(py_bot("PyLowcard")).describe()["params"] == {}
+
+
+def test_manifest_description_hashes_a_strategy_file(tmp_path):
+    import hashlib
+
+    bot = tmp_path / "mybot.py"
+    bot.write_text("class Bot:\n    def play(self, obs, legal, rng):\n        return 0\n")
+    described = load(f"{bot}:Bot").describe()
+    assert described["sha256"] == hashlib.sha256(bot.read_bytes()).hexdigest()
+    bot.write_text(bot.read_text() + "# edited\n")
+    assert load(f"{bot}:Bot").describe()["sha256"] != described["sha256"]
+    assert "sha256" not in load("heuristic").describe()  # hsim's own commit covers it
