@@ -220,13 +220,16 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _prepare(out: Path, overwrite: bool) -> None:
+def _claim(out: Path, overwrite: bool):
+    """Check ``out``, lock it (one test per folder, :mod:`hsim.runner.lock`) and empty it;
+    return the lock."""
+    from hsim.runner.lock import LOCK, FolderError, claim
     from hsim.runner.manifest import MANIFEST
 
     if out.exists():
         if not out.is_dir():
             raise SprtError(f"--out {out} is a file, not a folder")
-        if any(out.iterdir()):
+        if any(p.name != LOCK for p in out.iterdir()):
             if not overwrite:
                 raise SprtError(
                     f"output folder {out} already exists; choose another --out or pass "
@@ -237,7 +240,15 @@ def _prepare(out: Path, overwrite: bool) -> None:
                     f"--overwrite refused: {out} is not empty and holds no {SPRT_FILE}, so it "
                     "is not an hsim sprt folder; choose another --out"
                 )
-        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        lock = claim(out)
+    except FolderError as exc:
+        raise SprtError(str(exc)) from None
+    for entry in out.iterdir():  # only once the folder is ours
+        if entry.name != LOCK:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    return lock
 
 
 def _table_manifest(config: SprtConfig, players, folder: Path, workers: int, argv):
@@ -312,14 +323,13 @@ def run_sprt(
     :raises ValueError: a bad configuration (see :meth:`SprtConfig.validate`).
     :raises StrategyError: a spec is invalid or does not play the rules' game (nothing
         is written).
-    :raises SprtError: ``out`` exists (without ``overwrite``) or is not an sprt folder.
+    :raises SprtError: ``out`` exists (without ``overwrite``), is not an sprt folder, or
+        another test is using it.
     :raises SprtFailed: a strategy failed in a game (``sprt.json`` then says ``failed``; in
         the first game nothing is written).
     """
     from hsim.loader import load_players
     from hsim.play import play_range
-    from hsim.runner.manifest import now, write_manifest
-    from hsim.runner.run import run_chunk
 
     config.validate()
     t0 = time.perf_counter()
@@ -332,7 +342,18 @@ def run_sprt(
             raise SprtFailed(f"sprt failed in its first game (nothing written): {exc}") from None
 
     out = Path(out)
-    _prepare(out, overwrite)
+    lock = _claim(out, overwrite)
+    try:
+        return _run(config, out, workers, progress, argv, tables, loaded, t0)
+    finally:
+        lock.release()
+
+
+def _run(config, out, workers, progress, argv, tables, loaded, t0) -> SprtResult:
+    """Play and test into the claimed folder ``out`` (see :func:`run_sprt`)."""
+    from hsim.runner.manifest import now, write_manifest
+    from hsim.runner.run import run_chunk
+
     manifests = {}
     for table in tables:
         folder = out / table

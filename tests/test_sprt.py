@@ -244,3 +244,21 @@ def test_interrupt_keeps_a_readable_folder(tmp_path):
     run = load_run(out)
     assert run.deals.board.nunique() == doc["boards"] and run.manifest["status"] == "interrupted"
     assert not list(out.rglob(".tmp-*"))
+
+
+def test_a_folder_in_use_by_another_test_is_refused(tmp_path):
+    from hsim.runner.lock import claim
+    from hsim.sprt import SprtError
+
+    out = tmp_path / "r"
+    config = SprtConfig("heuristic", "duck", 0.0, 0.5, CLASSIC, max_boards=16)
+    run_sprt(config, out)
+    held = claim(out)  # as a second copy started at once would hold it
+    try:
+        with pytest.raises(SprtError, match="in use"):
+            run_sprt(config, out, overwrite=True)
+        assert json.loads((out / SPRT_FILE).read_text())["status"] == "complete"
+    finally:
+        held.release()
+    assert run_sprt(config, out, overwrite=True).verdict == "H1"
+    assert not (out / ".hsim.lock").exists()
