@@ -457,7 +457,7 @@ def load(spec: str) -> LoadedStrategy:
 def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStrategy]:
     """Resolve one spec per seat of ``rules`` (default: Hearts, 4 seats).
 
-    :raises StrategyError: a number of specs other than the rules' player count (RULES.md
+    :raises StrategyError: a number of specs other than the rules' player count (docs/rules.md
         B1: Kierki 3 or 4, Hearts 4), an invalid spec, or a strategy that does not play
         the rules' game.
     """
