@@ -184,7 +184,7 @@ def _invalid_answer(players, state, seed) -> StrategyError:
 def _buffers(n_games: int, rules: Rules, scorings=()) -> tuple[np.ndarray, np.ndarray]:
     # about 16 deals a game is generous for end_score 100; the loop refills if not.
     most = max([rules.max_deals] + [r.max_deals for r in scorings])
-    if rules.is_kierki:  # a fixed number of deals (RULES.md B1)
+    if rules.is_kierki:  # a fixed number of deals (docs/rules.md B1)
         most = n_deals(rules.players, int(rules.rebel))
         return (
             np.zeros((rules.players * most * min(n_games, 4096), DEAL_COLS), np.int64),
@@ -199,7 +199,7 @@ def _buffers(n_games: int, rules: Rules, scorings=()) -> tuple[np.ndarray, np.nd
 
 
 def set_scorings(state: GameState, scorings=()) -> None:
-    """Give the engine other scorings to follow (``--score-also``; RULES.md A2, A3).
+    """Give the engine other scorings to follow (``--score-also``; docs/rules.md A2, A3).
 
     scorings: full rule sets, each the base rules with scoring options changed; at most
     MAX_EXTRA. Their game rows carry scoring index k + 1.

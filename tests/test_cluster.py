@@ -367,3 +367,19 @@ def test_a_cluster_run_killed_is_resumed_on_the_cluster(cluster, tmp_path):
     config = _config(players=players, games=24, chunk_size=2, seed=5)
     run_tournament(config, tmp_path / "here", workers=1, progress=False)
     _assert_same_datasets(tmp_path / "here", out)
+
+
+def test_sprt_on_the_cluster_gives_the_same_verdict_and_boards(cluster, tmp_path):
+    from hsim.sprt import SprtConfig, run_sprt
+
+    results = {}
+    for name, kw in (("here", {"workers": 1}), ("dask", {"cluster": cluster})):
+        config = SprtConfig(
+            "heuristic", "duck", 0.0, 0.5, Rules(), max_boards=200, opponents=("random",) * 3
+        )
+        results[name] = run_sprt(config, tmp_path / name, **kw)
+    here, dask = results["here"], results["dask"]
+    assert here.verdict == dask.verdict == "H1" and here.boards == dask.boards > 8
+    assert here.trace == dask.trace and here.deals == dask.deals
+    for table in ("candidate", "baseline"):
+        _assert_same_datasets(tmp_path / "here" / table, tmp_path / "dask" / table)

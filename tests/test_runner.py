@@ -228,7 +228,7 @@ def test_replay_of_a_duplicate_run(tmp_path):
 def test_kierki_runs_are_identical_for_any_workers_and_duplicate_seats_rotate(
     tmp_path, preset, players
 ):
-    """Kierki runs (RULES.md part B) through the same runner: 3 or 4 seats per deal, the
+    """Kierki runs (docs/rules.md part B) through the same runner: 3 or 4 seats per deal, the
     same rows whatever the workers and chunks, and duplicate boards in n rotations."""
     rules = make_rules(preset)
     n = rules.players
@@ -238,7 +238,7 @@ def test_kierki_runs_are_identical_for_any_workers_and_duplicate_seats_rotate(
     a = _read(tmp_path / "a", "deals")
     pd.testing.assert_frame_equal(a, _read(tmp_path / "b", "deals"))
     pd.testing.assert_frame_equal(_read(tmp_path / "a", "games"), _read(tmp_path / "b", "games"))
-    deals_per_game = 11 if n == 4 else 10  # RULES.md B1, without the rebel
+    deals_per_game = 11 if n == 4 else 10  # docs/rules.md B1, without the rebel
     assert len(a) == 12 * n * deals_per_game * n  # boards x rotations x deals x seats
     assert a["game"].max() == 12 * n - 1
     assert (a["player"] == (a["seat"] + a["rotation"]) % n).all()

@@ -6,6 +6,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.positions` — ``replay``, ``perft``, ``choose``
 - :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
 - :mod:`hsim.cli.rules` — ``rules``
+- :mod:`hsim.cli.sprt` — ``sprt``
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
 - :mod:`hsim.cli.common` — the shared options, and :class:`~hsim.cli.common.Group`: the
   one place that maps errors to a message and an exit code (2 usage, 1 run or data)
@@ -22,6 +23,7 @@ from hsim.cli.play import resume, tournament
 from hsim.cli.positions import choose, perft, replay
 from hsim.cli.rules import rules_command
 from hsim.cli.runs import verify
+from hsim.cli.sprt import sprt
 
 
 @click.group(cls=Group, context_settings=HELP)
@@ -44,3 +46,4 @@ for _command in (
     main.add_command(_command)
 main.add_command(compare_rules)
 main.add_command(report)
+main.add_command(sprt)
