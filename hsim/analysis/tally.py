@@ -1,0 +1,197 @@
+"""Exact running totals for statistics over runs read in batches (bounded memory).
+
+A report over millions of games cannot hold the games' rows; but every figure it gives
+is a function of a few sums that can be added batch by batch, provided a batch never
+splits a game (:func:`hsim.analysis.scan.game_batches` guarantees that):
+
+- a ratio clustered by game (points per deal, moon rate, mean place: a ratio estimator
+  with a cluster-robust interval, :func:`hsim.analysis.stats.ratio_interval`) needs, per
+  group, the number of clusters and the sums of y, x, y*y, x*y, x*x over its clusters
+  (:class:`RatioSums`);
+- a mean with a t interval (game length, final score) the count, sum and sum of squares
+  (:class:`Moments`);
+- a Wilson interval two counts; a quantile of integer scores their histogram
+  (:func:`nearest_quantiles`).
+
+Sums are Python ints (or Fractions), so the figures are those of the in-memory
+computation whatever the batching, to the last bits of floating-point rounding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from hsim.analysis.stats import (
+    Interval,
+    mean_interval_from_sums,
+    ratio_interval_from_sums,
+)
+
+
+def _exact(value):
+    """Return a numpy sum as a Python int (or an exact Fraction of a float)."""
+    value = value.item() if hasattr(value, "item") else value
+    return value if isinstance(value, int) else Fraction(value)
+
+
+@dataclasses.dataclass
+class Moments:
+    """Count, sum and sum of squares of values seen so far (exact)."""
+
+    n: int = 0
+    total: int | Fraction = 0
+    squares: int | Fraction = 0
+
+    def add(self, values, scale: int = 1) -> None:
+        """Add values (an int or float array); each counts as ``value / scale``."""
+        v = np.asarray(values)
+        if not len(v):
+            return
+        if v.dtype.kind in "biu":
+            v = v.astype(np.int64)
+        self.n += len(v)
+        self.total += Fraction(_exact(v.sum()), scale) if scale != 1 else _exact(v.sum())
+        sq = _exact((v * v).sum())
+        self.squares += Fraction(sq, scale * scale) if scale != 1 else sq
+
+    def interval(self, confidence: float = 0.95) -> Interval | None:
+        """Return the mean with a t interval; NaN bounds for one value, None for none."""
+        if self.n == 0:
+            return None
+        if self.n < 2:
+            m = float(Fraction(self.total))
+            return Interval(m, float("nan"), float("nan"), 1, confidence)
+        return mean_interval_from_sums(self.n, self.total, self.squares, confidence)
+
+
+@dataclasses.dataclass
+class RatioSums:
+    """Sums over clusters (games) of a ratio estimator: sum(y) / sum(x) (exact)."""
+
+    n: int = 0
+    sy: int | Fraction = 0
+    sx: int | Fraction = 0
+    syy: int | Fraction = 0
+    sxy: int | Fraction = 0
+    sxx: int | Fraction = 0
+
+    def add_sums(self, n, sy, sx, syy, sxy, sxx) -> None:
+        """Add the sums of more clusters."""
+        self.n += int(n)
+        self.sy += _exact(sy)
+        self.sx += _exact(sx)
+        self.syy += _exact(syy)
+        self.sxy += _exact(sxy)
+        self.sxx += _exact(sxx)
+
+    def add(self, y, x) -> None:
+        """Add clusters: y, x arrays of their numerators and denominators."""
+        y = np.asarray(y)
+        x = np.asarray(x)
+        if y.dtype.kind in "biu":
+            y = y.astype(np.int64)
+        if x.dtype.kind in "biu":
+            x = x.astype(np.int64)
+        self.add_sums(len(x), y.sum(), x.sum(), (y * y).sum(), (x * y).sum(), (x * x).sum())
+
+    def interval(self, confidence: float = 0.95) -> Interval | None:
+        """Return the ratio with its clustered interval (NaN bounds for one cluster; None
+        when there is no cluster or the denominators add up to zero)."""
+        if self.n == 0 or self.sx == 0:
+            return None
+        if self.n < 2:
+            r = float(Fraction(self.sy) / Fraction(self.sx))
+            return Interval(r, float("nan"), float("nan"), 1, confidence)
+        return ratio_interval_from_sums(
+            self.n, self.sy, self.sx, self.syy, self.sxy, self.sxx, confidence
+        )
+
+
+def _key(value):
+    """Return a group key as a plain Python value (numpy scalars unwrapped)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+class ClusteredRatios:
+    """Ratios clustered by game, per group: ``sum(value) / rows`` for each value column.
+
+    keys: the columns that name a group (e.g. ``["strategy"]``); values: the numerator
+    columns (e.g. ``["points", "moon"]``); each row counts 1 in the denominator. Feed it
+    frames holding whole games (a game split over two frames would count as two
+    clusters); read the results with :meth:`interval` and :meth:`rows`.
+    """
+
+    def __init__(self, keys: list[str], values: list[str]):
+        self.keys = list(keys)
+        self.values = list(values)
+        self.sums: dict[tuple, dict[str, RatioSums]] = {}
+
+    def add(self, frame: pd.DataFrame) -> None:
+        """Add a frame (columns game, the keys and the values) of whole games."""
+        if not len(frame):
+            return
+        values = [v for v in self.values if v in frame.columns]
+        per = frame.groupby([*self.keys, "game"], observed=True, sort=False)
+        x = per.size().astype(np.int64)
+        cols = {"n": np.ones(len(x), np.int64), "sx": x, "sxx": x * x}
+        if values:
+            y = per[values].sum()
+            for v in values:
+                yv = y[v].astype(np.int64) if y[v].dtype.kind in "biu" else y[v]
+                cols[f"{v}|sy"] = yv
+                cols[f"{v}|syy"] = yv * yv
+                cols[f"{v}|sxy"] = x * yv
+        frame_sums = pd.DataFrame(cols, index=x.index)
+        level = list(range(len(self.keys)))
+        totals = frame_sums.groupby(level=level, observed=True, sort=False).sum()
+        for key, row in zip(totals.index, totals.itertuples(index=False), strict=True):
+            key = tuple(_key(k) for k in (key if isinstance(key, tuple) else (key,)))
+            group = self.sums.setdefault(key, {})
+            r = dict(zip(totals.columns, row, strict=True))
+            for v in [None, *values]:
+                acc = group.setdefault(v, RatioSums())
+                if v is None:  # the denominator alone: rows per cluster
+                    acc.add_sums(r["n"], 0, r["sx"], 0, 0, r["sxx"])
+                else:
+                    acc.add_sums(
+                        r["n"], r[f"{v}|sy"], r["sx"], r[f"{v}|syy"], r[f"{v}|sxy"], r["sxx"]
+                    )
+
+    def groups(self) -> list[tuple]:
+        """Return the groups seen (tuples of key values), in no particular order."""
+        return list(self.sums)
+
+    def rows(self, key: tuple) -> int:
+        """Return the rows seen for a group (the sum of the denominators)."""
+        acc = self.sums.get(key, {}).get(None)
+        return 0 if acc is None else int(acc.sx)
+
+    def has(self, key: tuple, value: str) -> bool:
+        """Return whether a value column was seen for a group."""
+        return value in self.sums.get(key, {})
+
+    def interval(self, key: tuple, value: str, confidence: float = 0.95) -> Interval | None:
+        """Return the group's ratio of ``value`` with its interval (None: no rows)."""
+        acc = self.sums.get(key, {}).get(value)
+        return None if acc is None else acc.interval(confidence)
+
+
+def nearest_quantiles(counts: Counter, quantiles) -> list:
+    """Return the quantiles of values given as a histogram (value -> count), as
+    ``pandas.Series.quantile(q, interpolation="nearest")`` gives them on the values
+    themselves (numpy's ``nearest``: the order statistic ``round((n - 1) q)``, halves to
+    even). Empty histogram: an empty list."""
+    n = sum(counts.values())
+    if n == 0:
+        return []
+    values = sorted(counts)
+    cum = np.cumsum([counts[v] for v in values])
+    # As pandas: q * 100 handed to numpy's percentile, which divides by 100 again.
+    qs = np.true_divide(np.asarray(list(quantiles), dtype=float) * 100.0, 100)
+    index = np.around((n - 1) * qs).astype(np.intp)
+    return [values[int(np.searchsorted(cum, i, side="right"))] for i in index]
