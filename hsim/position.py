@@ -225,3 +225,26 @@ class Position:
         while self.phase == "play":
             legal = self.legal()
             self.play((legal & -legal).bit_length() - 1)
+
+    def perft(self, depth: int, divide: bool = False) -> tuple[int, dict[int, int]]:
+        """Count the legal play sequences of length ``depth`` from here (depth 0..52).
+
+        Returns (total, per first card): with ``divide`` the count under each legal next
+        card (``{card: count}``), else an empty dict. Compiles (or loads) the counter
+        first. :raises IllegalPlayError: the position is not in its play phase.
+        """
+        from hsim.engine import perft as pf
+
+        if self.phase != "play":
+            raise IllegalPlayError(
+                f"the position is in its {self.phase} phase; perft counts plays "
+                "(give --passes for a deal with a pass)"
+            )
+        st = self.state
+        pf.perft(st.public, st.private, self.rules_array, 0)  # compile (or load) first
+        if not (divide and depth > 0):
+            return int(pf.perft(st.public, st.private, self.rules_array, depth)), {}
+        out = np.zeros(52, np.int64)
+        total = int(pf.divide(st.public, st.private, self.rules_array, depth, out))
+        legal = self.legal()
+        return total, {c: int(out[c]) for c in range(52) if legal >> c & 1}

@@ -53,7 +53,7 @@ from hsim.play import PythonDriver
 from hsim.rng import SEED_SCHEME
 from hsim.rules import Rules, canonical
 from hsim.runner.manifest import read_manifest
-from hsim.runner.run import rotate
+from hsim.seating import board_and_rotation, rotate
 
 
 class ReplayError(ValueError):
@@ -187,7 +187,7 @@ def replay_run(run_dir: Path, game: int):
         raise ReplayError(f"game {game} is not in this run (games {first}..{first + games - 1})")
     specs = [_from_run_folder(p["spec"], manifest) for p in manifest["players"]]
     players = load_players(specs, rules)
-    board, rotation = divmod(game, per) if per > 1 else (game, 0)
+    board, rotation = board_and_rotation(game, per)
     records, game_rows = replay_game(rules, rotate(players, rotation), manifest["seed"], board)
     return manifest, rules, records, game_rows, _recorded_rows(run_dir, game)
 
@@ -291,6 +291,21 @@ def format_record(r: DealRecord, names: list[str]) -> list[str]:
     lines.append(line("deal score:", D_DEAL_SCORE))
     lines.append(line("game score:", D_SCORE))
     return lines
+
+
+def run_game_seating(manifest: dict, rules: Rules, game: int) -> tuple[list[str], str]:
+    """Return (the player spec in each seat, a label) for game ``game`` of a run.
+
+    The label is ``game G of run seed S``, with ``(board B, rotation R)`` in duplicate
+    runs, whose seats rotate (:mod:`hsim.seating`).
+    """
+    specs = [p["spec"] for p in manifest["players"]]
+    label = f"game {game}"
+    if manifest.get("duplicate"):
+        board, rotation = board_and_rotation(game, rules.players)
+        specs = rotate(specs, rotation)
+        label += f" (board {board}, rotation {rotation})"
+    return specs, f"{label} of run seed {manifest['seed']}"
 
 
 def format_header(rules: Rules, preset: str, specs: list[str], what: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.analysis import compare_games, load_run, rescore_run, winner_change
-from hsim.analysis.commands import compare_rules
+from hsim.cli.analysis import compare_rules
 
 PLAYERS = "random,lowcard,random,lowcard"
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.analysis import compare_games, load_run, winner_change
-from hsim.analysis.commands import compare_rules, report
+from hsim.cli.analysis import compare_rules, report
 from hsim.analysis.compare import parse_variant
 from hsim.analysis.report import KIERKI_KINDS
 from hsim.cli import main

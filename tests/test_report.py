@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from hsim.analysis.commands import report
+from hsim.cli.analysis import report
 from hsim.rules import Rules
 from hsim.runner.run import RunConfig, run_tournament
 

@@ -39,7 +39,7 @@ __all__ = [
 
 
 def __getattr__(name):
-    # Lazy: ``hsim.cli`` imports ``hsim.analysis.commands``, which must not load pandas.
+    # Lazy: ``hsim.cli.analysis`` imports this package, which must not load pandas.
     if name in __all__:
         from hsim.analysis import frames
 

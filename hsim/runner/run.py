@@ -46,6 +46,7 @@ from hsim.runner.sink import (
     remove_temporary,
     write_parts,
 )
+from hsim.seating import player_of, rotate
 from hsim.strategy import StrategyError
 
 GAMES_PER_WORKER = 20_000
@@ -125,14 +126,6 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def rotate(players: list, rotation: int) -> list:
-    """Return the seating of a rotation: seat s is taken by player ``(s + rotation) % n``,
-    n = ``len(players)``.
-    """
-    n = len(players)
-    return [players[(s + rotation) % n] for s in range(n)]
-
-
 def run_chunk(
     rules: Rules,
     specs: tuple[str, ...],
@@ -166,8 +159,8 @@ def run_chunk(
         game_tables.append(games_table(games, names, rotation, duplicate, list(scoring_names)))
         deals = deals[deals[:, D_AFTER_END] == 0]  # the summary is the base game's
         games = games[games[:, G_SCORING] == 0]
-        d_player = (deals[:, D_SEAT] + rotation) % n
-        g_player = (games[:, G_SEAT] + rotation) % n
+        d_player = player_of(deals[:, D_SEAT], rotation, n)
+        g_player = player_of(games[:, G_SEAT], rotation, n)
         out += np.stack(
             (
                 np.bincount(d_player, deals[:, D_POINTS], n),

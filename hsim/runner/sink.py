@@ -52,6 +52,7 @@ from hsim.engine.layout import (
     PASS_DIRECTIONS,
     TRUMP_CHOICES,
 )
+from hsim.seating import game_number, player_of
 
 SCHEMA_VERSION = 4
 TMP_PREFIX = ".tmp-"
@@ -138,8 +139,8 @@ def seating(board: np.ndarray, seat: np.ndarray, rotation: int, duplicate: bool,
     board, rotation 0, player = seat.
     """
     rot = np.full(len(board), rotation, np.int8)
-    game = board * n + rotation if duplicate else board
-    return game, rot, ((seat + rotation) % n).astype(np.int8)
+    game = game_number(board, rotation, n if duplicate else 1)
+    return game, rot, player_of(seat, rotation, n).astype(np.int8)
 
 
 def deals_table(

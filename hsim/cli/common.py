@@ -1,4 +1,5 @@
-"""Pieces shared by the click commands: rules and players options, clear user errors."""
+"""Pieces shared by the click commands: rules, players and position options, loading
+strategies, clear user errors."""
 
 from __future__ import annotations
 
@@ -6,7 +7,12 @@ import dataclasses
 
 import click
 
+from hsim.cards import CardParseError
 from hsim.rules import Rules, RulesError, ineffective_options, parse_assignments, parse_rules
+
+#: Every command answers -h as well as --help (set per command: click caches a command's
+#: help option the first time it is built, and commands may be invoked on their own).
+HELP = {"help_option_names": ["-h", "--help"]}
 
 
 def user_error(exc: Exception) -> click.ClickException:
@@ -88,3 +94,75 @@ workers_option = click.option(
     help="Worker processes (default: the number of CPUs; fewer for small runs, where "
     "starting a worker costs more than it saves).",
 )
+
+
+def position_options(fn):
+    """Add the position flags (--deal, --pass-direction, --passes, --plays) to a command."""
+    fn = click.option(
+        "--plays", default="", metavar="CARDS", help="Cards played so far, in order: '2C 5C KC AC'."
+    )(fn)
+    fn = click.option(
+        "--passes",
+        default=None,
+        metavar="PASSES",
+        help="Each seat's 3 passed cards, seat 0 first: 'AS KS QS / ... / ...'.",
+    )(fn)
+    fn = click.option(
+        "--pass-direction",
+        default="hold",
+        show_default=True,
+        type=click.Choice(["left", "right", "across", "hold"]),
+        help="Pass direction of the deal.",
+    )(fn)
+    fn = click.option(
+        "--deal",
+        "deal_text",
+        default=None,
+        metavar="DEAL",
+        help="The hands as dealt, seat 0 first, '/'-separated: 2C7C.../3C.../...",
+    )(fn)
+    return fn
+
+
+def build_position(deal_text, pass_direction, passes, plays, rules):
+    """Return (spec, Position) from the position flags; clear errors for bad input."""
+    from hsim.notation import PositionSpec
+    from hsim.position import IllegalPlayError
+
+    if rules.is_kierki:
+        raise click.UsageError(
+            "positions (--deal, perft, choose) are Hearts deals; Kierki positions are not "
+            "supported: replay a Kierki game with `hsim replay --rules kierki4 --seed S "
+            "--game G --players ...` instead"
+        )
+    if not deal_text:
+        raise click.UsageError("give the position with --deal (and --passes / --plays)")
+    try:
+        spec = PositionSpec.parse(deal_text, pass_direction, passes, plays)
+        return spec, spec.position(rules)
+    except (CardParseError, IllegalPlayError) as exc:
+        raise user_error(exc) from None
+
+
+def load_specs(specs: str, rules: Rules | None = None) -> list:
+    """Return the loaded strategies of a comma-separated spec list; clear errors."""
+    from hsim.loader import load_players, split_players
+    from hsim.strategy import StrategyError
+
+    try:
+        return load_players(split_players(specs), rules)
+    except StrategyError as exc:
+        raise user_error(exc) from None
+
+
+def load_one(spec: str, rules: Rules) -> tuple:
+    """Return ``(strategy,)`` for one spec that plays ``rules``' game; clear errors."""
+    from hsim.loader import check_game, load
+    from hsim.strategy import StrategyError
+
+    try:
+        loaded = load(spec)
+        check_game(loaded, rules.game)
+        return (loaded,)
+    except StrategyError as exc:
+        raise user_error(exc) from None

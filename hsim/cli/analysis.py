@@ -1,4 +1,4 @@
-"""The ``hsim compare-rules`` and ``hsim report`` commands (registered by :mod:`hsim.cli`)."""
+"""Analysis commands: ``hsim compare-rules`` and ``hsim report``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from hsim.cli_common import (
+from hsim.cli.common import (
+    HELP,
     build_rules,
     player_option,
     player_specs,
@@ -19,10 +20,6 @@ from hsim.cli_common import (
     workers_option,
 )
 from hsim.rules import RulesError
-
-# As in hsim.cli's group: set here too, since click caches a command's help option the
-# first time it is built, and these commands may also be invoked on their own.
-HELP = {"help_option_names": ["-h", "--help"]}
 
 
 @click.command("compare-rules", context_settings=HELP)

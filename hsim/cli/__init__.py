@@ -1,0 +1,33 @@
+"""The ``hsim`` command line: a package of thin click commands (parse, call one library
+function, print), one module per command group:
+
+- :mod:`hsim.cli.play` — ``tournament``
+- :mod:`hsim.cli.positions` — ``replay``, ``perft``, ``choose``
+- :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
+- :mod:`hsim.cli.rules` — ``rules``
+- :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
+- :mod:`hsim.cli.common` — the shared options and user-error handling
+"""
+
+from __future__ import annotations
+
+import click
+
+from hsim.cli.analysis import compare_rules, report
+from hsim.cli.bots import ladder, strategies
+from hsim.cli.common import HELP
+from hsim.cli.play import tournament
+from hsim.cli.positions import choose, perft, replay
+from hsim.cli.rules import rules_command
+
+
+@click.group(context_settings=HELP)
+@click.version_option(package_name="hsim")
+def main() -> None:
+    """hsim: simulate Hearts games and tournaments at compiled speed."""
+
+
+for _command in (tournament, replay, perft, choose, ladder, rules_command, strategies):
+    main.add_command(_command)
+main.add_command(compare_rules)
+main.add_command(report)

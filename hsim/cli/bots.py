@@ -1,0 +1,124 @@
+"""Commands about strategies: ``hsim strategies`` and ``hsim ladder``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from hsim.cli.common import HELP, build_rules, rule_option, rules_option, user_error, workers_option
+
+
+@click.command(context_settings=HELP)
+@click.option(
+    "--bots",
+    default=None,
+    metavar="SPECS",
+    help="The ladder, weakest first; each bot plays copies of the one before.  [default: "
+    "random,lowcard,duck,heuristic,pimc; Kierki: random,kierki]",
+)
+@click.option(
+    "--boards",
+    type=click.IntRange(min=2),
+    default=1000,
+    show_default=True,
+    help="Duplicate boards per rung (each played in one rotation per seat).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@rules_option
+@rule_option
+@workers_option
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder for the rungs' run folders (default: results/ladder-<time>).",
+)
+@click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress):
+    """Measure the bot ladder on duplicate deals, with 95% intervals.
+
+    \b
+    Each rung plays UPPER against copies of LOWER (three; two in 3-player Kierki) on
+    --boards duplicate boards and prints UPPER's advantage in mean score per deal
+    (deal_score) with its 95% interval over boards: LOWER's minus UPPER's in Hearts,
+    where lower is better (after moon and bonuses), UPPER's minus LOWER's in Kierki,
+    where higher is better. Positive: UPPER is stronger. A rung holds when the interval
+    is above zero.
+    \b
+    Example:
+      hsim ladder --boards 2000 --seed 1
+    """
+    from hsim.ladder import default_bots, run_ladder
+    from hsim.loader import split_players
+    from hsim.runner.run import RunError, default_workers
+    from hsim.strategy import StrategyError
+
+    rules, _ = build_rules(preset, rule_items)
+    if bots is None:
+        bots = ",".join(default_bots(rules))
+    try:
+        specs = split_players(bots)
+    except StrategyError as exc:
+        raise user_error(exc) from None
+    if len(specs) < 2:
+        raise click.UsageError("a ladder needs at least two bots")
+    from hsim.loader import load_players
+
+    try:  # every bot must load and play the rules' game before any rung is played
+        for spec in specs:
+            load_players([spec] * rules.players, rules)
+    except StrategyError as exc:
+        raise user_error(exc) from None
+    if out is None:
+        out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    click.echo(f"{'rung':<40} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<22} holds")
+    all_hold = True
+    try:
+        for rung in run_ladder(
+            specs,
+            boards,
+            seed,
+            workers or default_workers(rules.players * boards),
+            out,
+            rules,
+            progress,
+        ):
+            ci = rung.advantage
+            all_hold &= rung.holds
+            label = f"{rung.upper} over {rules.players - 1} x {rung.lower}"
+            click.echo(
+                f"{label:<40} {ci.n:>6} {rung.deals:>9,}  "
+                f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]  "
+                f"{'yes' if rung.holds else 'NO'}"
+            )
+    except (RunError, StrategyError) as exc:
+        raise user_error(exc) from None
+    what = (
+        "score per deal: the deal's Kierki points, higher is better"
+        if rules.is_kierki
+        else "score per deal, after moon and bonuses"
+    )
+    click.echo(f"({what}; run folders under {out}; seed {seed})")
+    if check and not all_hold:
+        raise click.ClickException("the ladder does not hold")
+
+
+@click.command(context_settings=HELP)
+def strategies():
+    """List the strategies --players accepts, with their parameters."""
+    from hsim.loader import describe_available
+
+    rows = describe_available()
+    w = max(len(r["name"]) for r in rows)
+    for r in rows:
+        games = f" [{', '.join(r['games'])}]" if r.get("games") else ""
+        click.echo(f"{r['name']:<{w}}  {r['source']}{games}: {r['description']}")
+        for name, default, meaning in r["params"] or []:
+            click.echo(f"{'':<{w}}    {name}={default}  {meaning}")
+    click.echo(
+        "\nAlso accepted: an installed entry point of the group 'hsim.strategies', "
+        "package.module:attr, or path/to/file.py:attr; parameters as NAME(key=value,...)."
+    )

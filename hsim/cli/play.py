@@ -1,0 +1,169 @@
+"""``hsim tournament``: play seeded games into a run folder and print the summary."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from hsim.cli.common import (
+    HELP,
+    build_rules,
+    player_option,
+    player_specs,
+    players_option,
+    rule_option,
+    rules_option,
+    user_error,
+    workers_option,
+)
+from hsim.rules import RulesError, scoring_variant
+
+
+@click.command(context_settings=HELP)
+@players_option
+@player_option
+@click.option("--games", type=click.IntRange(min=1), required=True, help="Number of games.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Run seed (default: drawn at random and printed).",
+)
+@rules_option
+@rule_option
+@workers_option
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games per chunk (a Parquet part each); results do not depend on it.",
+)
+@click.option(
+    "--first-game",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Index of the first game (to split one seeded run across machines).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Run folder (default: results/run-<time>-seed<seed>).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing run folder at --out.")
+@click.option(
+    "--score-also",
+    "score_also",
+    multiple=True,
+    metavar="NAME=VALUE[,...]",
+    help="Also score every game under these scoring options (one scoring per flag; "
+    "repeatable); deals go on until every scoring's game has ended.",
+)
+@click.option(
+    "--duplicate",
+    is_flag=True,
+    help="Play every game once per rotation of the players over the seats, with "
+    "the same deals, so card luck cancels (--games counts boards).",
+)
+@click.option(
+    "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
+)
+def tournament(
+    players,
+    player_list,
+    games,
+    seed,
+    preset,
+    rule_items,
+    workers,
+    chunk_size,
+    first_game,
+    out,
+    overwrite,
+    score_also,
+    duplicate,
+    progress,
+):
+    """Play seeded games and write per-deal and per-game Parquet datasets.
+
+    \b
+    Example:
+      hsim tournament --players random,lowcard,random,lowcard --games 100000 --seed 7
+    """
+    started = time.perf_counter()
+    rules, preset = build_rules(preset, rule_items)
+    try:
+        scorings = tuple(scoring_variant(rules, text) for text in score_also)
+    except RulesError as exc:
+        raise user_error(exc) from None
+    specs = player_specs(players, player_list)
+    if seed is None:
+        seed = secrets.randbelow(2**63)  # printed with the result, and in run.json
+    if out is None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path("results") / f"run-{stamp}-seed{seed}"
+
+    from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
+    from hsim.strategy import StrategyError
+
+    config = RunConfig(
+        rules=rules,
+        players=specs,
+        games=games,
+        seed=seed,
+        first_game=first_game,
+        rules_preset=preset,
+        chunk_size=chunk_size,
+        duplicate=duplicate,
+        score_also=scorings,
+    )
+    try:
+        result = run_tournament(
+            config,
+            out,
+            workers or default_workers(games * config.rotations),
+            overwrite,
+            progress,
+            argv=["hsim", *sys.argv[1:]],
+            started=started,
+        )
+    except (RunError, StrategyError) as exc:
+        raise user_error(exc) from None
+    _print_result(result, duplicate, rules.is_kierki)
+    if result.status == "interrupted":
+        click.echo(
+            f"interrupted: {result.games_done} of {games * config.rotations} games were "
+            "written; the run "
+            f"folder {result.run_dir} is readable and run.json says so",
+            err=True,
+        )
+        sys.exit(130)
+
+
+def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
+    how = "compiled (cold: not in the cache) in" if result.compiled else "loaded compiled code in"
+    rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
+    click.echo(
+        f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "
+        f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)"
+    )
+    click.echo(f"run folder: {result.run_dir}  (seed {result.seed})")
+    who = "player" if duplicate else "seat"  # in duplicate play a player sits everywhere
+    w = max([8] + [len(row["strategy"]) for row in result.summary])
+    moons = "" if kierki else f" {'moons':>7}"  # Kierki: points are signed, no moon
+    click.echo(
+        f"{who:>6}  {'strategy':<{w}}  {'points/deal':>11} {'win rate':>8} "
+        f"{'mean place':>10}{moons}"
+    )
+    for row in result.summary:
+        moons = "" if kierki else f" {row['moons']:>7,}"
+        click.echo(
+            f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['mean_points_per_deal']:>11.3f} "
+            f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f}{moons}"
+        )

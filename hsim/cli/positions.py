@@ -1,0 +1,177 @@
+"""Commands on one game or position: ``hsim replay``, ``hsim perft``, ``hsim choose``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from click.core import ParameterSource
+
+from hsim.cli.common import (
+    HELP,
+    build_position,
+    build_rules,
+    load_one,
+    load_specs,
+    position_options,
+    rule_option,
+    rules_option,
+    user_error,
+)
+
+
+@click.command(context_settings=HELP)
+@click.argument("run_dir", required=False, type=click.Path(path_type=Path))
+@click.option("--game", type=click.IntRange(min=0), default=None, help="Game index to replay.")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=None, help="Run seed (without RUN_DIR)."
+)
+@click.option(
+    "--players",
+    default=None,
+    metavar="SPECS",
+    help="One strategy per seat (without RUN_DIR; default random for --deal).",
+)
+@rules_option
+@rule_option
+@position_options
+def replay(
+    run_dir, game, seed, players, preset, rule_items, deal_text, pass_direction, passes, plays
+):
+    """Print a game trick by trick: each deal string, the passes, every trick, the scores.
+
+    \b
+    From a run folder:  hsim replay results/RUN --game 12
+    From a seed:        hsim replay --seed 7 --game 12 --players random,lowcard,random,lowcard
+    One given deal:     hsim replay --deal 2C7C.../.../.../... [--pass-direction left]
+    """
+    from hsim import replay as rp
+    from hsim.strategy import StrategyError
+
+    try:
+        if run_dir is not None:
+            if game is None:
+                raise click.UsageError("give --game G with a run folder")
+            ctx = click.get_current_context()
+            preset_given = ctx.get_parameter_source("preset") != ParameterSource.DEFAULT
+            if players or rule_items or preset_given or deal_text:
+                raise click.UsageError(
+                    "a run folder replays with its own rules and players: drop --rules, "
+                    "--rule, --players and --deal (or replay --seed S --game G without it)"
+                )
+            manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game)
+            specs, what = rp.run_game_seating(manifest, rules, game)
+            header = rp.format_header(rules, manifest["rules"]["preset"], specs, what)
+            if not rp.rows_match(records, recorded):
+                click.echo(
+                    "warning: the replay differs from the recorded rows; has a "
+                    "strategy or hsim changed since the run?",
+                    err=True,
+                )
+        elif deal_text:
+            rules, preset = build_rules(preset, rule_items)
+            spec, _ = build_position(deal_text, pass_direction, passes, plays, rules)
+            specs = players or "random,random,random,random"
+            loaded = load_specs(specs)
+            records = [rp.replay_deal(spec, rules, loaded, seed or 0)]
+            specs = [p.spec for p in loaded]
+            header = rp.format_header(rules, preset, specs, "given deal")
+        else:
+            if seed is None or game is None or players is None:
+                raise click.UsageError(
+                    "give a run folder, or --seed, --game and --players, or --deal"
+                )
+            rules, preset = build_rules(preset, rule_items)
+            loaded = load_specs(players, rules)
+            records, _ = rp.replay_game(rules, loaded, seed, game)
+            specs = [p.spec for p in loaded]
+            header = rp.format_header(rules, preset, specs, f"game {game} of run seed {seed}")
+    except (rp.ReplayError, StrategyError) as exc:
+        raise user_error(exc) from None
+    click.echo(header)
+    for record in records:
+        click.echo("\n".join(rp.format_record(record, specs)))
+
+
+@click.command(context_settings=HELP)
+@rules_option
+@rule_option
+@position_options
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0, max=52),
+    required=True,
+    help="Length of the play sequences to count.",
+)
+@click.option("--divide", is_flag=True, help="Print the count under each legal next card.")
+def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, divide):
+    """Count the legal play sequences of length --depth from a position.
+
+    \b
+    Example:
+      hsim perft --deal 2C3C.../.../.../... --pass-direction hold --depth 4 --divide
+    """
+    from hsim.cards import format_card
+    from hsim.position import IllegalPlayError
+
+    rules, _ = build_rules(preset, rule_items)
+    _, position = build_position(deal_text, pass_direction, passes, plays, rules)
+    try:
+        position.perft(0)  # compile (or load) before timing
+        t0 = time.perf_counter()
+        total, per_card = position.perft(depth, divide)
+    except IllegalPlayError as exc:
+        raise user_error(exc) from None
+    elapsed = time.perf_counter() - t0
+    for card, count in per_card.items():
+        click.echo(f"{format_card(card)}: {count}")
+    click.echo(f"total: {total}" if divide else str(total))
+    rate = total / elapsed if elapsed > 0 else float("nan")
+    click.echo(f"{total:,} sequences in {elapsed:.3f} s ({rate:,.0f} nodes/s)", err=True)
+
+
+@click.command(context_settings=HELP)
+@click.option(
+    "--strategy",
+    "spec",
+    required=True,
+    metavar="SPEC",
+    help="The strategy to ask, e.g. heuristic or 'pimc(worlds=20)'.",
+)
+@rules_option
+@rule_option
+@position_options
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Run seed of the strategy's random stream (game 0, the seat to act).",
+)
+def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, seed):
+    """Print the card a strategy plays at a position.
+
+    \b
+    Example:
+      hsim choose --strategy lowcard --deal 2C3C.../.../.../... --plays "2C"
+    """
+    from hsim.cards import format_card, format_mask
+    from hsim.choose import choose as ask
+    from hsim.strategy import StrategyError
+
+    rules, _ = build_rules(preset, rule_items)
+    _, position = build_position(deal_text, pass_direction, passes, plays, rules)
+    (strategy,) = load_one(spec, rules)
+    try:
+        card = ask(strategy, position, seed)
+    except (ValueError, StrategyError) as exc:
+        raise user_error(exc) from None
+    legal = position.legal()
+    if not (0 <= card < 52 and legal >> card & 1):
+        shown = format_card(card) if 0 <= card < 52 else str(card)
+        raise click.ClickException(
+            f"strategy {spec!r} chose {shown}, which is not legal here "
+            f"(legal: {format_mask(legal)})"
+        )
+    click.echo(format_card(card))
