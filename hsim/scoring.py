@@ -78,6 +78,4 @@ def rescore(rules: Rules, game, points, tricks, jack, choice=None) -> Rescored:
         deals,
         ended_by,
     )
-    return Rescored(
-        deal_score, score, counted.astype(bool), shooter, ids, final, deals, ended_by
-    )
+    return Rescored(deal_score, score, counted.astype(bool), shooter, ids, final, deals, ended_by)

@@ -21,17 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from hsim.analysis.frames import (
+    SummaryTally,
+    WinnerTally,
+    _scoring_mask,
+    _upgrade,
     as_rules,
     compare_games,
-    games_summary,
     jsonable,
-    load_run,
     play_differences,
-    winner_change,
-    winner_change_by_length,
-    winner_change_by_strategy,
-    winner_changes,
 )
+from hsim.analysis.scan import BATCH_ROWS, aligned, open_run
 from hsim.rules import HEARTS_OPTIONS, KIERKI_OPTIONS, Rules, RulesError, canonical, differences
 
 SUMMARY_FILE = "compare.json"
@@ -140,7 +139,10 @@ def compare_rules(
             raise RunError(f"the {name} run was {result.status}; its parts are in {out / name}")
         dirs[name] = out / name
 
-    base_run = load_run(dirs["base"], deal_columns=["moon"])
+    base_summary, figures = compare_runs(
+        dirs["base"], [dirs[f"variant-{i}"] for i in range(1, len(variants) + 1)],
+        base, [v.rules for v in variants],
+    )  # fmt: skip
     report: dict[str, Any] = {
         "seed": seed,
         "games": games,
@@ -153,14 +155,11 @@ def compare_rules(
         "base": {
             "rules": canonical(base, preset),
             "run_dir": str(dirs["base"]),
-            "summary": games_summary(base_run.games, base_run.base_deals, rules=base),
+            "summary": base_summary,
         },
         "variants": [],
     }
-    for i, v in enumerate(variants, 1):
-        run = load_run(dirs[f"variant-{i}"], deal_columns=["moon"])
-        compared = compare_games(base_run.games, run.games)
-        changes = winner_changes(compared)
+    for i, (v, fig) in enumerate(zip(variants, figures, strict=True), 1):
         report["variants"].append(
             {
                 "text": v.text,
@@ -168,15 +167,71 @@ def compare_rules(
                 "changes_play": list(v.changes_play),
                 "differs": {k: _jsonable(x) for k, x in differences(base, v.rules).items()},
                 "run_dir": str(dirs[f"variant-{i}"]),
-                "summary": games_summary(run.games, run.base_deals, rules=v.rules),
-                "winner_change": winner_change(changes).to_dict(),
-                "by_strategy": winner_change_by_strategy(compared).to_dict("records"),
-                "by_length": winner_change_by_length(changes).to_dict("records"),
+                **fig,
             }
         )
     report = jsonable(report)
     (out / SUMMARY_FILE).write_text(json.dumps(report, indent=2) + "\n")
     return report
+
+
+def compare_runs(
+    base_dir, variant_dirs: list, base: Rules, variants: list[Rules], rows: int = BATCH_ROWS
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Compare run folders played with the same seeds and players under ``base`` and each
+    of ``variants``, in one pass over all of them in batches of whole games (memory does
+    not grow with the runs).
+
+    Returns (the base's summary, one dict per variant with summary, winner_change,
+    by_strategy, by_length): see :func:`compare_rules`. Only games present in both runs
+    are compared.
+
+    :raises RunFolderError: a folder is not a run, or a part is damaged; two runs seat
+        different strategies in a game.
+    """
+    folders = [open_run(base_dir), *(open_run(d) for d in variant_dirs)]
+    streams = []
+    for folder in folders:
+        streams.append(folder.batches("games", _GAME_COLUMNS, rows))
+        streams.append(folder.batches("deals", _DEAL_COLUMNS, rows))
+    all_rules = [base, *variants]
+    summaries = [SummaryTally(r, moons=True) for r in all_rules]
+    winners = [WinnerTally() for _ in variants]
+    for batch in aligned(*streams):
+        frames = []
+        for k, folder in enumerate(folders):
+            games, deals = (_frame(t) for t in batch[2 * k : 2 * k + 2])
+            if len(games):
+                games = games[_scoring_mask(games, folder.rules, folder.rules)]
+            if "after_end" in deals.columns:
+                deals = deals[~deals["after_end"].to_numpy(bool)]
+            games = games.assign(censored=False)
+            summaries[k].add(games, deals)
+            frames.append(games)
+        for k, tally in enumerate(winners, 1):
+            if len(frames[0]) and len(frames[k]):
+                tally.add(compare_games(frames[0], frames[k]))
+    figures = [
+        {
+            "summary": summaries[k].result(),
+            "winner_change": tally.winner_change().to_dict(),
+            "by_strategy": tally.by_strategy().to_dict("records"),
+            "by_length": tally.by_length().to_dict("records"),
+        }
+        for k, tally in enumerate(winners, 1)
+    ]
+    return summaries[0].result(), figures
+
+
+_GAME_COLUMNS = ("game", "seat", "strategy", "scoring", "score", "winner", "place", "deals",
+                 "ended_by")  # fmt: skip
+_DEAL_COLUMNS = ("game", "seat", "moon", "after_end")
+
+
+def _frame(table):
+    import pandas as pd
+
+    return pd.DataFrame() if table is None else _upgrade(table.to_pandas())
 
 
 def _best(rules: Rules) -> str:

@@ -904,6 +904,8 @@ class SummaryTally:
 
     def add(self, games: pd.DataFrame, deals: pd.DataFrame | None = None) -> None:
         """Add a batch: its games rows and (when ``moons``) the deals of those games."""
+        if not len(games):
+            return
         g = _with_censored(games)
         cens = g["censored"].to_numpy(bool)
         done = g[~cens]

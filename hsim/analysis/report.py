@@ -395,34 +395,45 @@ class ReportTally:
 
 
 def build_report(
-    run: RunFolder | Run | str | Path,
-    scoring: str | None = None,
-    tally: ReportTally | None = None,
-    rows: int = BATCH_ROWS,
+    run: RunFolder | Run | str | Path, scoring: str | None = None, rows: int = BATCH_ROWS
 ) -> dict[str, Any]:
     """Return the whole report of ``run`` under ``scoring`` as a JSON-ready dict.
 
     run: a run folder (opened with :func:`hsim.analysis.scan.open_run`, or its path; a
     loaded :class:`Run` is read again from its folder). Reads the run in batches of about
     ``rows`` deal rows (:func:`report_batches`): memory does not grow with the run.
-    tally: a :class:`ReportTally` to fill (pass one made with ``plots=True`` to draw the
-    charts after: :func:`plot_report`); default a new one.
     Keys: run, status, rules, scoring, seed, players, duplicate; summary (see
     :func:`hsim.analysis.frames.games_summary`); strategies (:func:`strategy_rows`);
     by_pass_direction (:func:`pass_direction_rows`; Hearts) or by_kind
     (:func:`kind_rows`; Kierki); by_seat (:func:`strategy_rows` by seat; in duplicate
     play every player sits at every seat, so see by_player too); warnings (list of
-    strings: a re-scoring that censored more than 5% of the games).
+    strings: a re-scoring that censored more than 5% of the games, see
+    :func:`censoring_warnings`).
 
     :raises RulesError: ``scoring`` is invalid, changes play, or re-scores a Kierki run.
     :raises RunFolderError: not a run folder, no games, or a damaged part.
+    """
+    return report_run(run, scoring, rows=rows)[0]
+
+
+def report_run(
+    run: RunFolder | Run | str | Path,
+    scoring: str | None = None,
+    plot_dir: str | Path | None = None,
+    rows: int = BATCH_ROWS,
+) -> tuple[dict[str, Any], list[Path]]:
+    """Return (the report of :func:`build_report`, the chart files written) in one pass
+    over the run: with ``plot_dir``, the charts of :func:`plot_report` are written there.
+
+    :raises RulesError: as :func:`build_report`. :raises RunFolderError: as
+        :func:`build_report`. :raises PlotUnavailable: ``plot_dir`` without matplotlib.
+        :raises OSError: the charts could not be written.
     """
     folder = _folder(run)
     rescoring = report_rules(folder.rules, scoring)
     rules = folder.rules if rescoring is None else rescoring
     duplicate = bool(folder.manifest.get("duplicate", False))
-    if tally is None:
-        tally = ReportTally(rules, duplicate)
+    tally = ReportTally(rules, duplicate, plots=plot_dir is not None)
     for deals, games in report_batches(folder, scoring, rows):
         tally.add(deals, games)
     played = canonical(folder.rules, folder.manifest.get("rules", {}).get("preset"))
@@ -444,7 +455,8 @@ def build_report(
     if duplicate:
         out["by_player"] = tally.keys["player"].rows()
     out["warnings"] = censoring_warnings(summary, folder.rules, rules)
-    return out
+    charts = [] if plot_dir is None else plot_report(tally, plot_dir, folder.rules)
+    return out, charts
 
 
 def censoring_warnings(summary: dict[str, Any], played: Rules, rules: Rules) -> list[str]:
