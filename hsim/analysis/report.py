@@ -57,6 +57,9 @@ from hsim.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
 
 #: A re-scoring that censors more than this share of the games carries a warning.
 CENSORED_WARNING = 0.05
+#: The deals columns the report reads (re-scoring reads ANALYSIS_DEAL_COLUMNS).
+REPORT_DEAL_COLUMNS = ("player", "strategy", "pass_direction", "points", "moon", "deal_score",
+                       "kind")  # fmt: skip
 #: The games columns the report reads.
 REPORT_GAME_COLUMNS = (
     "game", "board", "rotation", "seat", "player", "strategy", "scoring", "score", "place",
@@ -121,25 +124,36 @@ def report_batches(
     if not sum(_rows(p) for p in folder.files["games"]):
         raise RunFolderError(no_games_message(folder))
     rules = report_rules(folder.rules, scoring)
-    deal_columns = ["game", "deal", "seat", "after_end", *ANALYSIS_DEAL_COLUMNS]
+    if rules is not None:
+        deal_columns = ["game", "deal", "seat", "after_end", *ANALYSIS_DEAL_COLUMNS]
+    else:
+        deal_columns = ["game", "seat", "after_end", *REPORT_DEAL_COLUMNS]
     deals = folder.batches("deals", deal_columns, rows)
     if rules is not None:
         for table in deals:
-            frame = _upgrade(table.to_pandas())
+            frame = _frame(table)
             result = rescore_frames(frame, rules, folder.rules)
             counted = result.deals["counted"].to_numpy(bool)
             yield result.deals[counted], result.games
         return
     games = folder.batches("games", REPORT_GAME_COLUMNS, rows)
     for d, g in aligned(deals, games):
-        d = _upgrade(d.to_pandas()) if d is not None else pd.DataFrame()
-        g = _upgrade(g.to_pandas()) if g is not None else pd.DataFrame()
+        d = _frame(d)
+        g = _frame(g)
         if "after_end" in d.columns:
             d = d[~d["after_end"].to_numpy(bool)]
         if len(g):
             g = g[_scoring_mask(g, folder.rules, folder.rules)]
             g = g.assign(censored=False)
         yield d, g
+
+
+def _frame(table) -> pd.DataFrame:
+    """Return a batch as pandas, schema-1 columns added (a run without ``player``)."""
+    if table is None:
+        return pd.DataFrame()
+    frame = table.to_pandas()
+    return frame if "player" in frame.columns else _upgrade(frame)
 
 
 def _rows(path: Path) -> int:
@@ -184,9 +198,9 @@ class KeyTally:
             return
         self.all_games.update(_counts(games, by))
         if by != "strategy":
-            pairs = games.groupby([by, games["strategy"].astype(str)], observed=True).size()
+            pairs = games.groupby([by, "strategy"], observed=True).size()
             for key, name in pairs.index:
-                self.strategies.setdefault(_plain(key), set()).add(name)
+                self.strategies.setdefault(_plain(key), set()).add(str(name))
         done = _done(games)
         if not len(done):
             return
@@ -247,16 +261,8 @@ def _plain(value):
 
 
 def _counts(frame: pd.DataFrame, by: str) -> dict:
-    keys = frame[by].astype(str) if by == "strategy" else frame[by]
-    return {_plain(k): int(v) for k, v in keys.value_counts().items() if v}
-
-
-def _with_str(deals: pd.DataFrame, by: str, column: str) -> pd.DataFrame:
-    """Return the columns a breakdown groups on, with categories as plain strings."""
-    out = {"game": deals["game"], by: deals[by], column: deals[column].astype(str)}
-    if by == "strategy":
-        out[by] = deals[by].astype(str)
-    return pd.DataFrame(out)
+    cast = str if by == "strategy" else _plain
+    return {cast(k): int(v) for k, v in frame[by].value_counts().items() if v}
 
 
 class SplitTally:
@@ -271,11 +277,7 @@ class SplitTally:
         """Add the counted deals of whole games."""
         if not len(deals):
             return
-        frame = _with_str(deals, self.by, self.column)
-        for v in self.ratios.values:
-            if v in deals.columns:
-                frame[v] = deals[v].to_numpy()
-        self.ratios.add(frame)
+        self.ratios.add(deals)
 
     def rows(self) -> list[dict]:
         """Return the rows, sorted by ``by``, then ``column`` in ``order`` (values not in

@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 
 from hsim.rules import Rules
 
-#: Rows per batch: ~1M rows of a dozen narrow columns is a few tens of MB in memory.
-BATCH_ROWS = 1 << 20
+#: Rows per batch: a quarter of a million rows of a dozen narrow columns are a few MB.
+BATCH_ROWS = 1 << 18
 DATASETS = ("deals", "games")
 
 
@@ -182,7 +182,14 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
         sorted by game.
     """
     try:
-        part = pq.ParquetFile(path)
+        # Strings as dictionaries: pandas gets categoricals (codes, no string per row).
+        schema = pq.read_schema(path)
+        strings = [
+            f.name
+            for f in schema
+            if pa.types.is_string(f.type) and (cols is None or f.name in cols)
+        ]
+        part = pq.ParquetFile(path, read_dictionary=strings)
         if part.metadata.num_rows <= rows:
             table = part.read(columns=cols)
             g = table.column("game").to_numpy()

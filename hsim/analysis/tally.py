@@ -112,6 +112,30 @@ class RatioSums:
         )
 
 
+def _game_codes(game: np.ndarray) -> tuple[np.ndarray, int]:
+    """Return (a 0-based code per row, the number of games) of a game column; batches
+    come sorted by game, which needs no hashing."""
+    if len(game) and np.all(game[1:] >= game[:-1]):
+        codes = np.concatenate([[0], np.cumsum(game[1:] != game[:-1])])
+        return codes, int(codes[-1]) + 1
+    codes, names = pd.factorize(game, sort=False)
+    return codes.astype(np.int64), len(names)
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Return (int64 codes, -1 for null; the values they stand for) of a column."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(np.int64), np.asarray(column.cat.categories, object)
+    codes, uniques = pd.factorize(column, sort=False)
+    return codes.astype(np.int64), np.asarray(uniques, object)
+
+
+def _int(value: float):
+    """Return a float sum of integers as an int (exact below 2**53), else a Fraction."""
+    value = float(value)
+    return int(value) if value.is_integer() else Fraction(value)
+
+
 def _key(value):
     """Return a group key as a plain Python value (numpy scalars unwrapped)."""
     return value.item() if hasattr(value, "item") else value
@@ -132,35 +156,64 @@ class ClusteredRatios:
         self.sums: dict[tuple, dict[str, RatioSums]] = {}
 
     def add(self, frame: pd.DataFrame) -> None:
-        """Add a frame (columns game, the keys and the values) of whole games."""
+        """Add a frame (columns game, the keys and the values) of whole games; rows whose
+        key is null are left out."""
         if not len(frame):
             return
         values = [v for v in self.values if v in frame.columns]
-        per = frame.groupby([*self.keys, "game"], observed=True, sort=False)
-        x = per.size().astype(np.int64)
-        cols = {"n": np.ones(len(x), np.int64), "sx": x, "sxx": x * x}
-        if values:
-            y = per[values].sum()
-            for v in values:
-                yv = y[v].astype(np.int64) if y[v].dtype.kind in "biu" else y[v]
-                cols[f"{v}|sy"] = yv
-                cols[f"{v}|syy"] = yv * yv
-                cols[f"{v}|sxy"] = x * yv
-        frame_sums = pd.DataFrame(cols, index=x.index)
-        level = list(range(len(self.keys)))
-        totals = frame_sums.groupby(level=level, observed=True, sort=False).sum()
-        for key, row in zip(totals.index, totals.itertuples(index=False), strict=True):
-            key = tuple(_key(k) for k in (key if isinstance(key, tuple) else (key,)))
+        # Sums per (group, game) cluster with bincount over integer codes: one pass per
+        # column in C, whatever the number of groups and games.
+        games, n_games = _game_codes(frame["game"].to_numpy())
+        code = np.zeros(len(frame), np.int64)
+        keep = np.ones(len(frame), bool)
+        names = []
+        for column in self.keys:
+            codes, uniques = _codes(frame[column])
+            keep &= codes >= 0
+            code = code * len(uniques) + codes
+            names.append(uniques)
+        if not keep.all():
+            code, games = code[keep], games[keep]
+        group_codes, groups = pd.factorize(code, sort=False)
+        m = len(groups)
+        ids = group_codes * n_games + games
+        if m * n_games <= 4 * len(ids) + 1024:  # dense ids: count without hashing
+            counts = np.bincount(ids, minlength=m * n_games)
+            cluster_ids = np.flatnonzero(counts)
+            remap = np.zeros(m * n_games, np.int64)
+            remap[cluster_ids] = np.arange(len(cluster_ids))
+            clusters = remap[ids]
+        else:
+            clusters, cluster_ids = pd.factorize(ids, sort=False)
+        owner = cluster_ids // n_games  # the group of each cluster
+        # float64 sums of integers are exact below 2**53
+        x = np.bincount(clusters).astype(np.float64)
+        sums = {
+            "n": np.bincount(owner, minlength=m),
+            "sx": np.bincount(owner, weights=x, minlength=m),
+            "sxx": np.bincount(owner, weights=x * x, minlength=m),
+        }
+        for v in values:
+            w = frame[v].to_numpy()
+            w = (w[keep] if not keep.all() else w).astype(np.float64)
+            y = np.bincount(clusters, weights=w, minlength=len(x))
+            sums[v] = tuple(
+                np.bincount(owner, weights=t, minlength=m) for t in (y, y * y, x * y)
+            )
+        radix = [len(u) for u in names]
+        for i, g in enumerate(groups):
+            key = []
+            rest = int(g)
+            for r, u in zip(reversed(radix), reversed(names), strict=True):
+                key.append(_key(u[rest % r]))
+                rest //= r
+            key = tuple(reversed(key))
             group = self.sums.setdefault(key, {})
-            r = dict(zip(totals.columns, row, strict=True))
-            for v in [None, *values]:
-                acc = group.setdefault(v, RatioSums())
-                if v is None:  # the denominator alone: rows per cluster
-                    acc.add_sums(r["n"], 0, r["sx"], 0, 0, r["sxx"])
-                else:
-                    acc.add_sums(
-                        r["n"], r[f"{v}|sy"], r["sx"], r[f"{v}|syy"], r[f"{v}|sxy"], r["sxx"]
-                    )
+            n, sx, sxx = sums["n"][i], _int(sums["sx"][i]), _int(sums["sxx"][i])
+            group.setdefault(None, RatioSums()).add_sums(n, 0, sx, 0, 0, sxx)
+            for v in values:
+                sy, syy, sxy = (_int(t[i]) for t in sums[v])
+                group.setdefault(v, RatioSums()).add_sums(n, sy, sx, syy, sxy, sxx)
 
     def groups(self) -> list[tuple]:
         """Return the groups seen (tuples of key values), in no particular order."""
