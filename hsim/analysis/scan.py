@@ -70,8 +70,9 @@ def open_run(run_dir) -> RunFolder:
     Every analysis of a run folder (``hsim report``, ``hsim compare-rules``,
     :func:`hsim.analysis.load_run`) opens it here, so checks of a run's state belong here.
 
-    :raises RunFolderError: no ``run.json`` (not a run folder), no ``deals`` or ``games``
-        dataset, or a part file that is not readable Parquet.
+    :raises RunFolderError: no ``run.json`` (not a run folder), a ``run.json`` that is
+        not JSON or names no valid rules, no ``deals`` or ``games`` dataset, or a part
+        file that is not readable Parquet.
     """
     from hsim.analysis.frames import manifest_rules
     from hsim.runner.manifest import MANIFEST, read_manifest
@@ -92,7 +93,14 @@ def open_run(run_dir) -> RunFolder:
         if not folder.is_dir():
             raise RunFolderError(f"{path}: no {name} dataset ({folder} is missing)")
         files[name], schemas[name] = _parts(folder)
-    return RunFolder(path, manifest, manifest_rules(manifest), files, schemas)
+    try:
+        rules = manifest_rules(manifest)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RunFolderError(
+            f"{path / MANIFEST} does not name the rules the run was played under "
+            f"({type(exc).__name__}: {exc}); the run folder is damaged"
+        ) from None
+    return RunFolder(path, manifest, rules, files, schemas)
 
 
 def _parts(folder: Path) -> tuple[list[Path], pa.Schema | None]:

@@ -33,6 +33,19 @@ from hsim.analysis.stats import (
 )
 
 
+def _dot(a: np.ndarray, b: np.ndarray):
+    """Return sum(a * b) exactly: int64 when it cannot overflow, else Python ints (ints)
+    or a Fraction of the float sum (floats)."""
+    if a.dtype.kind in "biu" and b.dtype.kind in "biu":
+        if not len(a):
+            return 0
+        bound = int(np.abs(a).max()) * int(np.abs(b).max()) * len(a)
+        if bound < 2**62:
+            return int((a.astype(np.int64) * b.astype(np.int64)).sum())
+        return sum(int(x) * int(y) for x, y in zip(a.tolist(), b.tolist(), strict=True))
+    return Fraction(float((a * b).sum()))
+
+
 def _exact(value):
     """Return a numpy sum as a Python int (or an exact Fraction of a float)."""
     value = value.item() if hasattr(value, "item") else value
@@ -52,11 +65,10 @@ class Moments:
         v = np.asarray(values)
         if not len(v):
             return
-        if v.dtype.kind in "biu":
-            v = v.astype(np.int64)
+        total = _dot(v, np.ones(len(v), np.int64))
+        sq = _dot(v, v)
         self.n += len(v)
-        self.total += Fraction(_exact(v.sum()), scale) if scale != 1 else _exact(v.sum())
-        sq = _exact((v * v).sum())
+        self.total += Fraction(total, scale) if scale != 1 else total
         self.squares += Fraction(sq, scale * scale) if scale != 1 else sq
 
     def interval(self, confidence: float = 0.95) -> Interval | None:
@@ -93,11 +105,8 @@ class RatioSums:
         """Add clusters: y, x arrays of their numerators and denominators."""
         y = np.asarray(y)
         x = np.asarray(x)
-        if y.dtype.kind in "biu":
-            y = y.astype(np.int64)
-        if x.dtype.kind in "biu":
-            x = x.astype(np.int64)
-        self.add_sums(len(x), y.sum(), x.sum(), (y * y).sum(), (x * y).sum(), (x * x).sum())
+        one = np.ones(len(x), np.int64)
+        self.add_sums(len(x), _dot(y, one), _dot(x, one), _dot(y, y), _dot(x, y), _dot(x, x))
 
     def interval(self, confidence: float = 0.95) -> Interval | None:
         """Return the ratio with its clustered interval (NaN bounds for one cluster; None
