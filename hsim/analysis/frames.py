@@ -4,7 +4,9 @@ A run's ``deals`` hold the raw facts of every deal (points, tricks, who took the
 moon outcome applied), so the same deals can be scored under other *scoring* options
 (RULES.md A2, A3: omnibus, no-trick bonus, clamp, Perfect 100, end score, no draw…)
 without playing them again. :func:`rescore_frames` does that with the engine's own
-scoring kernels (:func:`hsim.scoring.rescore`); it never re-implements a scoring rule.
+scoring kernels (:func:`hsim.scoring.rescore`); it never re-implements a scoring rule,
+and the moons it reports are those of the re-scoring (with omnibus and
+moon_requires_jack a 26-point deal without the JD is no moon), not the recorded ones.
 
 Censoring: a re-scored game may need more deals than were recorded (the run's game ended
 first, e.g. ``end_score=150`` over a run played to 100). Such a game is *censored*: it
