@@ -121,7 +121,7 @@ def report_batches(
     :raises RulesError: as :func:`report_frames`. :raises RunFolderError: the run holds
         no games, or a part is damaged.
     """
-    if not sum(_rows(p) for p in folder.files["games"]):
+    if not folder.rows.get("games"):
         raise RunFolderError(no_games_message(folder))
     rules = report_rules(folder.rules, scoring)
     if rules is not None:
@@ -154,12 +154,6 @@ def _frame(table) -> pd.DataFrame:
         return pd.DataFrame()
     frame = table.to_pandas()
     return frame if "player" in frame.columns else _upgrade(frame)
-
-
-def _rows(path: Path) -> int:
-    import pyarrow.parquet as pq
-
-    return pq.read_metadata(path).num_rows
 
 
 def _wilson(k: int, n: int) -> dict[str, float] | None:

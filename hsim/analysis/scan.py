@@ -41,6 +41,7 @@ class RunFolder:
     path: the folder. manifest: ``run.json``. rules: the rules it was played under.
     files: per dataset (``deals``, ``games``), its part files in game order.
     schemas: per dataset, the pyarrow schema of its parts (None when it has no part).
+    rows: per dataset, its number of rows (from the parts' footers).
     """
 
     path: Path
@@ -48,6 +49,7 @@ class RunFolder:
     rules: Rules
     files: dict[str, list[Path]]
     schemas: dict[str, pa.Schema | None]
+    rows: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def columns(self, dataset: str) -> list[str]:
         """Return the column names of ``dataset`` (empty when it has no part)."""
@@ -88,11 +90,12 @@ def open_run(run_dir) -> RunFolder:
         ) from None
     files: dict[str, list[Path]] = {}
     schemas: dict[str, pa.Schema | None] = {}
+    rows: dict[str, int] = {}
     for name in DATASETS:
         folder = path / name
         if not folder.is_dir():
             raise RunFolderError(f"{path}: no {name} dataset ({folder} is missing)")
-        files[name], schemas[name] = _parts(folder)
+        files[name], schemas[name], rows[name] = _parts(folder)
     try:
         rules = manifest_rules(manifest)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
@@ -100,14 +103,15 @@ def open_run(run_dir) -> RunFolder:
             f"{path / MANIFEST} does not name the rules the run was played under "
             f"({type(exc).__name__}: {exc}); the run folder is damaged"
         ) from None
-    return RunFolder(path, manifest, rules, files, schemas)
+    return RunFolder(path, manifest, rules, files, schemas, rows)
 
 
-def _parts(folder: Path) -> tuple[list[Path], pa.Schema | None]:
-    """Return the part files of a dataset folder in game order, and their schema."""
+def _parts(folder: Path) -> tuple[list[Path], pa.Schema | None, int]:
+    """Return the part files of a dataset folder in game order, their schema and rows."""
     found = sorted(p for p in folder.iterdir() if p.suffix == ".parquet" and p.name[0] != ".")
     keyed = []
     schema = None
+    rows = 0
     for p in found:
         try:
             meta = pq.read_metadata(p)
@@ -115,9 +119,10 @@ def _parts(folder: Path) -> tuple[list[Path], pa.Schema | None]:
             raise RunFolderError(f"{p} is not a readable Parquet file ({exc})") from None
         if schema is None:
             schema = meta.schema.to_arrow_schema()
+        rows += meta.num_rows
         keyed.append((_first_game(meta), p.name, p))
     keyed.sort(key=lambda k: (k[0] is None, k[0] if k[0] is not None else 0, k[1]))
-    return [p for _, _, p in keyed], schema
+    return [p for _, _, p in keyed], schema, rows
 
 
 def _first_game(meta: pq.FileMetaData) -> int | None:
