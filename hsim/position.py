@@ -50,13 +50,16 @@ from hsim.engine.layout import (
     V_DEALT,
     V_HAND,
 )
+from hsim.errors import EXIT_USAGE, HsimError
 from hsim.play import GameState
 from hsim.rng import seed_to_u64
 from hsim.rules import Rules
 
 
-class IllegalPlayError(ValueError):
-    """A pass or play that the rules do not allow here; the message names the card."""
+class IllegalPlayError(HsimError, ValueError):
+    """A pass or play that the rules do not allow here; the message names the card (exit 2)."""
+
+    exit_code = EXIT_USAGE
 
 
 def _cards(hand: str | CardMask | Sequence[int]) -> list[int]:

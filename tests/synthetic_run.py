@@ -75,18 +75,24 @@ def write_run(path: Path, games: int, deals: int = 10, games_per_part: int = 200
     final = out["final"]
     out["place"] = 1 + (final[:, None, :] < final[:, :, None]).sum(axis=2)
     out["winner"] = final == final.min(axis=1, keepdims=True)
-    rules = Rules()
-    manifest = {
-        "schema_version": 4,
-        "status": "complete",
-        "rules": {"string": canonical(rules), "preset": "classic"},
-        "players": [{"spec": p} for p in PLAYERS],
-        "seed": seed,
-        "duplicate": False,
-        "games": games,
-    }
-    (path / "run.json").write_text(json.dumps(manifest))
+    (path / "run.json").write_text(json.dumps(manifest(games, seed)))
     return out
+
+
+def manifest(games: int, seed: int = 1, rules: Rules | None = None) -> dict:
+    """Return a ``run.json`` with the fields hsim checks when it opens a run."""
+    rules = rules or Rules()
+    return {
+        "schema_version": 4,
+        "seed_scheme": 1,
+        "status": "complete",
+        "rules": {"string": canonical(rules), "preset": "classic", "options": rules.to_dict()},
+        "players": [{"spec": p} for p in PLAYERS[: rules.players]],
+        "seed": seed,
+        "first_game": 0,
+        "games": games,
+        "duplicate": False,
+    }
 
 
 def _write_part(path: Path, first: int, n: int, deals: int, a: dict) -> None:

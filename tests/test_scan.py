@@ -9,6 +9,7 @@ import pytest
 
 from hsim.analysis.scan import RunFolderError, aligned, game_batches, open_run
 from hsim.runner.sink import part_name
+from tests.synthetic_run import manifest
 
 
 def _part(folder, games, rows_per_game=3, start_value=0):
@@ -22,7 +23,7 @@ def _run(path, parts):
     for games in parts:
         _part(path / "deals", games)
         _part(path / "games", games, rows_per_game=1)
-    (path / "run.json").write_text(json.dumps({"rules": {"string": "classic"}}))
+    (path / "run.json").write_text(json.dumps(manifest(100)))
     return path
 
 
@@ -52,7 +53,7 @@ def test_an_unsorted_small_part_is_sorted_and_overlapping_parts_are_refused(tmp_
     path = tmp_path / "r"
     _part(path / "deals", [3, 1, 2])
     (path / "games").mkdir()
-    (path / "run.json").write_text(json.dumps({"rules": {"string": "classic"}}))
+    (path / "run.json").write_text(json.dumps(manifest(100)))
     games = np.concatenate([b.column("game").to_numpy() for b in open_run(path).batches("deals")])
     assert np.array_equal(games, np.repeat([1, 2, 3], 3))
     table = pa.table({"game": np.array([2, 5], np.int64), "value": [0, 1]})
@@ -76,9 +77,9 @@ def test_damaged_and_missing_folders_are_clear_errors(tmp_path):
         open_run(tmp_path)
     for name in ("deals", "games"):
         (tmp_path / name).mkdir()
-    for manifest in ({}, {"rules": {"string": "no_such_game"}}):
-        (tmp_path / "run.json").write_text(json.dumps(manifest))
-        with pytest.raises(RunFolderError, match="does not name the rules"):
+    for bad in ({}, {**manifest(10), "rules": {"options": {"no_such_option": 1}}}):
+        (tmp_path / "run.json").write_text(json.dumps(bad))
+        with pytest.raises(RunFolderError, match="field"):
             open_run(tmp_path)
     path = _run(tmp_path / "r", [range(0, 3)])
     (path / "deals" / part_name(0)).write_bytes(b"PAR1 truncated")

@@ -169,7 +169,8 @@ def load_run(run_dir, scoring: str | None = None, deal_columns: list[str] | None
     columns (game, deal, seat and, when present, after_end are always read).
     Schema version 1 runs get ``board`` (= game), ``rotation`` (0), ``player`` (= seat).
 
-    :raises RunFolderError: no ``run.json``, no games, or a scoring the run did not record.
+    :raises RunFolderError: no ``run.json`` or a damaged one (the message names the
+        field), no games, or a scoring the run did not record.
     """
     from hsim.analysis.scan import open_run
 

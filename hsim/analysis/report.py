@@ -53,6 +53,7 @@ from hsim.analysis.frames import (
 from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
 from hsim.analysis.tally import ClusteredRatios
+from hsim.errors import HsimError
 from hsim.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
 
 #: A re-scoring that censors more than this share of the games carries a warning.
@@ -570,7 +571,7 @@ def _row(label: str, r: dict, kierki: bool = False) -> str:
     )
 
 
-class PlotUnavailable(RuntimeError):
+class PlotUnavailable(HsimError, RuntimeError):
     """matplotlib is not installed; the message says how to install it."""
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hsim.errors import HsimError, ManifestError
 from hsim.rules import Rules
 
 #: Rows per batch: a quarter of a million rows of a dozen narrow columns are a few MB.
@@ -30,7 +31,7 @@ BATCH_ROWS = 1 << 18
 DATASETS = ("deals", "games")
 
 
-class RunFolderError(ValueError):
+class RunFolderError(HsimError, ValueError):
     """A folder is not a readable hsim run, or a frame lacks what a function needs."""
 
 
@@ -73,21 +74,16 @@ def open_run(run_dir) -> RunFolder:
     :func:`hsim.analysis.load_run`) opens it here, so checks of a run's state belong here.
 
     :raises RunFolderError: no ``run.json`` (not a run folder), a ``run.json`` that is
-        not JSON or names no valid rules, no ``deals`` or ``games`` dataset, or a part
-        file that is not readable Parquet.
+        not JSON or has a bad field (:func:`hsim.runner.validate.load_manifest`), no
+        ``deals`` or ``games`` dataset, or a part file that is not readable Parquet.
     """
-    from hsim.analysis.frames import manifest_rules
-    from hsim.runner.manifest import MANIFEST, read_manifest
+    from hsim.runner.validate import load_manifest
 
     path = Path(run_dir)
-    if not (path / MANIFEST).is_file():
-        raise RunFolderError(f"{path} is not an hsim run folder: it has no {MANIFEST}")
     try:
-        manifest = read_manifest(path)
-    except ValueError as exc:
-        raise RunFolderError(
-            f"{path / MANIFEST} is not valid JSON ({exc}); the run folder is damaged"
-        ) from None
+        manifest, rules = load_manifest(path)
+    except ManifestError as exc:
+        raise RunFolderError(str(exc)) from None
     files: dict[str, list[Path]] = {}
     schemas: dict[str, pa.Schema | None] = {}
     rows: dict[str, int] = {}
@@ -96,13 +92,6 @@ def open_run(run_dir) -> RunFolder:
         if not folder.is_dir():
             raise RunFolderError(f"{path}: no {name} dataset ({folder} is missing)")
         files[name], schemas[name], rows[name] = _parts(folder)
-    try:
-        rules = manifest_rules(manifest)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise RunFolderError(
-            f"{path / MANIFEST} does not name the rules the run was played under "
-            f"({type(exc).__name__}: {exc}); the run folder is damaged"
-        ) from None
     return RunFolder(path, manifest, rules, files, schemas, rows)
 
 

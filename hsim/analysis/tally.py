@@ -206,9 +206,7 @@ class ClusteredRatios:
             w = frame[v].to_numpy()
             w = (w[keep] if not keep.all() else w).astype(np.float64)
             y = np.bincount(clusters, weights=w, minlength=len(x))
-            sums[v] = tuple(
-                np.bincount(owner, weights=t, minlength=m) for t in (y, y * y, x * y)
-            )
+            sums[v] = tuple(np.bincount(owner, weights=t, minlength=m) for t in (y, y * y, x * y))
         radix = [len(u) for u in names]
         for i, g in enumerate(groups):
             key = []
