@@ -351,7 +351,7 @@ class Rescoring:
     score int64 (game score after the deal), counted bool (False for deals recorded after
     the game ended under ``rules``; their scores are 0), then the recorded board,
     rotation, player, strategy, pass_direction, points where the input has them; moon
-    bool (the seat shot the moon under ``rules``, RULES.md A2.2: with omnibus and
+    bool (the seat shot the moon under ``rules``, docs/rules.md A2.2: with omnibus and
     moon_requires_jack only with the JD; False in deals not counted) and, where the input
     has ``moon``, moon_played bool (the recorded flag, under the played rules).
     games: one row per seat per game, sorted by game, seat: game int64, board int64,
@@ -466,7 +466,7 @@ def _choice_matters(rules: Rules, facts: DealFacts, result) -> np.ndarray:
 def check_rescoring(played: Rules, rules: Rules) -> None:
     """Check that deals played under ``played`` can be re-scored under ``rules``.
 
-    :raises RulesError: ``rules`` changes an option that changes play (RULES.md A1):
+    :raises RulesError: ``rules`` changes an option that changes play (docs/rules.md A1):
         recorded deals cannot show how they would have been played; or either is Kierki.
     """
     if played.is_kierki or rules.is_kierki:

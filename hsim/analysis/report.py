@@ -77,7 +77,7 @@ def report_rules(played: Rules, scoring: str | None) -> Rules | None:
     """Return the rules to re-score a run played under ``played`` for ``scoring``, or None
     when ``scoring`` is the run's own (None, ``base``, or a Kierki run's own rules).
 
-    :raises RulesError: the scoring is invalid, changes play (RULES.md A1), or re-scores
+    :raises RulesError: the scoring is invalid, changes play (docs/rules.md A1), or re-scores
         a Kierki run (Kierki has no scoring options; its own rules are its recorded games).
     """
     if _is_base(scoring):
