@@ -20,6 +20,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from hsim.analysis.frames import (
     SummaryTally,
     WinnerTally,
@@ -167,9 +170,10 @@ def compare_rules(
                 "text": v.text,
                 "rules": v.label,
                 "changes_play": list(v.changes_play),
+                "play_changed": fig["play_changed"],
                 "differs": {k: _jsonable(x) for k, x in differences(base, v.rules).items()},
                 "run_dir": str(dirs[f"variant-{i}"]),
-                **fig,
+                **{k: x for k, x in fig.items() if k != "play_changed"},
             }
         )
     report = jsonable(report)
@@ -184,9 +188,9 @@ def compare_runs(
     of ``variants``, in one pass over all of them in batches of whole games (memory does
     not grow with the runs).
 
-    Returns (the base's summary, one dict per variant with summary, winner_change,
-    by_strategy, by_length): see :func:`compare_rules`. Only games present in both runs
-    are compared.
+    Returns (the base's summary, one dict per variant with play_changed, summary,
+    winner_change, by_strategy, by_length): see :func:`compare_rules`. Only games present
+    in both runs are compared.
 
     :raises RunFolderError: a folder is not a run, or a part is damaged; two runs seat
         different strategies in a game.
@@ -195,12 +199,14 @@ def compare_runs(
     streams = []
     for folder in folders:
         streams.append(folder.batches("games", _GAME_COLUMNS, rows))
-        streams.append(folder.batches("deals", _DEAL_COLUMNS, rows))
+        streams.append(folder.batches("deals", [*_DEAL_COLUMNS, *PLAY_FACTS], rows))
     all_rules = [base, *variants]
     summaries = [SummaryTally(r, moons=True) for r in all_rules]
     winners = [WinnerTally() for _ in variants]
+    changed = [{"deals": 0, "compared": 0} for _ in variants]
     for batch in aligned(*streams):
         frames = []
+        played = []
         for k, folder in enumerate(folders):
             games, deals = (_frame(t) for t in batch[2 * k : 2 * k + 2])
             if len(games):
@@ -210,11 +216,17 @@ def compare_runs(
             games = games.assign(censored=False)
             summaries[k].add(games, deals)
             frames.append(games)
+            played.append(deals)
         for k, tally in enumerate(winners, 1):
             if len(frames[0]) and len(frames[k]):
                 tally.add(compare_games(frames[0], frames[k]))
+            if len(played[0]) and len(played[k]):
+                counts = play_changed(played[0], played[k])
+                for key in counts:
+                    changed[k - 1][key] += counts[key]
     figures = [
         {
+            "play_changed": changed[k - 1],
             "summary": summaries[k].result(),
             "winner_change": tally.winner_change().to_dict(),
             "by_strategy": tally.by_strategy().to_dict("records"),
@@ -227,13 +239,68 @@ def compare_runs(
 
 _GAME_COLUMNS = ("game", "seat", "strategy", "scoring", "score", "winner", "place", "deals",
                  "ended_by")  # fmt: skip
-_DEAL_COLUMNS = ("game", "seat", "moon", "after_end")
+_DEAL_COLUMNS = ("game", "deal", "seat", "moon", "after_end")  # and PLAY_FACTS
 
 
 def _frame(table):
     import pandas as pd
 
     return pd.DataFrame() if table is None else _upgrade(table.to_pandas())
+
+
+#: Recorded facts of a deal that only the play decides, whatever the scoring (the hands
+#: are the deal's own; points, moons and scores depend on the scoring options too).
+PLAY_FACTS = (
+    "passed",
+    "tricks",
+    "hearts",
+    "queen_spades",
+    "jack_diamonds",
+    "trump",
+    "lottery_place",
+)
+
+
+def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int]:
+    """Count the deals both runs played (the same game and deal index, so the same hands)
+    in which some seat's passed cards, tricks, hearts, QS or JD taken, trump or lottery
+    place differ: play that changed under the variant. A lower bound: a deal played with
+    other cards to the same tricks and cards taken is not counted.
+
+    base_deals, deals: the ``deals`` rows of the two runs (game, deal, seat and the
+    columns of :data:`PLAY_FACTS` that are present). Returns {"deals": changed,
+    "compared": deals in both}.
+    """
+    keys = ["game", "deal", "seat"]
+    cols = [c for c in PLAY_FACTS if c in base_deals.columns and c in deals.columns]
+    both = base_deals[keys + cols].merge(deals[keys + cols], on=keys, suffixes=("_a", "_b"))
+    differs = np.zeros(len(both), bool)
+    for c in cols:
+        a, b = both[f"{c}_a"], both[f"{c}_b"]
+        same = (a == b).fillna(False).to_numpy(bool) | (a.isna() & b.isna()).to_numpy(bool)
+        differs |= ~same
+    per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()])
+    per_deal = per_deal.any()
+    return {"deals": int(per_deal.sum()), "compared": int(len(per_deal))}
+
+
+def play_label(variant: dict[str, Any]) -> str:
+    """Return what a variant does to play, for ``hsim compare-rules``'s list of rule sets:
+    the play options (RULES.md A1) it changes, or that it changes scoring options only,
+    which still changes what every strategy observes (the rules and the scores), so a
+    bot that reads them may play otherwise; then how many of the deals dealt in both
+    runs were played differently (:func:`play_changed`)."""
+    if variant["changes_play"]:
+        what = f"changes the rules of play: {', '.join(variant['changes_play'])}"
+    else:
+        what = (
+            "scoring options only: the same rules of play, but bots that read the rules or "
+            "the scores may play differently"
+        )
+    seen = variant.get("play_changed")
+    if seen and seen["compared"]:
+        what += f"; play differed in {seen['deals']:,} of {seen['compared']:,} deals dealt in both"
+    return what
 
 
 def _best(rules: Rules) -> str:
@@ -285,14 +352,9 @@ def format_comparison(report: dict[str, Any]) -> list[str]:
         f"the same deals under each rule set (95% intervals)",
     ]
     for name, s in sets:
-        note = ""
+        lines.append(f"  {name}: {s['rules']}  ({s['run_dir']})")
         if name != "base":
-            note = (
-                f"  [changes play: {', '.join(s['changes_play'])}]"
-                if s["changes_play"]
-                else "  [scoring only]"
-            )
-        lines.append(f"  {name}: {s['rules']}{note}  ({s['run_dir']})")
+            lines.append(f"    {play_label(s)}")
     lines.append("")
     w = 30
     header = f"{'':<24}" + "".join(f"{name:>{w}}" for name, _ in sets)
