@@ -2,9 +2,9 @@
 
 Each rule set is its own tournament (:func:`hsim.runner.run.run_tournament`) with the
 same seed and players, so game ``g`` is dealt the same hands in every run (deal by deal,
-as long as both games last); a variant may change play options too (RULES.md A1). Every
+as long as both games last); a variant may change play options too (docs/rules.md A1). Every
 rule set is played, never re-scored from another's deals, so Kierki variants (every
-Kierki option changes play, RULES.md part B) are compared as they play. For each variant
+Kierki option changes play, docs/rules.md part B) are compared as they play. For each variant
 the report gives the share of games whose winner set changed against the base (the set
 of seats with the best final score, co-winners included: the lowest in Hearts, the
 highest in Kierki; a tie that becomes a sole win is a change), with a Wilson interval,
@@ -42,7 +42,7 @@ SUMMARY_FILE = "compare.json"
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """A rule set to compare with the base: text as given, its rules, its label (the
-    canonical string), the play options (RULES.md A1) it changes."""
+    canonical string), the play options (docs/rules.md A1) it changes."""
 
     text: str
     rules: Rules
@@ -288,7 +288,7 @@ def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int
 
 def play_label(variant: dict[str, Any]) -> str:
     """Return what a variant does to play, for ``hsim compare-rules``'s list of rule sets:
-    the play options (RULES.md A1) it changes, or that it changes scoring options only,
+    the play options (docs/rules.md A1) it changes, or that it changes scoring options only,
     which still changes what every strategy observes (the rules and the scores), so a
     bot that reads them may play otherwise; then how many of the deals dealt in both
     runs were played differently (:func:`play_changed`)."""
@@ -306,7 +306,7 @@ def play_label(variant: dict[str, Any]) -> str:
 
 
 def _best(rules: Rules) -> str:
-    """Return which final score wins: RULES.md A3 (Hearts) lowest, B5 (Kierki) highest."""
+    """Return which final score wins: docs/rules.md A3 (Hearts) lowest, B5 (Kierki) highest."""
     return "highest" if rules.is_kierki else "lowest"
 
 

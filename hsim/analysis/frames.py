@@ -2,7 +2,7 @@
 
 A run's ``deals`` hold the raw facts of every deal (points, tricks, who took the JD, the
 moon outcome applied), so the same deals can be scored under other *scoring* options
-(RULES.md A2, A3: omnibus, no-trick bonus, clamp, Perfect 100, end score, no draw…)
+(docs/rules.md A2, A3: omnibus, no-trick bonus, clamp, Perfect 100, end score, no draw…)
 without playing them again. :func:`rescore_frames` does that with the engine's own
 scoring kernels (:func:`hsim.scoring.rescore`); it never re-implements a scoring rule,
 and the moons it reports are those of the re-scoring (with omnibus and
@@ -16,17 +16,17 @@ here leaves it out of shares and says how many it left out.
 New Moon: with ``moon=new_moon`` the shooter's strategy may choose its outcome. The
 choice recorded in the run is used where the strategy was asked when the run was played
 (the run used New Moon and the shooter had 26 or more before the deal); where the
-re-scoring asks for a choice that was never made, the default rule of RULES.md A2.2
+re-scoring asks for a choice that was never made, the default rule of docs/rules.md A2.2
 stands in for it, and the game is flagged ``moon_choice_assumed`` when its result
 depends on that choice.
 
 Winner change (between two scorings, or two runs of the same seeds): a game's winner set
 is the set of seats with the best final score, co-winners included: the lowest in Hearts
-(RULES.md A3), the highest in Kierki (B5); it is read from the games' ``winner`` column.
+(docs/rules.md A3), the highest in Kierki (B5); it is read from the games' ``winner`` column.
 A game *changes winner* when the two winner sets differ, so a tie that becomes a sole
 win counts as a change. Games censored in either are not compared.
 
-Kierki (RULES.md part B) has no scoring options to vary: its deals cannot be re-scored,
+Kierki (docs/rules.md part B) has no scoring options to vary: its deals cannot be re-scored,
 only played again (``hsim compare-rules``); its games have 4 seats, or 3.
 """
 
@@ -56,21 +56,21 @@ from hsim.rules import (
 
 N_SEATS = 4
 ENDED_BY = {0: "end_score", 1: "max_deals", -1: "censored"}
-#: Options of RULES.md A1: they change play, so re-scoring recorded deals cannot apply them.
+#: Options of docs/rules.md A1: they change play, so re-scoring recorded deals cannot apply them.
 PLAY_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n in RULES_PLAY_OPTIONS)
 #: The deals columns re-scoring and the report read (load_run's ``deal_columns``).
 ANALYSIS_DEAL_COLUMNS = (
     "board", "rotation", "player", "strategy", "pass_direction", "jack_diamonds", "tricks",
     "points", "moon", "moon_choice", "deal_score", "score", "kind",
 )  # fmt: skip
-#: Options of RULES.md A2-A3: re-scoring recorded deals applies them.
+#: Options of docs/rules.md A2-A3: re-scoring recorded deals applies them.
 SCORING_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n not in PLAY_OPTIONS)
 _CHOICE_CODES = {"add": 1, "subtract": 2}
 _CARRIED = ("board", "rotation", "player", "strategy", "pass_direction", "points")
 _ENDED_NAMES = np.array(["end_score", "max_deals", "censored"])  # index -1: censored
 _KIERKI_RESCORE = (
     "Kierki deals cannot be re-scored: Kierki has no scoring options, and every Kierki "
-    "option changes play (RULES.md part B); compare rule sets with `hsim compare-rules "
+    "option changes play (docs/rules.md part B); compare rule sets with `hsim compare-rules "
     "--variant ...`, which plays the games again"
 )
 
@@ -154,7 +154,7 @@ def as_rules(text: str, base: Rules) -> Rules:
 
 
 def play_differences(a: Rules, b: Rules) -> list[str]:
-    """Return the options of RULES.md A1 (they change play) on which ``a`` and ``b`` differ."""
+    """Return the options of docs/rules.md A1 (they change play) on which ``a`` and ``b`` differ."""
     return [n for n in PLAY_OPTIONS if getattr(a, n) != getattr(b, n)]
 
 
@@ -307,7 +307,7 @@ def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
 
     played: the rules the deals were played under; a recorded moon outcome counts as the
     strategy's choice only when ``played`` uses New Moon and the shooter held 26 or more
-    before the deal, or at any score with ``new_moon_any_score`` (RULES.md A2.2). None:
+    before the deal, or at any score with ``new_moon_any_score`` (docs/rules.md A2.2). None:
     no recorded choice is used.
 
     :raises RunFolderError: missing columns, or a deal without exactly one row per seat.
@@ -380,7 +380,7 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
     rotation, player, strategy are carried over when present; moon_choice and score when
     ``played`` uses New Moon). played: the rules the deals were played under (for the
     New Moon choices, see :func:`deal_facts`). Only the scoring options of ``rules``
-    (RULES.md A2-A3) can apply to recorded deals: pass the played play options, or see
+    (docs/rules.md A2-A3) can apply to recorded deals: pass the played play options, or see
     :func:`rescore_run`, which checks that.
 
     :raises RulesError: ``rules`` or ``played`` are Kierki rules.
@@ -476,7 +476,7 @@ def check_rescoring(played: Rules, rules: Rules) -> None:
     if changed:
         verb = "changes" if len(changed) == 1 else "change"
         raise RulesError(
-            f"{', '.join(changed)} {verb} play (RULES.md A1), not only scoring, so the "
+            f"{', '.join(changed)} {verb} play (docs/rules.md A1), not only scoring, so the "
             "recorded deals cannot be re-scored under it; compare it with "
             "`hsim compare-rules --variant ...` instead"
         )
@@ -486,7 +486,7 @@ def rescore_run(run: Run, rules: Rules | str) -> Rescoring:
     """Re-score ``run``'s recorded deals under ``rules`` (a :class:`Rules`, a rules string,
     or ``name=value`` assignments applied on top of the run's rules).
 
-    :raises RulesError: ``rules`` changes an option that changes play (RULES.md A1):
+    :raises RulesError: ``rules`` changes an option that changes play (docs/rules.md A1):
         recorded deals cannot show how they would have been played; or the run is Kierki.
     """
     if isinstance(rules, str):

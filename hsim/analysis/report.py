@@ -339,7 +339,7 @@ def pass_direction_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]
 def kind_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]:
     """Return one dict per (``by`` value, Kierki deal kind): seat_deals (int) and
     score_per_deal (mean ``deal_score``, the seat's signed points for the deal, with an
-    interval clustered by game). Kinds in the order they are played (RULES.md B1).
+    interval clustered by game). Kinds in the order they are played (docs/rules.md B1).
     """
     tally = _kind_tally(by)
     tally.add(deals)
