@@ -75,6 +75,9 @@ if TYPE_CHECKING:
     from hsim.runner.cluster import DaskCluster
 
 GAMES_PER_WORKER = 20_000
+#: Largest default chunk (games) on a Dask cluster, where a task costs milliseconds: 10,000
+#: random games play ~1 s (the local pool's default is at most 2,000).
+CLUSTER_CHUNK = 10_000
 DEFAULT_DECISION_TIMEOUT = 60.0
 # Per seat: points, deals, wins, moons, games, sum of places.
 SUMMARY_COLS = 6
@@ -401,6 +404,10 @@ def run_tournament(
         if cluster is not None:
             cluster_info = check_cluster(cluster, run_dir, players, config)
             workers = cluster_info["threads"]  # sizes the chunks
+            if config.chunk_size is None:  # a Dask task costs ~10 ms: chunks of ~1 s of play
+                largest = CLUSTER_CHUNK // config.rotations
+                size = max(1, min(largest, math.ceil(config.games / (workers * 8))))
+                config = dataclasses.replace(config, chunk_size=size)
         try:
             lock = claim_new(run_dir, overwrite)
         except FolderError as exc:
