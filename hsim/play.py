@@ -350,49 +350,68 @@ class PythonDriver:
                     self.players, self.state, self.seed, f"raised {type(exc).__name__}: {exc}"
                 ) from exc
 
+    def next_status(self) -> int:
+        """Move the game on to its next decision; return its ST_NEED_* status (the seat in
+        ``state.hidden[H_DECIDER]``) or ST_GAME_OVER."""
+        return int(self._next(*self._args()))
+
+    def ask(self, status: int) -> int:
+        """Return the answer of the deciding seat's strategy to the decision ``status``.
+
+        :raises StrategyError: the strategy raised (named with seat, game and run seed).
+        """
+        st = self.state
+        s = int(st.hidden[H_DECIDER])
+        try:
+            if status == ST_NEED_PASS:
+                return self.seats[s].pass_cards()
+            if status == ST_NEED_MOON:
+                return self.seats[s].moon_choice()
+            if status == ST_NEED_TRUMP:
+                return self.seats[s].trump_choice()
+            hand = st.private[s, V_HAND]
+            return self.seats[s].play(int(self._legal(st.public, self.rules_array, hand)))
+        except Exception as exc:
+            raise _error(
+                self.players, st, self.seed, f"raised {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def submit(self, status: int, answer: int) -> None:
+        """Apply ``answer`` to the decision ``status`` through the engine's kernels.
+
+        :raises StrategyError: the rules do not allow the answer.
+        """
+        st = self.state
+        if status == ST_NEED_PASS:
+            code = submit_pass(st.public, st.private, st.hidden, answer)
+        else:
+            submit = {ST_NEED_MOON: submit_moon, ST_NEED_TRUMP: submit_trump}.get(
+                status, self._submit_play
+            )
+            code = submit(
+                st.public,
+                st.private,
+                st.hidden,
+                self.rules_array,
+                answer,
+                self.deal_out,
+                self.game_out,
+            )
+        if code != ST_OK:
+            raise _invalid_answer(self.players, st, self.seed)
+
     def play_deal(self) -> bool:
         """Play until the current deal is scored; return True when that ended the game.
 
         :raises StrategyError: as :func:`play_range`.
         """
         st = self.state
-        status = self._next(*self._args())
+        status = self.next_status()
         while status != ST_GAME_OVER:
-            s = int(st.hidden[H_DECIDER])
-            try:
-                if status == ST_NEED_PASS:
-                    answer = self.seats[s].pass_cards()
-                elif status == ST_NEED_MOON:
-                    answer = self.seats[s].moon_choice()
-                elif status == ST_NEED_TRUMP:
-                    answer = self.seats[s].trump_choice()
-                else:
-                    hand = st.private[s, V_HAND]
-                    answer = self.seats[s].play(int(self._legal(st.public, self.rules_array, hand)))
-            except Exception as exc:
-                raise _error(
-                    self.players, st, self.seed, f"raised {type(exc).__name__}: {exc}"
-                ) from exc
-            if status == ST_NEED_PASS:
-                status = submit_pass(st.public, st.private, st.hidden, answer)
-            else:
-                submit = {ST_NEED_MOON: submit_moon, ST_NEED_TRUMP: submit_trump}.get(
-                    status, self._submit_play
-                )
-                status = submit(
-                    st.public,
-                    st.private,
-                    st.hidden,
-                    self.rules_array,
-                    answer,
-                    self.deal_out,
-                    self.game_out,
-                )
-            if status != ST_OK:
-                raise _invalid_answer(self.players, st, self.seed)
+            self.submit(status, self.ask(status))
             if st.hidden[H_PHASE] in (PH_DEAL_START, PH_GAME_OVER):
                 return bool(st.hidden[H_PHASE] == PH_GAME_OVER)
-            status = self._next(*self._args())
+            status = self.next_status()
         return True
 
     def play_game(self, game: int, on_deal_end=None) -> tuple[np.ndarray, np.ndarray]:
