@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from hsim.errors import EXIT_USAGE, HsimError
+
 Card = int
 CardMask = int
 
@@ -33,8 +35,11 @@ SUIT_MASKS: tuple[CardMask, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in ra
 FULL_DECK: CardMask = (1 << N_CARDS) - 1
 
 
-class CardParseError(ValueError):
-    """Cards could not be read; ``text`` holds the offending text, the message says why."""
+class CardParseError(HsimError, ValueError):
+    """Cards could not be read; ``text`` holds the offending text, the message says why
+    (exit 2)."""
+
+    exit_code = EXIT_USAGE
 
     def __init__(self, text: str, reason: str = "", code_hint: bool = False) -> None:
         self.text = text

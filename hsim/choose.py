@@ -28,6 +28,7 @@ import dataclasses
 from hsim.cards import SUIT_NAMES, CardSet, format_card, format_mask
 from hsim.engine.layout import (
     H_DECIDER,
+    H_GAME,
     H_PASS_SEAT,
     P_MOON_SHOOTER,
     P_TO_ACT,
@@ -38,9 +39,11 @@ from hsim.engine.layout import (
     ST_NEED_TRUMP,
     V_HAND,
 )
+from hsim.errors import ConfigError
 from hsim.loader import LoadedStrategy, check_game, load
 from hsim.play import GameState, PythonDriver
 from hsim.position import Position
+from hsim.rng import check_seed
 from hsim.strategy import StrategyError
 
 #: The decision kinds, in the order a deal asks them.
@@ -99,25 +102,27 @@ def decide(
     """Ask ``strategy`` the decision due at ``position``; check it and return it.
 
     strategy: a spec (``'pimc(worlds=20)'``) or a loaded strategy. seed, game: the run
-    seed (any int, taken modulo 2**64) and game index (>= 0) whose seat stream the
+    seed (0..2**64-1) and game index (0..2**63-1) whose seat stream the
     strategy draws from (module docstring). seat: only for a pass, the seat to ask
     (passes are made blind, RULES.md A1.2, so any seat's is due until the exchange;
     default: the next seat to pass); any other decision belongs to the seat to act, the
     shooter (moon) or the trump chooser. The position is not changed.
 
-    :raises ValueError: no decision is due (the deal is over), a ``seat`` given for a
-        decision that is not a pass, or a negative ``game``.
+    :raises ConfigError: (a ValueError, exit 2) no decision is due (the deal is over), a
+        ``seat`` given for a decision that is not a pass, a seed outside 0..2**64-1 or a
+        game index outside 0..2**63-1.
     :raises StrategyError: the strategy does not play this game, raised, or answered
         what the rules do not allow here (the message says what and what is allowed).
     """
     kind = due(position)
     if kind is None:
-        raise ValueError(
+        raise ConfigError(
             f"no decision is due: the position is in its {position.phase} phase "
             "(give a position before the deal's last card)"
         )
-    if game < 0:
-        raise ValueError(f"game index {game}: give a game index >= 0")
+    if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game < 2**63:
+        raise ConfigError(f"game index {game!r}: give a game index 0..2**63-1")
+    check_seed(seed)
     if isinstance(strategy, str):
         strategy = load(strategy)
     check_game(strategy, position.rules.game)
@@ -126,11 +131,11 @@ def decide(
     if kind == "pass":
         passer = int(state.hidden[H_PASS_SEAT]) if seat is None else seat
         if not 0 <= passer < 4:
-            raise ValueError(f"seat {seat}: a Hearts seat is 0..3")
+            raise ConfigError(f"seat {seat}: a Hearts seat is 0..3")
         state.hidden[H_PASS_SEAT] = passer
         who = passer
     elif seat is not None:
-        raise ValueError(f"a {kind} decision belongs to one seat: drop seat={seat}")
+        raise ConfigError(f"a {kind} decision belongs to one seat: drop seat={seat}")
     elif kind == "moon":
         who = int(pub[P_MOON_SHOOTER])
     elif kind == "trump":
@@ -140,9 +145,10 @@ def decide(
     players = [strategy] * position.rules.players
     driver = PythonDriver(position.rules, players, seed, state=state)
     driver.start_game(game, deal=False)
-    state.hidden[H_DECIDER] = who
+    state.hidden[H_DECIDER] = who  # the seat and game a strategy error names
+    state.hidden[H_GAME] = game
     pub[P_TO_ACT] = who  # the seat asked, as next_decision sets it
-    answer = driver.ask(_STATUS[kind])
+    answer = driver.decide(_STATUS[kind])
     return Decision(kind, who, _checked(strategy, kind, answer, position, who))
 
 
@@ -186,6 +192,6 @@ def choose(
     """Return the value of :func:`decide`: the card of a play, the 3-card mask of a pass,
     the moon (0..2) or trump (0..4) choice.
 
-    :raises ValueError: as :func:`decide`. :raises StrategyError: as :func:`decide`.
+    :raises ConfigError: as :func:`decide`. :raises StrategyError: as :func:`decide`.
     """
     return decide(strategy, position, seed, game, seat).value

@@ -20,8 +20,10 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval
+from hsim.errors import ConfigError
 from hsim.rules import Rules
 from hsim.runner.run import RunConfig, run_tournament
+from hsim.runner.validate import MAX_GAME_STOP, check_int, validate
 
 DEFAULT_BOTS = ("random", "lowcard", "duck", "heuristic", "pimc")
 #: The default ladder under Kierki rules (the Hearts bots above do not all play Kierki).
@@ -88,23 +90,45 @@ def run_rung(
     progress: bool = False,
 ) -> Rung:
     """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it."""
-    config = RunConfig(
-        rules=rules,
-        players=rung_players(upper, lower, rules),
-        games=boards,
-        seed=seed,
-        duplicate=True,
-    )
+    config = rung_config(upper, lower, boards, seed, rules)
     run_tournament(config, out, workers=workers, overwrite=True, progress=progress)
     deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
     advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
     return Rung(upper, lower, advantage, len(deals) // rules.players, out)
 
 
+def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) -> RunConfig:
+    """Return the duplicate run of one rung: ``boards`` boards of ``upper`` over ``lower``."""
+    return RunConfig(
+        rules=rules,
+        players=rung_players(upper, lower, rules),
+        games=boards,
+        seed=seed,
+        duplicate=True,
+    )
+
+
+def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> None:
+    """Check every rung's settings (:func:`hsim.runner.validate.validate`) before any is
+    played.
+
+    :raises ConfigError: fewer than two bots, fewer than 2 boards, or a rung's setting
+        out of range. :raises StrategyError: a bot that cannot be loaded or does not play
+        the rules' game.
+    """
+    if isinstance(bots, str) or len(bots) < 2:
+        raise ConfigError(f"a ladder needs at least two bots, not {list(bots)!r}")
+    check_int("--boards", boards, 2, MAX_GAME_STOP)
+    for lower, upper in zip(bots, bots[1:], strict=False):
+        validate(rung_config(upper, lower, boards, seed, rules), workers)
+
+
 def run_ladder(
     bots, boards: int, seed: int, workers: int, out: Path, rules: Rules, progress: bool = False
 ):
-    """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first)."""
+    """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first); every
+    rung is checked (:func:`check_ladder`) before the first is played."""
+    check_ladder(bots, boards, seed, workers, rules)
     for lower, upper in zip(bots, bots[1:], strict=False):
         name = f"{_slug(upper)}-over-{_slug(lower)}"
         yield run_rung(upper, lower, boards, seed, workers, out / name, rules, progress)

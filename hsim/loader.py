@@ -26,13 +26,23 @@ import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+import math
+import os
 import pkgutil
 import sys
 from pathlib import Path
 from typing import Any
 
+from hsim.errors import describe, strategy_failure
 from hsim.rules import Rules
-from hsim.strategy import CompiledStrategy, StrategyError
+from hsim.strategy import (
+    CompiledStrategy,
+    Param,
+    StrategyError,
+    StrategySpecError,
+    check_params,
+    declared,
+)
 
 BUILTIN_PACKAGE = "hsim.strategies"
 ENTRY_POINT_GROUP = "hsim.strategies"
@@ -50,15 +60,15 @@ def split_players(text: str) -> list[str]:
         elif ch == ")":
             depth -= 1
             if depth < 0:
-                raise StrategyError(f"players {text!r}: ')' without '('")
+                raise StrategySpecError(f"players {text!r}: ')' without '('")
         elif ch == "," and depth == 0:
             out.append(text[start:i].strip())
             start = i + 1
     if depth:
-        raise StrategyError(f"players {text!r}: '(' without ')'")
+        raise StrategySpecError(f"players {text!r}: '(' without ')'")
     out.append(text[start:].strip())
     if any(not s for s in out):
-        raise StrategyError(f"players {text!r}: an empty seat (two commas in a row?)")
+        raise StrategySpecError(f"players {text!r}: an empty seat (two commas in a row?)")
     return out
 
 
@@ -72,18 +82,18 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     params: dict[str, str] = {}
     if paren:
         if not rest.endswith(")"):
-            raise StrategyError(f"strategy {spec!r}: missing ')' at the end")
+            raise StrategySpecError(f"strategy {spec!r}: missing ')' at the end")
         for piece in rest[:-1].split(","):
             if not piece.strip():
                 continue
             key, eq, value = piece.partition("=")
             if not eq or not key.strip():
-                raise StrategyError(
+                raise StrategySpecError(
                     f"strategy {spec!r}: parameter {piece.strip()!r} must be written key=value"
                 )
             params[key.strip()] = value.strip()
     if not name.strip():
-        raise StrategyError(f"strategy {spec!r}: no name")
+        raise StrategySpecError(f"strategy {spec!r}: no name")
     return name.strip(), params
 
 
@@ -124,14 +134,21 @@ def _builtin(name: str) -> Any | None:
 def _entry_point(name: str) -> Any | None:
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
-            return ep.load()
+            try:
+                return ep.load()
+            except BaseException as exc:
+                if not strategy_failure(exc):
+                    raise
+                raise StrategyError(
+                    f"entry point {name!r} ({ep.value}) failed to load: {describe(exc)}"
+                ) from None
     return None
 
 
 def _from_file(path_text: str, attr: str) -> Any:
     path = Path(path_text).expanduser().resolve()
     if not path.is_file():
-        raise StrategyError(f"strategy file {path_text!r} does not exist")
+        raise StrategySpecError(f"strategy file {path_text!r} does not exist")
     module_name = "hsim_user_" + path.stem + "_" + str(abs(hash(str(path))))
     module = sys.modules.get(module_name)
     if module is None:
@@ -140,9 +157,13 @@ def _from_file(path_text: str, attr: str) -> Any:
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except BaseException as exc:
             del sys.modules[module_name]
-            raise StrategyError(f"strategy file {path_text!r} failed to import: {exc}") from exc
+            if not strategy_failure(exc):
+                raise
+            raise StrategyError(
+                f"strategy file {path_text!r} failed to import: {describe(exc)}"
+            ) from None
     return _attr(module, attr, path_text)
 
 
@@ -150,7 +171,70 @@ def _attr(module: Any, attr: str, where: str) -> Any:
     try:
         return getattr(module, attr)
     except AttributeError:
-        raise StrategyError(f"{where} has no attribute {attr!r}") from None
+        raise StrategySpecError(f"{where} has no attribute {attr!r}") from None
+
+
+def _is_file_target(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def _split_file_spec(spec: str) -> tuple[str, str, str] | None:
+    """Return (path, attr, "(params)") of a ``path.py:attr(...)`` spec, else None."""
+    name, paren, rest = spec.strip().partition("(")
+    target, colon, attr = name.rpartition(":")
+    if colon and target and attr and _is_file_target(target):
+        return target, attr, paren + rest
+    return None
+
+
+def recorded_spec(spec: str, run_dir: Path) -> str:
+    """Return ``spec`` as a run manifest records it: a strategy file's path relative to
+    the run folder ``run_dir`` (so the record names no home directory and the folder
+    replays where it is), other specs unchanged.
+
+    The path is resolved against the current directory first, as :func:`find` does.
+    """
+    parts = _split_file_spec(spec)
+    if parts is None:
+        return spec
+    target, attr, params = parts
+    path = Path(target).expanduser().resolve()
+    try:
+        shown = os.path.relpath(path, Path(run_dir).expanduser().resolve())
+    except ValueError:  # another drive (Windows): nothing relative exists
+        shown = str(path)
+    return f"{Path(shown).as_posix()}:{attr}{params}"
+
+
+def spec_from_run(spec: str, run_dir: Path) -> str:
+    """Return a manifest's recorded ``spec`` ready to load: a relative strategy file path
+    is taken relative to the run folder ``run_dir`` (see :func:`recorded_spec`)."""
+    parts = _split_file_spec(spec)
+    if parts is None:
+        return spec
+    target, attr, params = parts
+    if Path(target).expanduser().is_absolute():
+        return spec
+    return f"{Path(run_dir) / target}:{attr}{params}"
+
+
+def code_to_import(spec: str) -> str | None:
+    """Return what loading ``spec`` would import and run, or None for a built-in.
+
+    ``file /abs/path/bots.py``, ``module mybots`` or ``entry point NAME (module:attr)``.
+    """
+    name = parse_spec(spec)[0]
+    if _builtin(name) is not None:
+        return None
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return f"entry point {name} ({ep.value})"
+    target, colon, attr = name.rpartition(":")
+    if colon and target and attr:
+        if _is_file_target(target):
+            return f"file {Path(target).expanduser().resolve()}"
+        return f"module {target}"
+    return None  # an unknown name: loading it fails without importing anything
 
 
 def find(name: str) -> Any:
@@ -172,16 +256,22 @@ def find(name: str) -> Any:
         return openspiel.strategy_class(name.removeprefix("openspiel:"))
     target, colon, attr = name.rpartition(":")
     if colon and target and attr:
-        if target.endswith(".py") or "/" in target or "\\" in target:
+        if _is_file_target(target):
             return _from_file(target, attr)
         try:
             module = importlib.import_module(target)
         except ImportError as exc:
-            raise StrategyError(
+            raise StrategySpecError(
                 f"cannot import module {target!r} for strategy {name!r}: {exc}"
             ) from None
+        except BaseException as exc:
+            if not strategy_failure(exc):
+                raise
+            raise StrategyError(
+                f"module {target!r} of strategy {name!r} failed to import: {describe(exc)}"
+            ) from None
         return _attr(module, attr, f"module {target!r}")
-    raise StrategyError(
+    raise StrategySpecError(
         f"unknown strategy {name!r}; built-in strategies: {', '.join(builtin_names())}; "
         "or give an entry point, package.module:attr or path/to/file.py:attr "
         "(see `hsim strategies`)"
@@ -222,19 +312,48 @@ def _games(value: Any) -> tuple[str, ...]:
     counts as ``("kierki",)``)."""
     if isinstance(value, str):
         value = (value,)
-    return tuple(str(g).strip().lower() for g in value)
+    try:
+        return tuple(str(g).strip().lower() for g in value)
+    except TypeError:
+        raise StrategyError(
+            f"a strategy's games must be a name or a tuple of names (hearts, kierki), not {value!r}"
+        ) from None
 
 
-def _python_value(text: str) -> Any:
+def _python_value(strategy: str, key: str, text: str) -> Any:
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
     for cast in (int, float):
         try:
-            return cast(text)
+            value = cast(text)
         except ValueError:
-            pass
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            raise StrategySpecError(
+                f"strategy {strategy!r}: parameter {key}={text!r} is not a finite number"
+            )
+        return value
     return text
+
+
+def python_params(obj: Any) -> dict[str, Param] | None:
+    """Return a plain-Python strategy class's declared parameters (its ``params``
+    attribute: name -> :class:`~hsim.strategy.Param` or default), or None if it declares
+    none.
+
+    :raises StrategyError: ``params`` is not such a mapping.
+    """
+    decl = getattr(obj, "params", None)
+    if decl is None:
+        return None
+    try:
+        return {str(k): declared(v) for k, v in dict(decl).items()}
+    except (TypeError, ValueError):
+        raise StrategyError(
+            f"strategy {_display_name(obj, '?')!r}: its params attribute must map each "
+            f"parameter name to a hsim.strategy.Param or a number, not {decl!r}"
+        ) from None
 
 
 def load(spec: str) -> LoadedStrategy:
@@ -258,11 +377,15 @@ def load(spec: str) -> LoadedStrategy:
             games=_games(obj.games),
         )
     if inspect.isclass(obj) and callable(getattr(obj, "play", None)):
-        kwargs = {k: _python_value(v) for k, v in raw.items()}
+        decl = python_params(obj)
+        if decl is None:
+            kwargs = {k: _python_value(name, k, v) for k, v in raw.items()}
+        else:  # declared: every parameter reaches the class, checked as for a compiled one
+            kwargs = check_params(name, decl, raw)
         try:
             inspect.signature(obj).bind(**kwargs)
         except TypeError as exc:
-            raise StrategyError(
+            raise StrategySpecError(
                 f"strategy {name!r} does not take parameters {sorted(kwargs)}: {exc} "
                 f"(its signature: {inspect.signature(obj)})"
             ) from None
@@ -275,7 +398,7 @@ def load(spec: str) -> LoadedStrategy:
             games=_games(getattr(obj, "games", ("hearts",))),
             check_rules=getattr(obj, "check_rules", None),
         )
-    raise StrategyError(
+    raise StrategySpecError(
         f"{name!r} is neither a CompiledStrategy nor a class with a play(obs, legal, rng) "
         "method (see docs/strategies.md)"
     )
@@ -292,7 +415,7 @@ def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStr
     game = "hearts" if rules is None else rules.game
     if len(specs) != n_seats:
         example = ",".join(["random"] * n_seats)
-        raise StrategyError(
+        raise StrategySpecError(
             f"{len(specs)} players given, but {game} with these rules has {n_seats} seats: "
             f"give one spec per seat, e.g. --players {example}"
         )
@@ -311,7 +434,7 @@ def check_game(player: LoadedStrategy, game: str) -> None:
     """
     if game not in player.games:
         able = [r["name"] for r in describe_available() if game in r.get("games", ())]
-        raise StrategyError(
+        raise StrategySpecError(
             f"strategy {player.spec!r} does not play {game} (it plays: "
             f"{', '.join(player.games)}); strategies that play {game}: {', '.join(able)}"
         )
@@ -328,7 +451,11 @@ def describe_available() -> list[dict]:
         module = importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
         s = getattr(module, "STRATEGY", None)
         if isinstance(s, CompiledStrategy):
-            params = [(k, f"{v:g}", s.param_help.get(k, "")) for k, v in s.params.items()]
+            params = []
+            for k, v in s.params.items():
+                d = declared(v)
+                meaning = d.help or s.param_help.get(k, "")
+                params.append((k, f"{d.default:g}", f"{meaning} ({d.allowed()})".strip()))
             rows.append(
                 {
                     "name": s.name,

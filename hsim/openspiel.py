@@ -355,7 +355,7 @@ class HsimBot(pyspiel.Bot):
         st.public[P_TO_ACT] = self.player
         if kind == "pass":
             st.hidden[H_PASS_SEAT] = self.player
-            answer = self._driver.ask(ST_NEED_PASS)
+            answer = self._driver.decide(ST_NEED_PASS)
             hand = int(st.private[self.player, 1])
             if not (0 <= answer < 1 << 52 and answer & ~hand == 0 and bin(answer).count("1") == 3):
                 raise StrategyError(
@@ -364,7 +364,7 @@ class HsimBot(pyspiel.Bot):
                 )
             return answer
         legal = int(position.legal())
-        answer = self._driver.ask(ST_NEED_PLAY)
+        answer = self._driver.decide(ST_NEED_PLAY)
         if not (0 <= answer < 52 and legal >> answer & 1):
             raise StrategyError(
                 f"strategy {self.strategy.spec!r} played {answer}, not one of "

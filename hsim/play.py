@@ -58,6 +58,7 @@ from hsim.engine.layout import (
     ST_OK,
     V_HAND,
 )
+from hsim.errors import describe, strategy_failure
 from hsim.loader import LoadedStrategy
 from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
 from hsim.rules import Rules
@@ -94,6 +95,12 @@ def _error(players, state, seed, what: str) -> StrategyError:
         f"strategy {players[seat].spec!r} (seat {seat}) {what} in game {game} of run seed "
         f"{seed}; the game is replayable from that seed and game index"
     )
+
+
+def _cause(exc: BaseException) -> BaseException | None:
+    # A SystemExit or KeyboardInterrupt chained as the cause would look like a stop to
+    # code that walks causes; an ordinary exception is kept for the traceback.
+    return exc if isinstance(exc, Exception) else None
 
 
 def _invalid_answer(players, state, seed) -> StrategyError:
@@ -204,8 +211,10 @@ def play_range(
                 deal_out,
                 game_out,
             )
-        except Exception as exc:
-            raise _error(players, state, seed, f"raised {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:
+            if not strategy_failure(exc):
+                raise
+            raise _error(players, state, seed, describe(exc)) from _cause(exc)
         if state.hidden[H_ERROR_CODE]:
             raise _invalid_answer(players, state, seed)
         deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
@@ -220,13 +229,21 @@ def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros((0, cols), np.int64)
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _answer(value) -> int:
-    """Return a strategy's answer as an int; refuse what is not an integer (2.9, "S", None).
+    """Return a strategy's answer as an int; refuse what is not an integer (2.9, "S", None)
+    or does not fit the engine's int64 (2**70).
 
     :raises TypeError: the answer is not an int or numpy integer.
+    :raises ValueError: the answer is outside int64.
     """
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
+        value = int(value)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"answered {value}, which is outside int64 (a card is 0..51)")
+        return value
     raise TypeError(f"answered {value!r} ({type(value).__name__}), not an int")
 
 
@@ -241,11 +258,13 @@ class _Seat:
         if loaded.kind == "python":
             try:
                 self.player = loaded.python_factory()
-            except Exception as exc:
+            except BaseException as exc:
+                if not strategy_failure(exc):
+                    raise
+                what = describe(exc).removeprefix("raised ")
                 raise StrategyError(
-                    f"strategy {loaded.spec!r} (seat {seat}) could not be made: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
+                    f"strategy {loaded.spec!r} (seat {seat}) could not be made: {what}"
+                ) from _cause(exc)
         public, rows = state.read_only()
         self.obs = Observation(public, rows[seat], rules)
         self.rng: np.random.Generator | None = None
@@ -343,22 +362,20 @@ class PythonDriver:
         for seat in self.seats:
             try:
                 seat.new_game(self.run_seed, game, self.rules)
-            except Exception as exc:
+            except BaseException as exc:
+                if not strategy_failure(exc):
+                    raise
                 self.state.hidden[H_DECIDER] = seat.seat
                 self.state.hidden[H_GAME] = game
-                raise _error(
-                    self.players, self.state, self.seed, f"raised {type(exc).__name__}: {exc}"
-                ) from exc
+                raise _error(self.players, self.state, self.seed, describe(exc)) from _cause(exc)
 
-    def next_status(self) -> int:
-        """Move the game on to its next decision; return its ST_NEED_* status (the seat in
-        ``state.hidden[H_DECIDER]``) or ST_GAME_OVER."""
-        return int(self._next(*self._args()))
+    def decide(self, status: int) -> int:
+        """Return the answer of the seat to act (``H_DECIDER``) to decision ``status``
+        (``ST_NEED_PASS``, ``ST_NEED_MOON``, ``ST_NEED_TRUMP``, else a play).
 
-    def ask(self, status: int) -> int:
-        """Return the answer of the deciding seat's strategy to the decision ``status``.
-
-        :raises StrategyError: the strategy raised (named with seat, game and run seed).
+        :raises StrategyError: the strategy raised (any exception, ``sys.exit()``, or a
+            ``KeyboardInterrupt`` of its own: :func:`hsim.errors.strategy_failure`) or
+            answered with something that is not an int64.
         """
         st = self.state
         s = int(st.hidden[H_DECIDER])
@@ -371,10 +388,15 @@ class PythonDriver:
                 return self.seats[s].trump_choice()
             hand = st.private[s, V_HAND]
             return self.seats[s].play(int(self._legal(st.public, self.rules_array, hand)))
-        except Exception as exc:
-            raise _error(
-                self.players, st, self.seed, f"raised {type(exc).__name__}: {exc}"
-            ) from exc
+        except BaseException as exc:
+            if not strategy_failure(exc):
+                raise
+            raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
+
+    def next_status(self) -> int:
+        """Move the game on to its next decision; return its ST_NEED_* status (the seat in
+        ``state.hidden[H_DECIDER]``) or ST_GAME_OVER."""
+        return int(self._next(*self._args()))
 
     def submit(self, status: int, answer: int) -> None:
         """Apply ``answer`` to the decision ``status`` through the engine's kernels.
@@ -408,7 +430,7 @@ class PythonDriver:
         st = self.state
         status = self.next_status()
         while status != ST_GAME_OVER:
-            self.submit(status, self.ask(status))
+            self.submit(status, self.decide(status))
             if st.hidden[H_PHASE] in (PH_DEAL_START, PH_GAME_OVER):
                 return bool(st.hidden[H_PHASE] == PH_GAME_OVER)
             status = self.next_status()

@@ -73,6 +73,7 @@ from hsim.engine.layout import (
     V_HAND,
     V_PASSED,
 )
+from hsim.errors import EXIT_USAGE, HsimError
 from hsim.play import GameState, PythonDriver
 from hsim.rng import seed_to_u64
 from hsim.rules import Rules, canonical, parse_rules
@@ -86,8 +87,10 @@ DECISION_OF_STATUS = {
 }
 
 
-class IllegalPlayError(ValueError):
-    """A pass or play that the rules do not allow here; the message names the card."""
+class IllegalPlayError(HsimError, ValueError):
+    """A pass or play that the rules do not allow here; the message names the card (exit 2)."""
+
+    exit_code = EXIT_USAGE
 
 
 def _rules(rules: Rules | str | None) -> Rules:
@@ -192,7 +195,7 @@ class Position:
                 )
             if done >= decisions and (until is None or DECISION_OF_STATUS[status] == until):
                 break
-            driver.submit(status, driver.ask(status))
+            driver.submit(status, driver.decide(status))
             done += 1
         p._origin = (
             f"Position.from_game({canonical(rules)!r}, {specs!r}, seed={seed}, game={game}, "

@@ -47,16 +47,17 @@ from hsim.engine.layout import (
     TRUMP_CHOICES,
     V_PASSED,
 )
-from hsim.loader import LoadedStrategy, load_players
+from hsim.errors import EXIT_USAGE, HsimError
+from hsim.loader import LoadedStrategy, code_to_import, load_players, spec_from_run
 from hsim.notation import PositionSpec, format_deal
 from hsim.play import PythonDriver
 from hsim.rng import SEED_SCHEME
 from hsim.rules import Rules, canonical
-from hsim.runner.manifest import read_manifest
+from hsim.runner.validate import MAX_GAME_STOP, check_int, load_manifest
 from hsim.seating import board_and_rotation, rotate
 
 
-class ReplayError(ValueError):
+class ReplayError(HsimError, ValueError):
     """A run folder cannot be replayed (no manifest, another seed scheme, no such game)."""
 
 
@@ -142,8 +143,10 @@ def _record(driver: PythonDriver) -> DealRecord:
 def replay_game(rules: Rules, players: list[LoadedStrategy], seed: int, game: int):
     """Play game ``game`` of run ``seed`` again; return (deal records, game rows).
 
-    :raises StrategyError: a strategy fails, as in the run.
+    :raises StrategyError: a strategy fails, as in the run. :raises ConfigError: a game
+        index outside 0..2**63-2 or a seed outside 0..2**64-1.
     """
+    check_int("--game", game, 0, MAX_GAME_STOP - 1)
     driver = PythonDriver(rules, players, seed)
     records: list[DealRecord] = []
     _, games = driver.play_game(game, on_deal_end=lambda d: records.append(_record(d)))
@@ -162,46 +165,58 @@ def replay_deal(spec: PositionSpec, rules: Rules, players: list[LoadedStrategy],
     return _record(driver)
 
 
-def replay_run(run_dir: Path, game: int):
+def replay_run(run_dir: Path, game: int, trust: bool = False):
     """Replay game ``game`` of a run folder with its manifest's rules, players and seed.
 
     In a duplicate run, game ``g`` is board ``g // n`` with the players in rotation
-    ``g % n`` (n seats: 4, or 3 in 3-player Kierki).
+    ``g % n`` (n seats: 4, or 3 in 3-player Kierki). A strategy file recorded with a
+    relative path is found relative to the run folder (runs written before paths were
+    recorded that way: relative to the ``cwd`` they recorded).
+
+    trust: load strategies that are not built-in (files, modules, entry points), which
+    runs their code. Without it such a run is refused, naming what would be imported:
+    a run folder is data, and data from elsewhere must not run code by surprise.
 
     Returns (manifest, rules, deal records, game rows, recorded deal rows or None).
-    :raises ReplayError: no manifest, another seed scheme, or a game outside the run.
+    :raises ReplayError: another seed scheme, a game outside the run (exit 2), or
+        strategies that need ``trust`` (exit 2).
+    :raises ManifestError: no manifest, or a damaged one (the message names the field).
     """
-    try:
-        manifest = read_manifest(run_dir)
-    except FileNotFoundError:
-        raise ReplayError(f"{run_dir} has no run.json: it is not an hsim run folder") from None
-    if manifest.get("seed_scheme") != SEED_SCHEME:
+    manifest, rules = load_manifest(run_dir)
+    if manifest["seed_scheme"] != SEED_SCHEME:
         raise ReplayError(
-            f"{run_dir} was written with seed scheme {manifest.get('seed_scheme')}; this hsim "
+            f"{run_dir} was written with seed scheme {manifest['seed_scheme']}; this hsim "
             f"uses {SEED_SCHEME} and cannot replay it"
         )
-    rules = Rules(**manifest["rules"]["options"])
     per = rules.players if manifest.get("duplicate") else 1
     first, games = manifest["first_game"] * per, manifest["games"] * per
     if not first <= game < first + games:
-        raise ReplayError(f"game {game} is not in this run (games {first}..{first + games - 1})")
-    specs = [_from_run_folder(p["spec"], manifest) for p in manifest["players"]]
+        raise ReplayError(
+            f"game {game} is not in this run (games {first}..{first + games - 1})",
+            exit_code=EXIT_USAGE,
+        )
+    specs = [_from_run_folder(p["spec"], manifest, run_dir) for p in manifest["players"]]
+    if not trust:
+        code = sorted({c for c in map(code_to_import, specs) if c is not None})
+        if code:
+            raise ReplayError(
+                f"{run_dir} names strategies that are not built-in; replaying it would "
+                f"import and run: {'; '.join(code)}. Replay it with --trust if you trust "
+                "that code (a run folder from elsewhere can name any file or module)",
+                exit_code=EXIT_USAGE,
+            )
     players = load_players(specs, rules)
     board, rotation = board_and_rotation(game, per)
     records, game_rows = replay_game(rules, rotate(players, rotation), manifest["seed"], board)
     return manifest, rules, records, game_rows, _recorded_rows(run_dir, game)
 
 
-def _from_run_folder(spec: str, manifest: dict) -> str:
-    """Return ``spec`` with a relative ``file.py:attr`` path made absolute against the
-    folder the run was started from (``cwd`` in the manifest), when that file exists."""
-    target, colon, rest = spec.partition(":")
+def _from_run_folder(spec: str, manifest: dict, run_dir: Path) -> str:
+    """Return a recorded ``spec`` ready to load: a relative ``file.py:attr`` path is taken
+    relative to the run folder, or for a run that recorded ``cwd`` (written before paths
+    were recorded relative to the run), relative to that."""
     cwd = manifest.get("cwd")
-    if colon and target.endswith(".py") and cwd and not Path(target).is_absolute():
-        candidate = Path(cwd) / target
-        if candidate.exists() and not Path(target).exists():
-            return f"{candidate}:{rest}"
-    return spec
+    return spec_from_run(spec, Path(cwd) if isinstance(cwd, str) else Path(run_dir))
 
 
 def _recorded_rows(run_dir: Path, game: int) -> np.ndarray | None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from hsim import _jit  # noqa: F401
 from hsim._jit import kernel
+from hsim.errors import ConfigError
 
 SEED_SCHEME = 1
 PURPOSE_DEAL = 0
@@ -67,6 +68,34 @@ def below(state, n):
     return np.int64(((next_u64(state) >> _S32) * np.uint64(n)) >> _S32)
 
 
+#: Run seeds are 0..MAX_SEED: the streams are keyed on 64 bits.
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed, name: str = "--seed") -> int:
+    """Return run seed ``seed`` if it is an int 0..2**64-1.
+
+    A larger seed is refused rather than reduced modulo 2**64: it would silently replay
+    the games of a smaller seed while the run records the larger one.
+
+    :raises ConfigError: not an int (bools are not), negative, or beyond 2**64-1.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ConfigError(f"{name} must be an integer 0..2**64-1, not {seed!r}")
+    seed = int(seed)
+    if seed > MAX_SEED:
+        raise ConfigError(
+            f"{name} {seed} is too large: seeds are 0..2**64-1 ({MAX_SEED}); the random "
+            "streams hold 64 bits, so a larger seed would repeat a smaller one's games"
+        )
+    if seed < 0:
+        raise ConfigError(f"{name} {seed} is negative: seeds are 0..2**64-1 ({MAX_SEED})")
+    return seed
+
+
 def seed_to_u64(seed: int) -> np.uint64:
-    """Return the run seed as uint64 (any int, taken modulo 2**64)."""
-    return np.uint64(int(seed) % (1 << 64))
+    """Return run seed ``seed`` (0..2**64-1) as uint64.
+
+    :raises ConfigError: see :func:`check_seed`.
+    """
+    return np.uint64(check_seed(seed))

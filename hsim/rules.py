@@ -21,9 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from hsim.errors import EXIT_USAGE, HsimError
 
-class RulesError(ValueError):
-    """A rule set, option name or option value is not valid; the message says why."""
+
+class RulesError(HsimError, ValueError):
+    """A rule set, option name or option value is not valid; the message says why (exit 2)."""
+
+    exit_code = EXIT_USAGE
 
 
 def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any:
@@ -49,7 +53,19 @@ KIERKI_KINDS = (
 )
 GAMES = ("hearts", "kierki")
 ZERO_MEANS_DEFAULT = ("trump_trick_value",)  # 0: the value RULES.md gives for the seats
+#: Upper bounds of the count options. The engine keeps scores and counts in int64, and a
+#: game must end: 10,000 is far beyond any real game (a Hearts deal adds at most 26 points
+#: to a score; a Kierki trump trick 20), and keeps every score and deal count small.
+COUNT_MAX = {"end_score": 10_000, "max_deals": 10_000, "trump_trick_value": 1_000}
+DEFAULT_COUNT_MAX = 10_000
 PLAYER_COUNTS = (3, 4)
+
+
+def _count_ok(name: str, value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    low = 0 if name in ZERO_MEANS_DEFAULT else 1
+    return low <= value <= COUNT_MAX.get(name, DEFAULT_COUNT_MAX)
 
 
 @dataclass(frozen=True)
@@ -155,10 +171,8 @@ class Rules:
                     raise RulesError(
                         f"{f.name}={value} is not valid; choose one of: {', '.join(choices)}"
                     )
-            elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                zero_ok = f.name in ZERO_MEANS_DEFAULT and value == 0 and type(value) is int
-                if not zero_ok:
-                    raise RulesError(f"{f.name} must be {_allowed(f.name)}, not {value!r}")
+            elif not _count_ok(f.name, value):
+                raise RulesError(f"{f.name} must be {_allowed(f.name)}, not {value!r}")
         if self.game == "hearts" and self.players != 4:
             raise RulesError(
                 f"Hearts is played by 4 players, not {self.players}; 3 players play Kierki "
@@ -226,9 +240,10 @@ def _allowed(name: str) -> str:
     if choices is BOOL:
         return "true|false"
     if choices is None:
+        top = COUNT_MAX.get(name, DEFAULT_COUNT_MAX)
         if name in ZERO_MEANS_DEFAULT:
-            return "0 (the default for the player count) or a positive integer"
-        return "a positive integer"
+            return f"0 (the default for the player count) or a positive integer up to {top}"
+        return f"a positive integer up to {top}"
     return "|".join(str(c) for c in choices)
 
 
@@ -251,7 +266,7 @@ def parse_value(name: str, text: str) -> Any:
         if t in ("false", "off", "no", "0"):
             return False
     elif choices is None:
-        if t.isdigit() and (int(t) >= 1 or name in ZERO_MEANS_DEFAULT):
+        if t.isascii() and t.isdigit() and len(t) < 19 and _count_ok(name, int(t)):
             return int(t)
     elif choices is PLAYER_COUNTS:
         if t in ("3", "4"):

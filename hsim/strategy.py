@@ -26,6 +26,7 @@ Two tiers answer the same decisions over the same observation:
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -73,6 +74,7 @@ from hsim.engine.layout import (
     V_SEAT,
 )
 from hsim.engine.signatures import MOON_SIG, TRUMP_SIG
+from hsim.errors import EXIT_USAGE, HsimError
 from hsim.rules import Rules
 
 __all__ = [
@@ -81,16 +83,117 @@ __all__ = [
     "MOON_SUBTRACT",
     "CompiledStrategy",
     "Observation",
+    "Param",
     "TRUMP_NONE",
     "StrategyError",
+    "StrategySpecError",
+    "check_params",
     "default_moon_choice",
     "default_trump_choice",
     "longest_suit",
 ]
 
 
-class StrategyError(ValueError):
-    """A strategy could not be loaded, was given bad parameters, or misbehaved in a game."""
+class StrategyError(HsimError, ValueError):
+    """A strategy could not be loaded, was given bad parameters, or misbehaved in a game.
+
+    Exit 1 (a run error) unless raised as :class:`StrategySpecError`.
+    """
+
+
+class StrategySpecError(StrategyError):
+    """A strategy spec cannot be used as written: its syntax, an unknown name or parameter,
+    a parameter value outside its declared range, or the wrong number of seats (exit 2).
+    """
+
+    exit_code = EXIT_USAGE
+
+
+#: The largest magnitude of a parameter without a declared range: a float64 holds every
+#: integer up to it exactly, and an int64 cast of it cannot overflow.
+MAX_PARAM = float(2**53)
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """The declaration of one strategy parameter: its default, kind and allowed range.
+
+    default: the value used when the spec does not set it. kind: ``float`` or ``int``
+    (an int parameter takes whole numbers only: ``20``, ``2e1``, not ``2.5``). low, high:
+    the inclusive range; every value must also be finite (``nan``, ``inf`` are refused).
+    help: one line for ``hsim strategies``.
+
+    >>> Param(80, int, 1, 10_000).check("pimc", "worlds", "20")
+    20
+    """
+
+    default: float
+    kind: type = float
+    low: float = -MAX_PARAM
+    high: float = MAX_PARAM
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in (int, float):
+            raise TypeError(f"Param kind must be int or float, not {self.kind!r}")
+
+    def allowed(self) -> str:
+        """Return the allowed values as text: ``an integer 1..10000``, ``a number 0..1``."""
+        what = "an integer" if self.kind is int else "a number"
+        return f"{what} {_num(self.low)}..{_num(self.high)}"
+
+    def check(self, strategy: str, name: str, value: Any) -> int | float:
+        """Return ``value`` (a number or its text) as this parameter's kind.
+
+        :raises StrategySpecError: not a number, not finite, not whole for an int
+            parameter, or outside ``low..high``; the message names the allowed range.
+        """
+        where = f"strategy {strategy!r}: parameter {name}={value!r}"
+        try:
+            number = float(value) if not isinstance(value, bool) else math.nan
+        except (TypeError, ValueError, OverflowError):
+            number = None
+        if number is None or not math.isfinite(number):
+            what = "not a number" if number is None else "not a finite number"
+            raise StrategySpecError(f"{where} is {what}; {name} takes {self.allowed()}")
+        if self.kind is int and not number.is_integer():
+            raise StrategySpecError(f"{where} is not a whole number; {name} takes {self.allowed()}")
+        if not self.low <= number <= self.high:
+            raise StrategySpecError(f"{where} is out of range; {name} takes {self.allowed()}")
+        return int(number) if self.kind is int else number
+
+
+def _num(x: float) -> str:
+    if x == MAX_PARAM:
+        return "2**53"
+    if x == -MAX_PARAM:
+        return "-2**53"
+    return f"{x:g}" if not float(x).is_integer() else str(int(x))
+
+
+def declared(value: float | Param) -> Param:
+    """Return a parameter's :class:`Param` (a bare default means a float in +-2**53)."""
+    return value if isinstance(value, Param) else Param(float(value))
+
+
+def check_params(
+    strategy: str, declarations: Mapping[str, float | Param], values: Mapping[str, Any]
+) -> dict[str, int | float]:
+    """Return every declared parameter's value: ``values`` checked over the defaults.
+
+    The one check of strategy parameters, for compiled and plain-Python strategies alike.
+
+    :raises StrategySpecError: an unknown name, or a value outside its declaration.
+    """
+    out = {name: declared(d).default for name, d in declarations.items()}
+    for name, value in values.items():
+        if name not in declarations:
+            valid = ", ".join(declarations) or "none"
+            raise StrategySpecError(
+                f"strategy {strategy!r} has no parameter {name!r}; its parameters: {valid}"
+            )
+        out[name] = declared(declarations[name]).check(strategy, name, value)
+    return out
 
 
 @njit(MOON_SIG, cache=True)
@@ -129,7 +232,8 @@ class CompiledStrategy:
 
     name: the built-in or display name. pass_cards, play, moon_choice, trump_choice:
     ``@njit`` functions compiled with PASS_SIG, PLAY_SIG, MOON_SIG, TRUMP_SIG. params:
-    parameter names and defaults, in the order of the ``params`` array the functions
+    parameter names and their :class:`Param` declarations (or bare float defaults: any
+    finite number within +-2**53), in the order of the ``params`` array the functions
     receive (float64). description: one line for ``hsim strategies``. games: the games
     it plays (``hearts``, ``kierki``).
     """
@@ -140,29 +244,18 @@ class CompiledStrategy:
     moon_choice: Callable = default_moon_choice
     trump_choice: Callable = default_trump_choice
     games: tuple[str, ...] = ("hearts",)
-    params: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    params: Mapping[str, float | Param] = dataclasses.field(default_factory=dict)
     param_help: Mapping[str, str] = dataclasses.field(default_factory=dict)
     description: str = ""
 
     def params_array(self, values: Mapping[str, Any]) -> np.ndarray:
         """Return the float64 parameter vector with ``values`` applied over the defaults.
 
-        :raises StrategyError: unknown parameter name or a value that is not a number.
+        :raises StrategySpecError: an unknown parameter name, or a value outside its
+            declared :class:`Param` (see :func:`check_params`).
         """
-        out = dict(self.params)
-        for key, value in values.items():
-            if key not in out:
-                valid = ", ".join(out) or "none"
-                raise StrategyError(
-                    f"strategy {self.name!r} has no parameter {key!r}; its parameters: {valid}"
-                )
-            try:
-                out[key] = float(value)
-            except (TypeError, ValueError):
-                raise StrategyError(
-                    f"strategy {self.name!r}: parameter {key}={value!r} is not a number"
-                ) from None
-        return np.array(list(out.values()) or [0.0], dtype=np.float64)
+        out = check_params(self.name, self.params, values)
+        return np.array([float(v) for v in out.values()] or [0.0], dtype=np.float64)
 
 
 class Observation:

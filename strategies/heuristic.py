@@ -113,7 +113,7 @@ from hsim.engine.layout import (
     V_SEAT,
 )
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
-from hsim.strategy import CompiledStrategy
+from hsim.strategy import CompiledStrategy, Param
 
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
 HIGH_DIAMONDS = DIAMONDS_MASK & ~((JD_BIT << 1) - 1)  # QD, KD, AD
@@ -787,12 +787,16 @@ STRATEGY = CompiledStrategy(
     pass_cards=pass_cards,
     play=play,
     moon_choice=moon_choice,
-    params={"moon_losers": 3.0, "defend_at": 14.0, "qs_guard": 2.0},
+    params={
+        "moon_losers": Param(3, float, -1, 13),
+        "defend_at": Param(14, float, 0, 27),
+        "qs_guard": Param(2, float, 0, 13),
+    },
     param_help={
         "moon_losers": "attempt a moon from a deal whose kept hand has at most this many "
-        "losers (and the top hearts); negative: never",
+        "losers (and the top hearts); -1: never",
         "defend_at": "defend against a moon once another seat holds all points taken, "
-        "at least this many",
+        "at least this many (27: never)",
         "qs_guard": "keep the QS when holding at least this many lower spades",
     },
     description="rule-based: passes and leads by danger, ducks, flushes the QS, moons",

@@ -100,7 +100,7 @@ from hsim.engine.layout import (
 )
 from hsim.engine.signatures import PLAY_SIG, TRUMP_SIG
 from hsim.strategies.random_bot import pass_cards  # Kierki never passes (B1)
-from hsim.strategy import CompiledStrategy
+from hsim.strategy import CompiledStrategy, Param
 
 # params array order
 K_LOTTERY_HELP = 0
@@ -584,7 +584,7 @@ STRATEGY = CompiledStrategy(
     play=play,
     trump_choice=trump_choice,
     games=("kierki",),
-    params={"lottery_help": 0.4, "nt_honours": 4.0},
+    params={"lottery_help": Param(0.4, float, 0, 10), "nt_honours": Param(4, float, 0, 9)},
     param_help={
         "lottery_help": "lottery: cost of the outstanding card next to a play (/distance)",
         "nt_honours": "allow_no_trump: aces and kings seen needed for no trump (no long suit)",

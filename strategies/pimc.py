@@ -95,7 +95,7 @@ from hsim.engine.layout import (
 )
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
 from hsim.rng import below
-from hsim.strategy import CompiledStrategy
+from hsim.strategy import CompiledStrategy, Param
 
 NOISE_SCALE = 1 << 20
 
@@ -823,13 +823,16 @@ STRATEGY = CompiledStrategy(
     pass_cards=pass_cards,
     play=play,
     moon_choice=moon_choice,
+    # The upper bounds keep a decision finite: worlds x playouts x legal cards playouts,
+    # and an exact search whose size grows factorially with the cards left (16: the last
+    # four tricks, already slow).
     params={
-        "worlds": 80.0,
-        "playouts": 5.0,
-        "exact_cards": 8.0,
-        "noise": 0.1,
-        "tie": 1.0,
-        "infer": 0.2,
+        "worlds": Param(80, int, 1, 10_000),
+        "playouts": Param(5, int, 1, 10_000),
+        "exact_cards": Param(8, int, 0, 16),
+        "noise": Param(0.1, float, 0, 1),
+        "tie": Param(1, int, -1, 1),
+        "infer": Param(0.2, float, 0, 1),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",

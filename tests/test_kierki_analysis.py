@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.analysis import compare_games, load_run, winner_change
-from hsim.cli.analysis import compare_rules, report
 from hsim.analysis.compare import parse_variant
 from hsim.analysis.report import KIERKI_KINDS
 from hsim.cli import main
+from hsim.cli.analysis import compare_rules, report
 from hsim.ladder import board_advantages, default_bots, rung_players
 from hsim.rules import PRESETS, RulesError
 from hsim.runner.run import RunConfig, run_tournament

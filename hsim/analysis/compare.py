@@ -117,22 +117,24 @@ def compare_rules(
     :raises hsim.runner.run.RunError: ``out`` exists (without ``overwrite``) or a run
         failed. :raises hsim.strategy.StrategyError: a bad player spec.
     """
-    from hsim.loader import load_players
     from hsim.runner.run import RunConfig, RunError, run_tournament
+    from hsim.runner.validate import validate
 
-    load_players(list(players), base)  # a bad spec fails before anything is written
-    out = Path(out)
-    _prepare(out, overwrite)
     runs = [("base", base, "base")] + [
         (f"variant-{i}", v.rules, v.label) for i, v in enumerate(variants, 1)
     ]
+    configs = [
+        RunConfig(rules=rules, players=tuple(players), games=games, seed=seed, rules_preset=preset)
+        for _, rules, _ in runs
+    ]
+    for config in configs:  # every rule set's settings, before anything is written
+        validate(config, workers)
+    out = Path(out)
+    _prepare(out, overwrite)
     dirs = {}
-    for name, rules, label in runs:
+    for (name, _, label), config in zip(runs, configs, strict=True):
         if echo:
             echo(f"playing {games:,} games under {label} -> {out / name}")
-        config = RunConfig(
-            rules=rules, players=tuple(players), games=games, seed=seed, rules_preset=preset
-        )
         result = run_tournament(
             config, out / name, workers=workers, overwrite=True, progress=progress, argv=argv
         )

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
+from hsim.errors import HsimError, ManifestError
 from hsim.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
 from hsim.rules import (
     PRESETS,
@@ -71,7 +72,7 @@ _KIERKI_RESCORE = (
 )
 
 
-class RunFolderError(ValueError):
+class RunFolderError(HsimError, ValueError):
     """A folder is not a readable hsim run, or a frame lacks what a function needs."""
 
 
@@ -160,15 +161,16 @@ def load_run(run_dir, scoring: str | None = None, deal_columns: list[str] | None
     columns (game, deal, seat and, when present, after_end are always read).
     Schema version 1 runs get ``board`` (= game), ``rotation`` (0), ``player`` (= seat).
 
-    :raises RunFolderError: no ``run.json``, no games, or a scoring the run did not record.
+    :raises RunFolderError: no ``run.json`` or a damaged one (the message names the
+        field), no games, or a scoring the run did not record.
     """
     path = Path(run_dir)
-    from hsim.runner.manifest import MANIFEST, read_manifest
+    from hsim.runner.validate import load_manifest
 
-    if not (path / MANIFEST).is_file():
-        raise RunFolderError(f"{path} is not an hsim run folder: it has no {MANIFEST}")
-    manifest = read_manifest(path)
-    rules = manifest_rules(manifest)
+    try:
+        manifest, rules = load_manifest(path)
+    except ManifestError as exc:
+        raise RunFolderError(str(exc)) from None
     try:
         deals = _read(path / "deals", deal_columns)
         games = _read(path / "games", None)

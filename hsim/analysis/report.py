@@ -36,6 +36,7 @@ from hsim.analysis.frames import (
     safe_ratio_interval,
 )
 from hsim.analysis.stats import wilson_interval
+from hsim.errors import HsimError
 from hsim.rules import KIERKI_KINDS, Rules, canonical
 
 
@@ -296,7 +297,7 @@ def _row(label: str, r: dict, kierki: bool = False) -> str:
     )
 
 
-class PlotUnavailable(RuntimeError):
+class PlotUnavailable(HsimError, RuntimeError):
     """matplotlib is not installed; the message says how to install it."""
 
 

@@ -6,7 +6,8 @@ function, print), one module per command group:
 - :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
 - :mod:`hsim.cli.rules` — ``rules``
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
-- :mod:`hsim.cli.common` — the shared options and user-error handling
+- :mod:`hsim.cli.common` — the shared options, and :class:`~hsim.cli.common.Group`: the
+  one place that maps errors to a message and an exit code (2 usage, 1 run or data)
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ import click
 
 from hsim.cli.analysis import compare_rules, report
 from hsim.cli.bots import ladder, strategies
-from hsim.cli.common import HELP
+from hsim.cli.common import HELP, Group
 from hsim.cli.play import tournament
 from hsim.cli.positions import choose, perft, replay
 from hsim.cli.rules import rules_command
 
 
-@click.group(context_settings=HELP)
+@click.group(cls=Group, context_settings=HELP)
 @click.version_option(package_name="hsim")
 def main() -> None:
     """hsim: simulate Hearts games and tournaments at compiled speed."""

@@ -11,14 +11,17 @@ import click
 
 from hsim.cli.common import (
     HELP,
+    UserError,
     build_rules,
     player_option,
     player_specs,
     players_option,
     rule_option,
     rules_option,
+    user_error,
     workers_option,
 )
+from hsim.errors import EXIT_USAGE
 from hsim.rules import RulesError
 
 
@@ -88,12 +91,13 @@ def compare_rules(
     try:
         variants = [parse_variant(text, base, preset_name) for text in variant_items]
     except RulesError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise user_error(exc) from None
     seen = {}
     for v in variants:
         if v.rules in seen:
-            raise click.ClickException(
-                f"--variant {v.text!r} is the same rule set as --variant {seen[v.rules]!r}"
+            raise UserError(
+                f"--variant {v.text!r} is the same rule set as --variant {seen[v.rules]!r}",
+                EXIT_USAGE,
             )
         seen[v.rules] = v.text
     specs = player_specs(players, player_list)
@@ -115,8 +119,8 @@ def compare_rules(
             argv=["hsim", *sys.argv[1:]],
             echo=echo,
         )
-    except (RunError, StrategyError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except (RunError, StrategyError) as exc:
+        raise user_error(exc) from None
     if as_json:
         from hsim.analysis.frames import jsonable
 
@@ -178,8 +182,8 @@ def report(run_dir, scoring, as_json, plot_dir):
     try:
         run = load_run(run_dir, deal_columns=list(ANALYSIS_DEAL_COLUMNS))
         rep = build_report(run, scoring)
-    except (RunFolderError, RulesError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except (RunFolderError, RulesError) as exc:
+        raise user_error(exc) from None
     if run.manifest.get("status") != "complete":
         click.echo(
             f"warning: the run is {run.manifest.get('status')}: the report covers the "

@@ -51,7 +51,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     Example:
       hsim ladder --boards 2000 --seed 1
     """
-    from hsim.ladder import default_bots, run_ladder
+    from hsim.ladder import check_ladder, default_bots, run_ladder
     from hsim.loader import split_players
     from hsim.runner.run import RunError, default_workers
     from hsim.strategy import StrategyError
@@ -65,13 +65,8 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
         raise user_error(exc) from None
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
-    from hsim.loader import load_players
-
-    try:  # every bot must load and play the rules' game before any rung is played
-        for spec in specs:
-            load_players([spec] * rules.players, rules)
-    except StrategyError as exc:
-        raise user_error(exc) from None
+    workers = workers or default_workers(rules.players * boards)
+    check_ladder(specs, boards, seed, workers, rules)  # every rung, before any is played
     if out is None:
         out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     click.echo(f"{'rung':<40} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<22} holds")
@@ -81,7 +76,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
             specs,
             boards,
             seed,
-            workers or default_workers(rules.players * boards),
+            workers,
             out,
             rules,
             progress,

@@ -4,10 +4,18 @@ strategies, clear user errors."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
 
 import click
 
 from hsim.cards import CardParseError
+from hsim.errors import EXIT_RUN, HsimError, clear_signal, on_sigint
 from hsim.rules import Rules, RulesError, ineffective_options, parse_assignments, parse_rules
 
 #: Every command answers -h as well as --help (set per command: click caches a command's
@@ -15,9 +23,102 @@ from hsim.rules import Rules, RulesError, ineffective_options, parse_assignments
 HELP = {"help_option_names": ["-h", "--help"]}
 
 
+class UserError(click.ClickException):
+    """A user's mistake or a failed run, printed as ``Error: message`` with an exit code."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_RUN) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
 def user_error(exc: Exception) -> click.ClickException:
-    """Return the click error that prints ``exc``'s message (no traceback, exit 1)."""
-    return click.ClickException(str(exc))
+    """Return the click error that prints ``exc``'s message (no traceback), exiting with
+    ``exc.exit_code`` (2 usage, 1 run or data error; :mod:`hsim.errors`)."""
+    return UserError(str(exc), getattr(exc, "exit_code", EXIT_RUN))
+
+
+#: ``ctx.meta`` key where a command names the run folder it writes (for traceback files).
+RUN_DIR_KEY = "hsim.run_dir"
+
+
+def _os_message(exc: OSError) -> str:
+    where = f" {exc.filename}" if exc.filename else ""
+    if exc.filename2:
+        where += f" -> {exc.filename2}"
+    reason = exc.strerror or str(exc)
+    return (
+        f"cannot write or read{where}: {reason}; check that the folder exists, is "
+        "writable and has free space (nothing was written if the run had not started)"
+    )
+
+
+def traceback_file(exc: BaseException, run_dir: Path | None = None) -> Path:
+    """Write ``exc``'s full traceback to a file and return its path: ``hsim-error-*.txt``
+    in ``run_dir`` when that is an existing folder, else in the temporary directory."""
+    folder = Path(run_dir) if run_dir is not None and Path(run_dir).is_dir() else None
+    if folder is None:
+        folder = Path(tempfile.gettempdir())
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    argv = " ".join(sys.argv)
+    for base in (folder, Path(tempfile.gettempdir())):
+        path = base / f"hsim-error-{stamp}-{os.getpid()}.txt"
+        try:
+            path.write_text(f"hsim {argv}\n\n{text}")
+            return path
+        except OSError:
+            continue
+    return Path("(could not be written)")
+
+
+class Group(click.Group):
+    """The ``hsim`` group: the one place that maps errors to a message and an exit code.
+
+    - :class:`~hsim.errors.HsimError` (rules, strategies, settings, runs, run folders):
+      ``Error: message``, exit ``exc.exit_code`` (2 usage, 1 run or data error);
+    - ``OSError`` (a read-only or full disk, a name too long, a file in the way): its
+      message and path, exit 1;
+    - a real Ctrl-C: ``interrupted``, exit 130;
+    - anything else: one line naming the error and the file holding its full traceback
+      (in the run folder a command names in ``ctx.meta[RUN_DIR_KEY]``, else the
+      temporary directory), exit 1.
+
+    While a command runs, SIGINT is handled by :func:`hsim.errors.on_sigint`, so that a
+    strategy raising ``KeyboardInterrupt`` itself is told from a real Ctrl-C.
+    """
+
+    def invoke(self, ctx: click.Context):
+        clear_signal()
+        installed, old = _install_sigint()
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except HsimError as exc:
+            raise user_error(exc) from None
+        except OSError as exc:
+            raise UserError(_os_message(exc)) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+        except Exception as exc:  # a bug: one line here, the traceback in a file
+            path = traceback_file(exc, ctx.meta.get(RUN_DIR_KEY))
+            raise UserError(
+                f"unexpected {type(exc).__name__}: {exc} (a bug in hsim or in a strategy; "
+                f"the full traceback is in {path})"
+            ) from None
+        finally:
+            if installed:
+                signal.signal(signal.SIGINT, signal.SIG_DFL if old is None else old)
+
+
+def _install_sigint():
+    try:
+        old = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, on_sigint)
+    except (ValueError, OSError):  # not the main thread: leave signals alone
+        return False, None
+    return True, old
 
 
 def build_rules(preset_text: str, rule_items: tuple[str, ...]) -> tuple[Rules, str]:
@@ -43,13 +144,13 @@ def player_specs(players: str | None, player_list: tuple[str, ...]) -> tuple[str
     :raises click.ClickException: both or neither given, or a malformed list.
     """
     from hsim.loader import split_players
-    from hsim.strategy import StrategyError
+    from hsim.strategy import StrategyError, StrategySpecError
 
     try:
         if players and player_list:
-            raise StrategyError("give either --players or --player, not both")
+            raise StrategySpecError("give either --players or --player, not both")
         if not players and not player_list:
-            raise StrategyError(
+            raise StrategySpecError(
                 "no players: give --players random,lowcard,random,lowcard or one --player per "
                 "seat (`hsim strategies` lists what is available)"
             )

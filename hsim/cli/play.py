@@ -12,6 +12,7 @@ import click
 
 from hsim.cli.common import (
     HELP,
+    RUN_DIR_KEY,
     build_rules,
     player_option,
     player_specs,
@@ -110,6 +111,8 @@ def tournament(
         out = Path("results") / f"run-{stamp}-seed{seed}"
 
     from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
+
+    click.get_current_context().meta[RUN_DIR_KEY] = out
     from hsim.strategy import StrategyError
 
     config = RunConfig(

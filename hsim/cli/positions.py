@@ -34,18 +34,37 @@ from hsim.cli.common import (
     metavar="SPECS",
     help="One strategy per seat (without RUN_DIR; default random for --deal).",
 )
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="Let a run folder's strategies that are not built-in (files, modules, entry "
+    "points) be imported: that runs their code.",
+)
 @rules_option
 @rule_option
 @position_options
 def replay(
-    run_dir, game, seed, players, preset, rule_items, deal_text, pass_direction, passes, plays
+    run_dir,
+    game,
+    seed,
+    players,
+    trust,
+    preset,
+    rule_items,
+    deal_text,
+    pass_direction,
+    passes,
+    plays,
 ):
     """Print a game trick by trick: each deal string, the passes, every trick, the scores.
 
     \b
-    From a run folder:  hsim replay results/RUN --game 12
+    From a run folder:  hsim replay results/RUN --game 12  [--trust]
     From a seed:        hsim replay --seed 7 --game 12 --players random,lowcard,random,lowcard
     One given deal:     hsim replay --deal 2C7C.../.../.../... [--pass-direction left]
+
+    A run folder replays only built-in strategies unless --trust is given: its run.json
+    may name any strategy file or module, and loading one runs its code.
     """
     from hsim import replay as rp
     from hsim.strategy import StrategyError
@@ -61,7 +80,7 @@ def replay(
                     "a run folder replays with its own rules and players: drop --rules, "
                     "--rule, --players and --deal (or replay --seed S --game G without it)"
                 )
-            manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game)
+            manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game, trust)
             specs, what = rp.run_game_seating(manifest, rules, game)
             header = rp.format_header(rules, manifest["rules"]["preset"], specs, what)
             if not rp.rows_match(records, recorded):

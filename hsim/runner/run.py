@@ -34,10 +34,11 @@ from hsim.engine.layout import (
     G_SEAT,
     G_WINNER,
 )
+from hsim.errors import HsimError
 from hsim.loader import LoadedStrategy, load_players
 from hsim.play import play_range
 from hsim.rng import SEED_SCHEME
-from hsim.rules import KIERKI_NO_SCORINGS, Rules, canonical, preset_of
+from hsim.rules import Rules, canonical, preset_of
 from hsim.runner.manifest import MANIFEST, now, versions, write_manifest
 from hsim.runner.sink import (
     SCHEMA_VERSION,
@@ -46,6 +47,7 @@ from hsim.runner.sink import (
     remove_temporary,
     write_parts,
 )
+from hsim.runner.validate import recorded_players, validate, without_home
 from hsim.seating import player_of, rotate
 from hsim.strategy import StrategyError
 
@@ -54,7 +56,7 @@ GAMES_PER_WORKER = 20_000
 SUMMARY_COLS = 6
 
 
-class RunError(Exception):
+class RunError(HsimError):
     """The run could not start or did not finish; the message says why and what to do."""
 
 
@@ -252,9 +254,7 @@ def run_tournament(
     :raises StrategyError: a player spec is invalid (nothing is written).
     """
     t0 = started if started is not None else time.perf_counter()
-    if config.rules.is_kierki and config.score_also:
-        raise RunError(KIERKI_NO_SCORINGS)
-    players = load_players(list(config.players), config.rules)  # fail before touching the disk
+    players = validate(config, workers)  # every setting, before the disk is touched
     play_range(config.rules, players, config.seed, config.first_game, config.first_game + 1)
     compile_s = time.perf_counter() - t0
     _WORKER_PLAYERS[(config.rules, config.players)] = players
@@ -266,15 +266,14 @@ def run_tournament(
         "schema_version": SCHEMA_VERSION,
         "seed_scheme": SEED_SCHEME,
         "status": "running",
-        "command": " ".join(argv) if argv else None,
-        "argv": argv,
-        "cwd": os.getcwd(),
+        "command": without_home(" ".join(argv)) if argv else None,
+        "argv": without_home(argv),
         "rules": {
             "string": canonical(config.rules, config.rules_preset),
             "preset": config.rules_preset,
             "options": config.rules.to_dict(),
         },
-        "players": [p.describe() for p in players],
+        "players": recorded_players(players, run_dir),
         "seed": config.seed,
         "first_game": config.first_game,
         "games": config.games,
@@ -284,7 +283,7 @@ def run_tournament(
         "chunk_size": chunks[0][1] - chunks[0][0] if chunks else 0,
         "versions": versions(),
         "compile_s": round(compile_s, 3),
-        "numba_cache": _jit.CACHE_DIR,
+        "numba_cache": without_home(_jit.CACHE_DIR),
         "started": now(),
     }
     write_manifest(run_dir, manifest)

@@ -1,0 +1,290 @@
+"""Check a run's whole configuration before anything is written, and a run folder's manifest
+before anything is read from it.
+
+In the spirit of fastchess's config sanitising: :func:`validate` looks at every setting of
+a :class:`~hsim.runner.run.RunConfig` (sizes, seed, rules, other scorings, players and
+their parameters, workers) and refuses the first that is wrong with a
+:class:`~hsim.errors.ConfigError` (exit 2) naming the setting and its allowed values, so
+a run either starts with sound settings or touches nothing. :func:`load_manifest` does
+the same for ``run.json`` when a folder is read back (``replay``, ``report``): a missing,
+truncated or edited manifest is a :class:`~hsim.errors.ManifestError` (exit 1) naming the
+field.
+
+The limits, and why:
+
+- seeds: 0..2**64-1. The random streams are keyed on a uint64 (docs/rules.md does not
+  bound it; :func:`hsim.rng.seed_to_u64`), so a larger seed would silently share the
+  streams of its value modulo 2**64: it is refused instead.
+- game indices: the first game and the games after it must stay below 2**63 - 1 (the
+  datasets' ``game`` column and the engine's counters are int64; in duplicate play game
+  ``n * board + rotation``).
+- chunk size: 1..:data:`MAX_CHUNK_SIZE` games (a chunk's rows are held in memory).
+- other scorings (``--score-also``): at most :data:`hsim.engine.layout.MAX_EXTRA`, each
+  different from the base and from each other.
+- workers: 1..:data:`MAX_WORKERS`.
+- rule values: :class:`~hsim.rules.Rules` bounds every count (``hsim rules`` lists them);
+  strategy parameters: each strategy's declared :class:`~hsim.strategy.Param` ranges.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hsim.engine.layout import MAX_EXTRA
+from hsim.errors import ConfigError, ManifestError
+from hsim.rng import MAX_SEED, check_seed
+from hsim.rules import (
+    KIERKI_NO_SCORINGS,
+    PRESETS,
+    RULE_NAMES,
+    Rules,
+    RulesError,
+    canonical,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hsim.loader import LoadedStrategy
+    from hsim.runner.run import RunConfig
+
+#: The largest game index stop (exclusive) a run may reach: int64's largest value.
+MAX_GAME_STOP = 2**63 - 1
+MAX_CHUNK_SIZE = 50_000
+MAX_WORKERS = 1024
+MANIFEST = "run.json"
+
+
+def check_int(name: str, value: Any, low: int, high: int) -> int:
+    """Return ``value`` if it is an int in ``low..high`` (bools are not ints here).
+
+    name: how the user wrote the setting (``--games``). :raises ConfigError: naming the
+    setting, the value and the allowed range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer {low}..{high}, not {value!r}")
+    if not low <= value <= high:
+        raise ConfigError(f"{name} {value} is out of range: give an integer {low}..{high}")
+    return value
+
+
+def check_games(games: Any, first_game: Any, rotations: int = 1, what: str = "--games") -> None:
+    """Check a game count and first game index: their game indices must fit int64.
+
+    rotations: games played per index (duplicate play: one per seat rotation).
+    :raises ConfigError: a count below 1, a negative first game, or a last game index
+        beyond int64.
+    """
+    check_int(what, games, 1, MAX_GAME_STOP)
+    check_int("--first-game", first_game, 0, MAX_GAME_STOP)
+    stop = (first_game + games) * rotations
+    if stop > MAX_GAME_STOP:
+        per = f" x {rotations} rotations" if rotations > 1 else ""
+        raise ConfigError(
+            f"--first-game {first_game} with {what} {games}{per} goes past the largest game "
+            f"index, 2**63-2 (game indices are int64); lower --first-game or {what}"
+        )
+
+
+def check_workers(workers: Any) -> int:
+    """Return ``workers`` checked to be 1..MAX_WORKERS. :raises ConfigError: otherwise."""
+    return check_int("--workers", workers, 1, MAX_WORKERS)
+
+
+def check_scorings(rules: Rules, scorings: Any, preset: str | None = None) -> None:
+    """Check the other scorings (``--score-also``) of a run under ``rules``.
+
+    :raises ConfigError: Kierki rules (no scoring options), more than MAX_EXTRA, a
+        scoring that is not a Rules, or one equal to the base or to another.
+    """
+    scorings = tuple(scorings)
+    if not scorings:
+        return
+    if rules.is_kierki:
+        raise ConfigError(KIERKI_NO_SCORINGS)
+    if len(scorings) > MAX_EXTRA:
+        raise ConfigError(
+            f"--score-also given {len(scorings)} times: at most {MAX_EXTRA} other scorings "
+            "per run (split them over runs of the same seed)"
+        )
+    seen = {rules: "the base rules"}
+    for other in scorings:
+        if not isinstance(other, Rules):
+            raise ConfigError(f"--score-also must give rule sets, not {other!r}")
+        text = canonical(other, preset)
+        if other in seen:
+            raise ConfigError(f"--score-also {text!r} scores the games as {seen[other]} already")
+        seen[other] = repr(text)
+
+
+def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
+    """Check every setting of ``config`` (and ``workers``) and load its players.
+
+    Called before a run touches its folder; returns the loaded players (one per seat).
+
+    :raises ConfigError: a size, seed, scoring or worker count out of range (exit 2).
+    :raises RulesError: rules that are not a valid Rules, or a preset that does not exist.
+    :raises StrategyError: a player spec that cannot be used (StrategySpecError for an
+        unknown name, a parameter out of its declared range, the wrong number of seats).
+    """
+    from hsim.loader import load_players
+
+    rules = config.rules
+    if not isinstance(rules, Rules):
+        raise ConfigError(f"rules must be a hsim.rules.Rules, not {rules!r}")
+    if config.rules_preset not in PRESETS:
+        raise RulesError(
+            f"unknown rules preset {config.rules_preset!r}; valid presets: {', '.join(PRESETS)}"
+        )
+    if not isinstance(config.duplicate, bool):
+        raise ConfigError(f"duplicate must be true or false, not {config.duplicate!r}")
+    check_games(config.games, config.first_game, config.rotations)
+    check_seed(config.seed)
+    if config.chunk_size is not None:
+        check_int("--chunk-size", config.chunk_size, 1, MAX_CHUNK_SIZE)
+    check_workers(workers)
+    check_scorings(rules, config.score_also, config.rules_preset)
+    players = config.players
+    if isinstance(players, str) or not all(isinstance(p, str) for p in players):
+        raise ConfigError(f"players must be one spec string per seat, not {players!r}")
+    return load_players(list(players), rules)
+
+
+# -- what a manifest records ---------------------------------------------------------------
+def without_home(value: Any) -> Any:
+    """Return ``value`` (a string, or a list of them, or None) with the user's home
+    directory written ``~``, so that a run folder shared with others names no home."""
+    if isinstance(value, list):
+        return [without_home(v) for v in value]
+    if not isinstance(value, str):
+        return value
+    home = str(Path.home())
+    if len(home) > 1 and home in value:
+        return value.replace(home, "~")
+    return value
+
+
+def recorded_players(players: list[LoadedStrategy], run_dir: Path) -> list[dict[str, Any]]:
+    """Return the manifest's ``players``: each strategy's description, with a strategy
+    file's path relative to ``run_dir`` (:func:`hsim.loader.recorded_spec`)."""
+    from hsim.loader import recorded_spec
+
+    return [{**p.describe(), "spec": recorded_spec(p.spec, run_dir)} for p in players]
+
+
+# -- a run folder's manifest -------------------------------------------------------------------
+def load_manifest(run_dir: Path) -> tuple[dict[str, Any], Rules]:
+    """Return the manifest of run folder ``run_dir`` and the rules it was played under,
+    after checking every field replay and analysis read (:func:`check_manifest`).
+
+    :raises ManifestError: no ``run.json`` ("not an hsim run folder"), unreadable, not
+        JSON (truncated?), or a field missing or of the wrong type; the message names it.
+    """
+    path = Path(run_dir) / MANIFEST
+    if not path.is_file():
+        raise ManifestError(f"{run_dir} is not an hsim run folder: it has no {MANIFEST}")
+    try:
+        manifest = json.loads(path.read_text())
+    except OSError as exc:
+        raise ManifestError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ManifestError(
+            f"{path} is not valid JSON ({exc}); it may be truncated or edited by hand"
+        ) from None
+    return manifest, check_manifest(manifest, path)
+
+
+def _field(manifest: Mapping, name: str, kind, where: Path, required: bool = True) -> Any:
+    if name not in manifest:
+        if required:
+            raise ManifestError(f"{where}: field {name!r} is missing; is it from this hsim?")
+        return None
+    value = manifest[name]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if (bool not in kinds and isinstance(value, bool)) or not isinstance(value, kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise ManifestError(f"{where}: field {name!r} must be {names}, not {value!r}")
+    return value
+
+
+def check_manifest(manifest: Any, where: Path | str = MANIFEST) -> Rules:
+    """Check a run manifest's fields (as read from JSON) and return its rules.
+
+    Checked: ``seed`` (0..2**64-1), ``first_game``, ``games`` (game indices within int64),
+    ``duplicate``, ``seed_scheme``, ``rules`` (``options``: every name a known rule option
+    with a valid value; ``preset``), ``players`` (one ``{"spec": ...}`` per seat),
+    ``score_also`` (strings).
+
+    :raises ManifestError: naming the first bad field.
+    """
+    where = Path(where)
+    if not isinstance(manifest, Mapping):
+        raise ManifestError(f"{where} must hold a JSON object, not {type(manifest).__name__}")
+    _field(manifest, "seed_scheme", int, where)
+    seed = _field(manifest, "seed", int, where)
+    first = _field(manifest, "first_game", int, where)
+    games = _field(manifest, "games", int, where)
+    duplicate = _field(manifest, "duplicate", bool, where, required=False) or False
+    try:
+        check_seed(seed, "seed")
+        check_int("first_game", first, 0, MAX_GAME_STOP)
+        check_int("games", games, 1, MAX_GAME_STOP)
+    except ConfigError as exc:
+        raise ManifestError(f"{where}: field {exc}") from None
+    rules_field = _field(manifest, "rules", dict, where)
+    options = rules_field.get("options")
+    if not isinstance(options, dict):
+        raise ManifestError(f"{where}: field 'rules.options' must be an object of rule options")
+    unknown = sorted(set(options) - set(RULE_NAMES))
+    if unknown:
+        raise ManifestError(
+            f"{where}: field 'rules.options' has unknown rule option(s) {', '.join(unknown)} "
+            "(written by another hsim version, or edited?)"
+        )
+    try:
+        rules = Rules(**options)
+    except RulesError as exc:
+        raise ManifestError(f"{where}: field 'rules.options': {exc}") from None
+    except TypeError as exc:  # pragma: no cover - unknown names are refused above
+        raise ManifestError(f"{where}: field 'rules.options': {exc}") from None
+    preset = rules_field.get("preset")
+    if preset is not None and preset not in PRESETS:
+        raise ManifestError(
+            f"{where}: field 'rules.preset' is {preset!r}, not one of {', '.join(PRESETS)}"
+        )
+    per = rules.players if duplicate else 1
+    if (first + games) * per > MAX_GAME_STOP:
+        raise ManifestError(f"{where}: fields 'first_game' + 'games' go past int64")
+    players = _field(manifest, "players", list, where)
+    if len(players) != rules.players or not all(
+        isinstance(p, dict) and isinstance(p.get("spec"), str) for p in players
+    ):
+        raise ManifestError(
+            f"{where}: field 'players' must list {rules.players} objects with a 'spec' "
+            f"string (one per seat of these rules)"
+        )
+    scorings = _field(manifest, "score_also", list, where, required=False) or []
+    if not all(isinstance(s, str) for s in scorings):
+        raise ManifestError(f"{where}: field 'score_also' must be a list of rules strings")
+    for name in ("status", "command"):
+        _field(manifest, name, (str, type(None)), where, required=False)
+    return rules
+
+
+__all__ = [
+    "MAX_CHUNK_SIZE",
+    "MAX_GAME_STOP",
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "check_games",
+    "check_int",
+    "check_manifest",
+    "check_scorings",
+    "check_seed",
+    "check_workers",
+    "load_manifest",
+    "recorded_players",
+    "validate",
+    "without_home",
+]
