@@ -24,6 +24,8 @@ Design notes
   one world sampled consistently with the seat's observation (the cards played and by
   whom, shown voids, the cards it passed), so a bot that reads the state (``mcts``) plays
   a determinized world, not the true deal.
+- OpenSpiel 2.0.2's ISMCTS is not reproducible from its seed across processes (passes
+  always, plays with its default final policy), see :class:`ISMCTS`.
 - OpenSpiel 2.0.2's ISMCTS crashes (segfault) when a player other than 0 is to pass, so
   the state given to an OpenSpiel bot always puts the deciding seat at player 0 (seats
   rotated; directions are relative, so nothing else changes) and the bot's pass is asked
@@ -539,8 +541,15 @@ class ISMCTS(OpenSpielStrategy):
 
     simulations: per decision (default 1000). uct_c: exploration constant (2). rollouts:
     random rollouts per leaf (1). max_world_samples: worlds kept per search, -1 a new
-    world each simulation (the default). final_policy: ``visits`` (OpenSpiel's default,
-    the normalized visit counts), ``max_visits`` or ``max_value``.
+    world each simulation (the default). final_policy: ``max_visits`` (the default: the
+    most visited action), ``visits`` (OpenSpiel's own default: an action sampled from the
+    normalized visit counts) or ``max_value``.
+
+    Not reproducible from its seed (OpenSpiel 2.0.2): the C++ search gives different
+    actions for the same state and seed in different processes at a pass, and with
+    ``visits`` at plays too (``max_visits`` plays repeat), so games with an ISMCTS seat
+    differ from run to run within their statistical noise. ``openspiel:mcts`` and
+    factories that seed their bot repeat exactly.
     """
 
     spec = "openspiel:ismcts"
@@ -551,7 +560,7 @@ class ISMCTS(OpenSpielStrategy):
         uct_c: float = 2.0,
         rollouts: int = 1,
         max_world_samples: int = -1,
-        final_policy: str = "visits",
+        final_policy: str = "max_visits",
     ) -> None:
         self.simulations = _positive("simulations", simulations)
         self.uct_c = _positive("uct_c", uct_c, float)
