@@ -15,7 +15,11 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import pickle
+import sys
+import types
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -85,3 +89,169 @@ def kernel(fn):
 def compiled_here(*dispatchers) -> bool:
     """Return whether any of ``dispatchers`` was compiled in this process (a cache miss)."""
     return any(bool(getattr(d, "stats", None) and d.stats.cache_misses) for d in dispatchers)
+
+
+# What compiles, and roughly how long a cold compile takes (seconds, with an empty cache
+# on a 2-core machine: the engine took 45 s quiet, 73 s busy). The engine's entry
+# points are compiled when ``hsim.engine.game`` is imported (explicit signatures), the
+# built-in bots' decisions when their module is imported.
+ENGINE_SOURCES = (
+    PACKAGE_DIR / "engine" / "game.py",
+    PACKAGE_DIR / "engine" / "kierki_game.py",
+    PACKAGE_DIR / "strategy.py",
+)
+#: Compiled on first call, by the commands that need them (``perft``, ``report --scoring``).
+PART_SOURCES = {
+    "perft": PACKAGE_DIR / "engine" / "perft.py",
+    "rescore": PACKAGE_DIR / "engine" / "rescore.py",
+}
+COMPILE_SECONDS = {
+    "engine": 60,
+    "perft": 8,
+    "rescore": 8,
+    "heuristic": 25,
+    "kierki": 35,
+    "pimc": 27,
+}
+#: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
+OTHER_COMPILE_SECONDS = 2
+
+
+def _index_tag() -> str:
+    return f".py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}.nbi"
+
+
+def _fresh_index(index: Path, source: Path) -> bool:
+    """Return whether numba would use cache index ``index`` of ``source``: written by this
+    numba version for the source as it is now (numba's own source stamp)."""
+    from numba.core.caching import UserProvidedCacheLocator
+
+    try:
+        with open(index, "rb") as f:
+            if pickle.load(f) != numba.__version__:
+                return False
+            stamp, _ = pickle.loads(f.read())
+        code = types.SimpleNamespace(co_firstlineno=0)  # the locator reads only this
+        locator = UserProvidedCacheLocator(types.SimpleNamespace(__code__=code), str(source))
+        return stamp == locator.get_source_stamp()
+    except Exception:  # noqa: BLE001 - unreadable or another layout: numba recompiles too
+        return False
+
+
+def cold_sources(sources: Iterable[Path]) -> list[Path]:
+    """Return those of ``sources`` (Python files with ``cache=True`` compiled functions)
+    whose compiled code is not in the cache: no index file in :data:`CACHE_DIR`, or one
+    written by another numba version or for another version of the file. Looks at the
+    files only (nothing is imported or compiled); with ``NUMBA_DISABLE_JIT`` nothing is
+    compiled, so nothing is cold.
+    """
+    if JIT_DISABLED:
+        return []
+    from numba.core.caching import UserProvidedCacheLocator
+
+    cold = []
+    for source in sources:
+        source = Path(source).resolve()
+        sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+        folder = Path(numba.config.CACHE_DIR) / sub
+        indexes = list(folder.glob(f"{source.stem}.*-*{_index_tag()}"))
+        if not indexes or not all(_fresh_index(i, source) for i in indexes):
+            cold.append(source)
+    return cold
+
+
+def strategy_source(spec: str) -> Path | None:
+    """Return the source file of a built-in strategy or a ``path/to/file.py:attr`` spec,
+    found without importing it (importing compiles it), or None (another kind of spec, or
+    a file that does not cache its compiled code).
+    """
+    name = spec.partition("(")[0].strip()
+    target, colon, _ = name.rpartition(":")
+    if colon and (target.endswith(".py") or "/" in target or "\\" in target):
+        return _caching_file(Path(target).expanduser())
+    if not name.isidentifier():
+        return None
+    package = importlib.util.find_spec("hsim.strategies")
+    for folder in (package.submodule_search_locations or []) if package else []:
+        for stem in (name, f"{name}_bot"):  # as the loader looks built-ins up
+            found = _caching_file(Path(folder) / f"{stem}.py")
+            if found is not None:
+                return found
+    return None
+
+
+def _caching_file(path: Path) -> Path | None:
+    """Return ``path`` resolved if it is a file that caches compiled code, else None."""
+    try:
+        return path.resolve() if b"cache=True" in path.read_bytes() else None
+    except OSError:
+        return None
+
+
+def compile_plan(
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True
+) -> list[tuple[str, float]]:
+    """Return what a command is about to compile, as (what, rough seconds), in order:
+    ``engine`` (its entry points and the default decisions; unless ``engine`` is False),
+    each of ``parts`` (names of :data:`PART_SOURCES`), then each strategy of ``specs``
+    (built-in names or strategy files) whose code is cold. Empty when everything is in
+    the cache (or JIT is disabled).
+    """
+    plan: list[tuple[str, float]] = []
+    if engine and cold_sources(ENGINE_SOURCES):
+        plan.append(("engine", COMPILE_SECONDS["engine"]))
+    for part in parts:
+        if cold_sources([PART_SOURCES[part]]):
+            plan.append((part, COMPILE_SECONDS[part]))
+    seen: set[Path] = set()
+    for spec in specs:
+        source = strategy_source(spec)
+        if source is None or source in seen:
+            continue
+        seen.add(source)
+        if cold_sources([source]):
+            name = spec.partition("(")[0].strip()
+            plan.append((name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS)))
+    return plan
+
+
+def cache_home() -> str:
+    """Return where compiled code is cached, as a user would type it (``~/.cache/hsim``)."""
+    shown = Path(CACHE_DIR)
+    if shown.name == f"numba-{source_hash()}":  # ours: show the folder the user knows
+        shown = shown.parent
+    try:
+        return "~/" + str(shown.relative_to(Path.home()))
+    except ValueError:
+        return str(shown)
+
+
+def compile_notice(
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True
+) -> str | None:
+    """Return the line to print before compiling (what, about how long, where it is then
+    cached), or None when :func:`compile_plan` finds nothing cold.
+    """
+    plan = compile_plan(specs, parts, engine)
+    if not plan:
+        return None
+    # Name what takes a while; a bot compiled in a second or two only adds its seconds.
+    names = [
+        "the engine" if what == "engine" else what
+        for what, seconds in plan
+        if seconds > OTHER_COMPILE_SECONDS or len(plan) == 1
+    ] or [plan[0][0]]
+    what = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    seconds = sum(s for _, s in plan)
+    if seconds < 20:
+        about = f"{seconds:.0f} s"
+    elif seconds < 120:
+        about = f"{round(seconds, -1):.0f} s"
+    else:
+        about = f"{round(seconds / 60)} min"
+    when = (
+        "first run after install or upgrade"
+        if plan[0][0] == "engine"
+        else "first use since install or upgrade"
+    )
+    return f"compiling {what} ({when}; about {about}, then cached in {cache_home()})..."

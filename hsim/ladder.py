@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,12 +23,19 @@ import pandas as pd
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.errors import ConfigError
 from hsim.rules import Rules
-from hsim.runner.run import RunConfig, run_tournament
 from hsim.runner.validate import MAX_GAME_STOP, check_int, validate
 
-DEFAULT_BOTS = ("random", "lowcard", "duck", "heuristic", "pimc")
+if TYPE_CHECKING:  # pragma: no cover
+    from hsim.runner.run import RunConfig
+
+#: The default ladder in Hearts. ``pimc`` (the next rung up) is opt-in, with ``--bots
+#: heuristic,pimc``: it plays ~500x slower than ``heuristic``, minutes per rung.
+DEFAULT_BOTS = ("random", "lowcard", "duck", "heuristic")
 #: The default ladder under Kierki rules (the Hearts bots above do not all play Kierki).
 KIERKI_DEFAULT_BOTS = ("random", "kierki")
+#: A rung is played in at least this many chunks, so that its progress bar moves (and
+#: shows the time left) from early on, even for a slow bot.
+RUNG_CHUNKS = 64
 
 
 def default_bots(rules: Rules) -> tuple[str, ...]:
@@ -79,6 +87,37 @@ def rung_players(upper: str, lower: str, rules: Rules) -> tuple[str, ...]:
     return (upper,) + (lower,) * (rules.players - 1)
 
 
+def rung_label(upper: str, lower: str, rules: Rules) -> str:
+    """Return a rung's name as the ladder prints it: ``heuristic over 3 x duck``."""
+    return f"{upper} over {rules.players - 1} x {lower}"
+
+
+def ladder_labels(bots, rules: Rules) -> list[str]:
+    """Return the label of every rung of ``bots`` (weakest first), in playing order."""
+    return [rung_label(u, lo, rules) for lo, u in zip(bots, bots[1:], strict=False)]
+
+
+def format_header(labels: list[str]) -> str:
+    """Return the ladder's header line for rungs named ``labels`` (the widest sets the
+    first column's width, so long specs keep the columns aligned)."""
+    w = _label_width(labels)
+    return f"{'rung':<{w}} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<27} holds"
+
+
+def format_rung(rung: Rung, labels: list[str], rules: Rules) -> str:
+    """Return the printed line of ``rung``, aligned with :func:`format_header`."""
+    ci = rung.advantage
+    estimate = f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]"
+    return (
+        f"{rung_label(rung.upper, rung.lower, rules):<{_label_width(labels)}} {ci.n:>6} "
+        f"{rung.deals:>9,}  {estimate:<27} {'yes' if rung.holds else 'NO'}"
+    )
+
+
+def _label_width(labels: list[str]) -> int:
+    return max([len("rung"), *map(len, labels)]) + 2
+
+
 def run_rung(
     upper: str,
     lower: str,
@@ -90,6 +129,10 @@ def run_rung(
     progress: bool = False,
 ) -> Rung:
     """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it."""
+    # Imported here: importing the runner compiles the engine, which the CLI announces
+    # first (hsim.cli.common.announce_compile).
+    from hsim.runner.run import run_tournament
+
     config = rung_config(upper, lower, boards, seed, rules)
     run_tournament(config, out, workers=workers, overwrite=True, progress=progress)
     deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
@@ -98,13 +141,18 @@ def run_rung(
 
 
 def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) -> RunConfig:
-    """Return the duplicate run of one rung: ``boards`` boards of ``upper`` over ``lower``."""
+    """Return the duplicate run of one rung: ``boards`` boards of ``upper`` over ``lower``,
+    in at least :data:`RUNG_CHUNKS` chunks (the results do not depend on it), so that
+    the rung's progress bar shows the time left early on."""
+    from hsim.runner.run import RunConfig
+
     return RunConfig(
         rules=rules,
         players=rung_players(upper, lower, rules),
         games=boards,
         seed=seed,
         duplicate=True,
+        chunk_size=max(1, -(-boards // RUNG_CHUNKS)),
     )
 
 
@@ -124,12 +172,27 @@ def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> No
 
 
 def run_ladder(
-    bots, boards: int, seed: int, workers: int, out: Path, rules: Rules, progress: bool = False
+    bots,
+    boards: int,
+    seed: int,
+    workers: int,
+    out: Path,
+    rules: Rules,
+    progress: bool = False,
+    echo=None,
 ):
     """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first); every
-    rung is checked (:func:`check_ladder`) before the first is played."""
+    rung is checked (:func:`check_ladder`) before the first is played.
+
+    echo: called before each rung with a line naming it (``rung 2 of 3: duck over 3 x
+    lowcard, 4,000 games``), to head its progress bar.
+    """
     check_ladder(bots, boards, seed, workers, rules)
-    for lower, upper in zip(bots, bots[1:], strict=False):
+    pairs = list(zip(bots, bots[1:], strict=False))
+    for k, (lower, upper) in enumerate(pairs, 1):
+        if echo is not None:
+            games = boards * rules.players
+            echo(f"rung {k} of {len(pairs)}: {rung_label(upper, lower, rules)}, {games:,} games")
         name = f"{_slug(upper)}-over-{_slug(lower)}"
         yield run_rung(upper, lower, boards, seed, workers, out / name, rules, progress)
 

@@ -22,10 +22,12 @@ commas outside parentheses.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+import json
 import math
 import os
 import pkgutil
@@ -298,13 +300,50 @@ class LoadedStrategy:
     check_rules: Any = None
 
     def describe(self) -> dict[str, Any]:
-        """Return a JSON-able description for the run manifest."""
-        return {
+        """Return a JSON-able description for the run manifest: spec, name, kind, params
+        (every parameter's value, defaults included) and, for a ``path/to/file.py:attr``
+        strategy, ``sha256``: the hex digest of the file's bytes (None if it cannot be read
+        any more), so a later change to the file can be noticed.
+        """
+        out = {
             "spec": self.spec,
             "name": self.name,
             "kind": self.kind,
             "params": self.param_values,
         }
+        path = _spec_file(self.spec)
+        if path is not None:
+            try:
+                out["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                out["sha256"] = None
+        return out
+
+
+def _spec_file(spec: str) -> Path | None:
+    """Return the file of a ``path/to/file.py:attr`` spec (as :func:`find` reads it)."""
+    target, colon, attr = parse_spec(spec)[0].rpartition(":")
+    if colon and target and attr and (target.endswith(".py") or "/" in target or "\\" in target):
+        return Path(target).expanduser().resolve()
+    return None
+
+
+def _python_params(cls: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Return every parameter a plain-Python strategy class is made with: its defaults,
+    overridden by ``kwargs``; a default that JSON cannot hold is kept as its ``repr``."""
+    values: dict[str, Any] = {}
+    for name, param in inspect.signature(cls).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.default is not param.empty:
+            values[name] = param.default
+    values.update(kwargs)
+    for name, value in values.items():
+        try:
+            json.dumps(value, allow_nan=True)
+        except (TypeError, ValueError):
+            values[name] = repr(value)
+    return values
 
 
 def _games(value: Any) -> tuple[str, ...]:
@@ -394,7 +433,7 @@ def load(spec: str) -> LoadedStrategy:
             name,
             "python",
             python_factory=lambda: obj(**kwargs),
-            param_values=kwargs,
+            param_values=_python_params(obj, kwargs),
             games=_games(getattr(obj, "games", ("hearts",))),
             check_rules=getattr(obj, "check_rules", None),
         )

@@ -252,6 +252,7 @@ def rows_match(records: list[DealRecord], recorded) -> bool:
 
 def _kierki_lines(r: DealRecord, names: list[str]) -> list[str]:
     lines = [f"deal {r.deal}  {r.kind}  dealer seat {r.dealer}"]
+    lines.append(f"  deal string: {format_deal(r.hands)}")  # as in Hearts: seat 0 first
     for s, hand in enumerate(r.hands):
         lines.append(f"  seat {s} ({names[s]}): {format_mask(sum(1 << c for c in hand))}")
     if r.trump_chooser >= 0:

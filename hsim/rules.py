@@ -104,6 +104,13 @@ class Rules:
         True, BOOL, "no heart lead until hearts are broken, unless only hearts held", "A1.6"
     )
     queen_breaks_hearts: bool = _opt(False, BOOL, "playing QS also breaks hearts", "A1.6")
+    first_trick_breaks_hearts: bool = _opt(
+        True,
+        BOOL,
+        "a heart (or QS with queen_breaks_hearts) played to trick 1 breaks hearts; false: "
+        "nothing played to trick 1 does",
+        "A1.6",
+    )
     lead_hearts_instead_of_queen: bool = _opt(
         False, BOOL, "a leader with only hearts and QS may lead a heart", "A1.6"
     )
@@ -114,6 +121,12 @@ class Rules:
         "classic",
         ("classic", "new_moon"),
         "moon outcome; new_moon lets a shooter at 26+ subtract 26 instead",
+        "A2.2",
+    )
+    new_moon_any_score: bool = _opt(
+        False,
+        BOOL,
+        "with moon=new_moon, the shooter chooses at any game score, not only from 26 up",
         "A2.2",
     )
     moon_requires_jack: bool = _opt(True, BOOL, "with omnibus, a moon also needs the JD", "A2.2")
@@ -127,7 +140,15 @@ class Rules:
     )
     clamp_at_zero: bool = _opt(True, BOOL, "a game score never goes below zero", "A2.4")
     perfect_100: bool = _opt(False, BOOL, "a game score of exactly 100 becomes 50", "A2.5")
-    end_score: int = _opt(100, None, "the game ends when a score reaches this (positive int)", "A3")
+    end_score: int = _opt(
+        100, None, "the game ends when a score reaches this (see end_when; positive int)", "A3"
+    )
+    end_when: str = _opt(
+        "reached",
+        ("reached", "exceeded"),
+        "reached: a score >= end_score ends the game; exceeded: only a score > end_score",
+        "A3",
+    )
     no_draw: bool = _opt(False, BOOL, "play on until exactly one seat has the lowest score", "A3")
     max_deals: int = _opt(200, None, "a game also ends after this many deals (positive int)", "A3")
     game: str = _opt("hearts", GAMES, "which game: hearts (part A) or kierki (part B)", "A, B")
@@ -154,6 +175,20 @@ class Rules:
     )
     stop_when_no_penalties: bool = _opt(
         False, BOOL, "Kierki: deals 2-5 end once all their penalties are taken", "B2"
+    )
+    king_of_hearts_first_chance: bool = _opt(
+        False,
+        BOOL,
+        "Kierki: in the KH and rebel deals the KH holder must play it when void in the led "
+        "suit, or on a heart lead once the AH is in the trick",
+        "B2",
+    )
+    heart_lead_ban: str = _opt(
+        "every_heart",
+        ("every_heart", "king_of_hearts"),
+        "Kierki: in deals 2, 5, 7 no heart may be led while holding another suit; "
+        "king_of_hearts: only the KH may not",
+        "B2",
     )
 
     def __post_init__(self) -> None:
@@ -385,16 +420,23 @@ def ineffective_options(rules: Rules) -> list[str]:
             notes.append(
                 "lead_hearts_instead_of_queen has effect only with hearts_must_be_broken=true"
             )
-        if rules.queen_breaks_hearts and not rules.queen_waits_for_broken_hearts:
-            notes.append(
-                "queen_breaks_hearts has effect only with hearts_must_be_broken=true or "
-                "queen_waits_for_broken_hearts=true"
-            )
-    # A score of exactly 100 needs a score of at least 74 before a deal that still runs.
-    if rules.perfect_100 and rules.end_score <= 74 and not rules.no_draw:
+        if not rules.queen_waits_for_broken_hearts:
+            # Nothing reads "hearts broken" then (A1.6, A1.7).
+            for name in ("queen_breaks_hearts", "first_trick_breaks_hearts"):
+                if getattr(rules, name) != getattr(d, name):
+                    notes.append(
+                        f"{name} has effect only with hearts_must_be_broken=true or "
+                        "queen_waits_for_broken_hearts=true"
+                    )
+    if rules.new_moon_any_score != d.new_moon_any_score and rules.moon != "new_moon":
+        notes.append("new_moon_any_score has effect only with moon=new_moon")
+    # A score of exactly 100 needs a score of at least 74 before a deal that still runs:
+    # below end_score (end_when=reached), or up to it (exceeded).
+    last_going_on = rules.end_score - (1 if rules.end_when == "reached" else 0)
+    if rules.perfect_100 and last_going_on < 74 and not rules.no_draw:
         notes.append(
-            f"perfect_100 has no effect with end_score={rules.end_score}: no score can reach "
-            "exactly 100 before the game ends"
+            f"perfect_100 has no effect with end_score={rules.end_score} "
+            f"(end_when={rules.end_when}): no score can reach exactly 100 before the game ends"
         )
     return notes
 
@@ -414,6 +456,10 @@ def describe_options() -> list[dict[str, str]]:
     ]
 
 
+#: The options that change play, so that recorded deals cannot be re-scored under them:
+#: Hearts' A1 options and every Kierki option. Scoring and game-end options (A2, A3) are
+#: not, even those that ask a strategy a question (``moon``, ``new_moon_any_score``: a
+#: re-scoring applies the recorded choice, else New Moon's default rule).
 PLAY_OPTIONS: frozenset[str] = frozenset(
     n for n in HEARTS_OPTIONS if RULE_FIELDS[n].metadata["section"].startswith("A1")
 ) | frozenset(RULE_NAMES[len(HEARTS_OPTIONS) :])  # the game, its players, Kierki's options

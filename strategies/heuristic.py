@@ -81,6 +81,7 @@ from hsim.engine.hearts import (
     QUEEN_SPADES,
     SPADES_MASK,
     card_points,
+    score_ends_game,
 )
 from hsim.engine.layout import (
     MOON_ADD,
@@ -100,13 +101,13 @@ from hsim.engine.layout import (
     P_TRICK_LEN,
     P_VOIDS,
     R_CLAMP_AT_ZERO,
-    R_END_SCORE,
     R_FIRST_TRICK_POINTS,
     R_JACK_IN_MOON_DEAL,
     R_MOON_REQUIRES_JACK,
     R_NO_DRAW,
     R_OMNIBUS,
     R_PERFECT_100,
+    RULES_LEN,
     V_DEALT,
     V_HAND,
     V_PASSED,
@@ -749,7 +750,7 @@ def moon_outcome(public, me: int, choice: int, jack: int) -> int:
             strict = False
     for s in range(4):
         n_low += score_after(public, me, s, choice, jack) == low
-    ends = high >= public[P_RULES + R_END_SCORE] and (
+    ends = score_ends_game(public[P_RULES : P_RULES + RULES_LEN], high) and (
         public[P_RULES + R_NO_DRAW] == 0 or n_low == 1
     )
     result = 0

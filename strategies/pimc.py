@@ -83,6 +83,7 @@ from hsim.engine.layout import (
     P_VOIDS,
     PASS_HOLD,
     PUBLIC_LEN,
+    R_FIRST_TRICK_BREAKS_HEARTS,
     R_FIRST_TRICK_POINTS,
     R_NO_DRAW,
     R_OMNIBUS,
@@ -116,6 +117,8 @@ S_TO_ACT = 20
 S_JACK = 21  # seat that took JD, -1
 S_PLAYED = 22
 S_LEN = 24
+BREAK_QUEEN = 1  # break_flags: QS breaks hearts (queen_breaks_hearts)
+BREAK_NOT_TRICK_1 = 2  # nothing played to trick 1 breaks them (first_trick_breaks_hearts=false)
 
 
 # -- sampling the hidden hands --------------------------------------------------------------
@@ -249,9 +252,25 @@ def init_state(public, hands, st):
     st[S_PLAYED] = public[P_PLAYED]
 
 
+@njit(cache=True)
+def break_flags(rules):
+    """Return what breaks hearts under ``rules`` (A1.6) as the ``breaks`` flags of
+    :func:`_step`: BREAK_QUEEN (QS does too), BREAK_NOT_TRICK_1 (nothing in trick 1 does).
+    """
+    flags = 0
+    if rules[R_QUEEN_BREAKS_HEARTS]:
+        flags |= BREAK_QUEEN
+    if rules[R_FIRST_TRICK_BREAKS_HEARTS] == 0:
+        flags |= BREAK_NOT_TRICK_1
+    return flags
+
+
 @njit(cache=True, inline="always")
-def _step(st, c, queen_breaks):
-    """Play card ``c`` for the seat to act in state ``st``; close the trick when complete."""
+def _step(st, c, breaks):
+    """Play card ``c`` for the seat to act in state ``st``; close the trick when complete.
+
+    breaks: :func:`break_flags` of the rules (what breaks hearts, A1.6).
+    """
     s = st[S_TO_ACT]
     bit = 1 << c
     st[S_HAND + s] &= ~bit
@@ -265,7 +284,8 @@ def _step(st, c, queen_breaks):
     elif suit == st[S_LED] and c > st[S_BEST]:
         st[S_BEST] = c
         st[S_WIN] = s
-    if suit == 3 or (c == QUEEN_SPADES and queen_breaks):
+    broke = suit == 3 or (c == QUEEN_SPADES and breaks & BREAK_QUEEN)
+    if broke and (st[S_TRICK] > 0 or not breaks & BREAK_NOT_TRICK_1):
         st[S_BROKEN] = 1
     st[S_TLEN] += 1
     if st[S_TLEN] < 4:
@@ -410,7 +430,7 @@ def policy(st, legal, rng, noise):
 
 
 @njit(cache=True)
-def playout(st, scratch, rules, rng, noise, queen_breaks):
+def playout(st, scratch, rules, rng, noise, breaks):
     """Play the deal ``st`` out with :func:`policy` for every seat (changes ``st``)."""
     while st[S_TRICK] < 13:
         hand = st[S_HAND + st[S_TO_ACT]]
@@ -419,7 +439,7 @@ def playout(st, scratch, rules, rng, noise, queen_breaks):
             c = policy(st, legal, rng, noise)
         else:
             c = lowest_card(legal)
-        _step(st, c, queen_breaks)
+        _step(st, c, breaks)
 
 
 # -- the exact search -----------------------------------------------------------------------
@@ -479,7 +499,7 @@ def _take(aux, level, v, root, tie):
 
 
 @njit(cache=True)
-def _maxn(stack, aux, base, scratch, rules, root, tie, before, ds, ns, special, queen_breaks):
+def _maxn(stack, aux, base, scratch, rules, root, tie, before, ds, ns, special, breaks):
     """Search the deal ``stack[base]`` to its end; write its deal scores to aux[base, A_VAL:].
 
     max^n: the seat to act takes the child that minimises its own deal score; ties go to
@@ -507,7 +527,7 @@ def _maxn(stack, aux, base, scratch, rules, root, tie, before, ds, ns, special, 
             continue
         nxt = level + 1
         stack[nxt, :] = stack[level]
-        _step(stack[nxt], c, queen_breaks)
+        _step(stack[nxt], c, breaks)
         if stack[nxt, S_TRICK] >= 13:
             _score(stack[nxt], rules, before, ds, ns)
             _take(aux, level, ds, root, tie)
@@ -538,7 +558,7 @@ def exact_values(public, hands, out, tie=1):
     cards: 0). Returns the mask of legal cards.
     """
     scratch, rules, before, special = _setup(public)
-    queen_breaks = rules[R_QUEEN_BREAKS_HEARTS] != 0
+    breaks = break_flags(rules)
     n_left = 52 - public[P_N_PLAYS]
     stack = np.zeros((n_left + 2, S_LEN), np.int64)
     aux = np.zeros((n_left + 2, A_LEN), np.int64)
@@ -552,8 +572,8 @@ def exact_values(public, hands, out, tie=1):
         c = lowest_card(moves)
         moves &= moves - 1
         stack[1, :] = stack[0]
-        _step(stack[1], c, queen_breaks)
-        _maxn(stack, aux, 1, scratch, rules, seat, tie, before, ds, ns, special, queen_breaks)
+        _step(stack[1], c, breaks)
+        _maxn(stack, aux, 1, scratch, rules, seat, tie, before, ds, ns, special, breaks)
         out[c] = aux[1, A_VAL + seat]
     return legal
 
@@ -607,7 +627,7 @@ def pimc_values(
     """
     me = private[V_SEAT]
     scratch, rules, before, special = _setup(public)
-    queen_breaks = rules[R_QUEEN_BREAKS_HEARTS] != 0
+    breaks = break_flags(rules)
     n_left = 52 - public[P_N_PLAYS]
     exact = n_left <= exact_cards
     hands = np.zeros(4, np.int64)
@@ -649,15 +669,15 @@ def pimc_values(
             moves &= moves - 1
             if exact:
                 stack[1, :] = stack[0]
-                _step(stack[1], c, queen_breaks)
-                _maxn(stack, aux, 1, scratch, rules, me, tie, before, ds, ns, special, queen_breaks)
+                _step(stack[1], c, breaks)
+                _maxn(stack, aux, 1, scratch, rules, me, tie, before, ds, ns, special, breaks)
                 total[c] += aux[1, A_VAL + me]
             else:
                 rng[0] = seed
                 for _k in range(playouts):
                     work[:] = stack[0]
-                    _step(work, c, queen_breaks)
-                    playout(work, scratch, rules, rng, noise, queen_breaks)
+                    _step(work, c, breaks)
+                    playout(work, scratch, rules, rng, noise, breaks)
                     _score(work, rules, before, ds, ns)
                     total[c] += ds[me]
     # Cards that play like a representative share its value.

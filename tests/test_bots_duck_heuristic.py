@@ -350,6 +350,17 @@ def test_heuristic_new_moon_choice_ends_the_game_with_a_win_by_subtracting():
     assert moon_choice((60, 60, 110, 74), rules) == MOON_SUBTRACT
 
 
+@pytest.mark.parametrize(
+    ("end_when", "choice"), [("reached", MOON_ADD), ("exceeded", MOON_SUBTRACT)]
+)
+def test_heuristic_new_moon_choice_reads_end_when(end_when, choice):
+    # Adding puts seat 2 on exactly 100 and ties us lowest with seat 1: with end_when
+    # reached that ends the game with us a co-winner; with exceeded the game goes on and
+    # neither outcome leaves us alone lowest, so heuristic subtracts.
+    rules = Rules(moon="new_moon", end_when=end_when)
+    assert moon_choice((40, 14, 74, 60), rules) == choice
+
+
 def test_heuristic_moon_choices_in_games():
     """The engine asks heuristic for its New Moon choice in real games and accepts it."""
     rules = Rules(moon="new_moon")

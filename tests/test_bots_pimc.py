@@ -271,7 +271,43 @@ RULE_VARIANTS = [
     Rules(queen_breaks_hearts=True, first_trick_only_points="any", lead_any_club=True),
     Rules(first_trick_points="allowed", queen_waits_for_broken_hearts=True),
     Rules(hearts_must_be_broken=False, moon="new_moon", lead_hearts_instead_of_queen=True),
+    Rules(
+        first_trick_points="allowed",
+        first_trick_breaks_hearts=False,
+        queen_breaks_hearts=True,
+        moon="new_moon",
+        new_moon_any_score=True,
+        end_when="exceeded",
+    ),
 ]
+
+
+@pytest.mark.parametrize("first_breaks", [True, False])
+def test_pimc_breaks_hearts_as_the_engine_does(first_breaks):
+    """pimc's own deal state (for its playouts and search) marks hearts broken exactly
+    when the engine does, trick 1 included (A1.6, ``first_trick_breaks_hearts``)."""
+    gen = np.random.default_rng(7)
+    rules = Rules(
+        first_trick_points="allowed",
+        queen_breaks_hearts=True,
+        first_trick_breaks_hearts=first_breaks,
+    )
+    trick_1_breaks = 0
+    for _ in range(150):
+        p = random_position(gen, rules)
+        hands = np.array([p.hand(s) for s in range(4)], np.int64)
+        state = np.zeros(pimc.S_LEN, np.int64)
+        pimc.init_state(p.state.public, hands, state)
+        flags = pimc.break_flags(p.rules_array)
+        for _ in range(8):  # tricks 1 and 2
+            legal = p.legal()
+            card = int(gen.choice([c for c in range(52) if legal >> c & 1]))
+            breaks = card // 13 == 3 or card == C("QS")
+            trick_1_breaks += breaks and int(p.state.public[P_TRICK]) == 0
+            p.play(card)
+            pimc._step(state, card, flags)
+            assert state[pimc.S_BROKEN] == p.state.public[P_HEARTS_BROKEN]
+    assert trick_1_breaks > 0
 
 
 def test_pimc_plays_a_legal_card_in_random_positions():

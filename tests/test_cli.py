@@ -145,6 +145,9 @@ def test_same_rows_without_jit(tmp_path):
         ]
         done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
         assert done.returncode == 0, done.stderr
+        if disable == "1":  # it compiled nothing, and says so
+            assert "ran without compiling (NUMBA_DISABLE_JIT=1" in done.stdout
+            assert "compiled" not in done.stdout and "compiling" not in done.stderr
         outs.append(out)
     for dataset in ("deals", "games"):
         a, b = (pd.read_parquet(o / dataset) for o in outs)
@@ -160,3 +163,73 @@ def test_rules_marks_the_other_games_options():
     assert "  rebel = False\n" in r.output
     r = run("rules", "classic")
     assert "rebel = False  (no effect in Hearts)" in r.output and "omnibus = False\n" in r.output
+
+
+def test_compile_notice_before_a_cold_compile_and_none_when_warm(tmp_path):
+    """The first run after an install says it is compiling, before it compiles; a run
+    with the code in the cache says nothing. The cold run is stopped once the notice is
+    out (its compile is not needed), the warm one uses this test process's cache."""
+    import hsim.engine.game  # noqa: F401  (warm this process's cache: the engine)
+    import hsim.strategies.random_bot  # noqa: F401  (and the default decisions)
+    from hsim import _jit
+
+    cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players", "random,random,random,"
+           "random", "--games", "1", "--workers", "1", "--no-progress", "--out"]  # fmt: skip
+    cold_env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    cold_env["HSIM_CACHE_DIR"] = str(tmp_path / "empty-cache")
+    proc = subprocess.Popen(
+        [*cmd, str(tmp_path / "cold")], env=cold_env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        line = proc.stderr.readline()
+        still_compiling = proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+    assert line.startswith("compiling the engine (first run after install or upgrade; about ")
+    assert str(tmp_path / "empty-cache") in line
+    assert still_compiling  # printed before the compile, not after it
+    warm_env = {**os.environ, "NUMBA_CACHE_DIR": _jit.CACHE_DIR}
+    done = subprocess.run(
+        [*cmd, str(tmp_path / "warm")], env=warm_env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "compiling" not in done.stderr
+    assert done.stdout.startswith("loaded compiled code in")  # numba agreed: it was warm
+
+
+DEAL = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tournament", "--players", "random,random,random,random", "--games", "2"],
+        ["ladder", "--bots", "random,lowcard", "--boards", "2"],
+        ["compare-rules", "--players", "random,random,random,random", "--games", "2",
+         "--variant", "omnibus=true"],
+        ["replay", "--seed", "1", "--game", "0", "--players", "random,random,random,random"],
+        ["perft", "--deal", DEAL, "--depth", "1"],
+        ["choose", "--strategy", "lowcard", "--deal", DEAL],
+    ],
+    ids=lambda a: a[0],
+)  # fmt: skip
+def test_every_compiling_command_gives_the_compile_notice(args, tmp_path, monkeypatch):
+    from hsim import _jit
+
+    asked = []
+
+    def notice(specs=(), parts=(), engine=True):
+        asked.append((list(specs), list(parts)))
+        return "compiling NOTICE"
+
+    monkeypatch.setattr(_jit, "compile_notice", notice)
+    out = ["--out", str(tmp_path / "o"), "--workers", "1", "--no-progress"]
+    extra = out if args[0] in ("tournament", "ladder", "compare-rules") else []
+    r = CliRunner().invoke(main, [*args, *extra])
+    assert r.exit_code == 0, r.output
+    assert r.stderr.startswith("compiling NOTICE\n")
+    if args[0] in ("tournament", "compare-rules", "replay"):
+        assert asked == [(["random"] * 4, [])]
+    assert asked[0] == {"ladder": (["random", "lowcard"], []), "perft": ([], ["perft"]),
+                        "choose": (["lowcard"], [])}.get(args[0], asked[0])  # fmt: skip

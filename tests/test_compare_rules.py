@@ -35,6 +35,10 @@ def test_json_report(compared):
     assert omnibus["rules"] == "classic(omnibus=true)" and omnibus["changes_play"] == []
     assert nopass["changes_play"] == ["passing"]
     assert nopass["differs"] == {"passing": "none", "no_trick_bonus": "no_points"}
+    # random and lowcard read neither the rules nor the scores: the same deals are played
+    # the same way under a scoring option; without passing they are played otherwise.
+    assert omnibus["play_changed"]["deals"] == 0 and omnibus["play_changed"]["compared"] > 80
+    assert nopass["play_changed"]["deals"] > 0
     for v in (omnibus, nopass):
         wc = v["winner_change"]
         assert wc["games"] == wc["compared"] == 80 and wc["censored"] == 0
@@ -72,7 +76,9 @@ def test_text_output_and_refusals(compared, tmp_path):
         "--variant", "omnibus=true",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
-    assert "winner changed vs base" in r.stdout and "[scoring only]" in r.stdout
+    assert "winner changed vs base" in r.stdout
+    assert "scoring options only: the same rules of play, but bots that read" in r.stdout
+    assert "play differed in 0 of " in r.stdout  # random and lowcard read neither
     # An existing folder is not replaced without --overwrite.
     r = _invoke("--players", PLAYERS, "--games", "10", "--out", str(out), "--variant", "omnibus=1")
     assert r.exit_code != 0 and "--overwrite" in r.output
@@ -106,3 +112,39 @@ def test_other_mistakes_are_clear_errors(tmp_path):
                 "--out", str(tmp_path / "y"), "--variant", "omnibus=true")  # fmt: skip
     assert r.exit_code != 0 and "has 4 seats" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "y").exists()
+
+
+def test_a_scoring_option_changes_the_play_of_a_bot_that_reads_the_rules(tmp_path):
+    """heuristic takes the JD under Omnibus: a scoring option is not play-neutral."""
+    from hsim.analysis.compare import compare_rules as compare
+    from hsim.analysis.compare import parse_variant, play_label
+    from hsim.rules import parse_rules
+
+    base = parse_rules("classic")
+    variant = parse_variant("omnibus=true", base)
+    assert variant.changes_play == ()
+    rep = compare(base, [variant], ("heuristic",) * 4, 6, 1, tmp_path / "c")
+    (v,) = rep["variants"]
+    assert 0 < v["play_changed"]["deals"] <= v["play_changed"]["compared"]
+    label = play_label(v)
+    assert label.startswith("scoring options only") and "play differed in" in label
+    assert play_label({**v, "changes_play": ["passing"]}).startswith(
+        "changes the rules of play: passing"
+    )
+
+
+def test_play_changed_counts_deals_dealt_in_both():
+    import pandas as pd
+
+    from hsim.analysis.compare import play_changed
+
+    a = pd.DataFrame(
+        {"game": [0, 0, 0, 0, 1, 1], "deal": [0, 0, 1, 1, 0, 0], "seat": [0, 1, 0, 1, 0, 1],
+         "tricks": [3, 10, 5, 8, 6, 7], "trump": pd.array([None] * 6, dtype="Int64")}
+    )  # fmt: skip
+    b = a.copy()
+    b.loc[2, "tricks"] = 4  # game 0, deal 1 played otherwise
+    b = b[b.game == 0]  # game 1 not dealt in b (its game ended sooner): not compared
+    assert play_changed(a, b) == {"deals": 1, "compared": 2}
+    b.loc[0, "trump"] = 2  # a null against a value differs too
+    assert play_changed(a, b) == {"deals": 2, "compared": 2}

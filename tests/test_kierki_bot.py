@@ -251,6 +251,8 @@ VARIANTS = [
         "stop_when_no_penalties": True,
         "lottery_leader": "dealer_left",
         "trump_chooser": "dealer",
+        "king_of_hearts_first_chance": True,
+        "heart_lead_ban": "king_of_hearts",
     },
 ]
 

@@ -65,6 +65,7 @@ NO_HEART_LEAD = ("hearts", "king_of_hearts", "rebel")  # B2: deals 2, 5 and 7
 STOPPING_KINDS = (HEARTS, QUEENS, MEN, KING_OF_HEARTS)  # B2: deals 2-5 may end early
 TWO_CLUBS = parse_mask("2C")
 KING_HEARTS = parse_mask("KH")
+ACE_HEARTS = parse_mask("AH").bit_length() - 1  # the card, not its mask
 QUEENS_MASK = parse_mask("QC QD QS QH")
 MEN_MASK = parse_mask("JC JD JS JH KC KD KS KH")
 PENALTY_CARDS = {
@@ -328,6 +329,17 @@ CONFIGS = [
         },
     ),
     ("kierki4", {"trump_trick_value": 7}),
+    ("kierki4", {"rebel": True, "king_of_hearts_first_chance": True}),
+    (
+        "kierki3",
+        {
+            "rebel": True,
+            "king_of_hearts_first_chance": True,
+            "heart_lead_ban": "king_of_hearts",
+            "stop_when_no_penalties": True,
+        },
+    ),
+    ("kierki4", {"rebel": True, "heart_lead_ban": "king_of_hearts"}),
 ]
 
 
@@ -730,15 +742,20 @@ def test_no_trump_deal():
 # --- 4. legal plays in tricks (B2, B3) -----------------------------------------------
 
 
-def expected_legal(p: dict, must_trump: bool) -> int:
-    """Return the legal cards of a logged decision, from B2/B3."""
+def expected_legal(p: dict, must_trump: bool, first_chance=False, king_ban=False) -> int:
+    """Return the legal cards of a logged decision, from B2/B3 (``first_chance``:
+    ``king_of_hearts_first_chance``; ``king_ban``: ``heart_lead_ban=king_of_hearts``)."""
     hand, trick = p["hand"], p["trick"]
     if not trick:
-        others = hand & ~HEARTS_MASK
+        others = hand & ~(KING_HEARTS if king_ban else HEARTS_MASK)
         if p["kind"] in NO_HEART_LEAD and others:
             return others
         return hand
     follow = hand & suit_mask(trick[0] // 13)
+    kh_deal = p["kind"] in ("king_of_hearts", "rebel")
+    under_ace = trick[0] // 13 == 3 and ACE_HEARTS in trick
+    if first_chance and kh_deal and hand & KING_HEARTS and (not follow or under_ace):
+        return KING_HEARTS
     if follow:
         return follow
     if p["kind"] == "trump" and must_trump and p["trump"] >= 0:
@@ -810,6 +827,122 @@ def test_legal_plays(preset, must_trump):
     wanted += ["only hearts", "follow", "void, no trump held"]
     wanted += ["must trump", "must overtrump", "cannot overtrump"] if must_trump else ["void, free"]
     assert all(w in seen for w in wanted), ([w for w in wanted if w not in seen], seen)
+
+
+@pytest.mark.parametrize("preset", ["kierki4", "kierki3"])
+def test_king_of_hearts_options_in_random_games(preset):
+    """B2, options ``king_of_hearts_first_chance`` and ``heart_lead_ban=king_of_hearts``:
+    every legal mask shown to random seats is the one B2 gives with both options on, and
+    in many of those decisions it differs from the mask without them (so a driver that
+    ignored the options fails here)."""
+    options = {"king_of_hearts_first_chance": True, "heart_lead_ban": "king_of_hearts"}
+    rules = make_rules(preset, {"rebel": True, **options})
+    log: list[dict] = []
+    players = [py_seat(f"Recorder{s}", lambda: Recorder(log)) for s in range(rules.players)]
+    drive(rules, players, 23, 12)
+    seen: dict[str, int] = {}
+    for p in log:
+        if p["what"] != "play" or p["kind"] == "lottery":
+            continue
+        legal = p["legal"]
+        assert legal == expected_legal(p, False, first_chance=True, king_ban=True), p
+        if legal == expected_legal(p, False):
+            continue
+        hand, trick = p["hand"], p["trick"]
+        if not trick:
+            assert hand & HEARTS_MASK & ~KING_HEARTS and legal & HEARTS_MASK
+            assert not legal & KING_HEARTS or hand == KING_HEARTS
+            what = "heart lead allowed" if hand & ~HEARTS_MASK else "KH lead banned"
+        else:
+            assert legal == KING_HEARTS
+            what = "KH forced: void" if trick[0] // 13 != 3 else "KH forced: under the AH"
+        seen[f"{what} {p['kind']}"] = seen.get(f"{what} {p['kind']}", 0) + 1
+    wanted = [f"heart lead allowed {k}" for k in NO_HEART_LEAD]
+    wanted += [f"KH forced: void {k}" for k in ("king_of_hearts", "rebel")]
+    wanted += ["KH forced: under the AH king_of_hearts"]
+    assert all(w in seen for w in wanted), ([w for w in wanted if w not in seen], seen)
+
+
+class LeadHigh:
+    """Scripted seat: leads its highest legal card, else plays its lowest legal card."""
+
+    games = ("kierki",)
+
+    def play(self, obs, legal, rng):
+        return max(cards_of(legal)) if not obs.trick else min(cards_of(legal))
+
+
+def play_rigged_deal(rules: Rules, hands: list[str], k: int) -> dict:
+    """Play deals 0..k of game 0 (4 players) with LeadHigh seats, each deal with ``hands``
+    given out from its leader on; return deal ``k``'s end snapshot and rows."""
+    players = [py_seat(f"LeadHigh{s}", LeadHigh) for s in range(4)]
+    driver = PythonDriver(rules, players, 0)
+    driver.start_game(0)
+    st = driver.state
+    for d in range(k + 1):
+        next_kierki_decision(st.public, st.private, st.hidden, st.rngs, driver.rules_array)
+        leader = (d % 4 + 1) % 4
+        for j, text in enumerate(hands):
+            st.private[(leader + j) % 4, V_HAND] = parse_mask(text)
+            st.private[(leader + j) % 4, V_DEALT] = parse_mask(text)
+        driver.play_deal()
+    end = deal_end_snapshot(driver)
+    assert end["deal"] == k
+    end["rows"] = rows_of(driver.deal_out[: st.hidden[H_DEAL_ROWS]], 0, k)
+    return end
+
+
+def trick_of(end: dict, card: str) -> int:
+    """Return the trick (0-based) in which ``card`` was played."""
+    c = parse_mask(card).bit_length() - 1
+    return next(i for i, (_, played) in enumerate(end["plays"]) if played == c) // 4
+
+
+@pytest.mark.parametrize(("k", "rebel"), [(KING_OF_HEARTS, False), (REBEL, True)])
+def test_king_of_hearts_first_chance_when_void(k, rebel):
+    """B2, ``king_of_hearts_first_chance``: in RIGGED the leader runs its clubs and its
+    right-hand seat, void in clubs, holds the KH. On, it must drop the KH on trick 1;
+    off, the lowest-card seat keeps it until its spades and JH, QH are gone (trick 12).
+    The leader takes the KH either way."""
+    leader = (k % 4 + 1) % 4
+    for on, kh_trick in ((True, 0), (False, 11)):
+        rules = make_rules("kierki4", {"rebel": rebel, "king_of_hearts_first_chance": on})
+        end = play_rigged_deal(rules, RIGGED, k)
+        assert trick_of(end, "KH") == kh_trick
+        assert end["plays"][4 * kh_trick + 3] == ((leader + 3) % 4, KING_HEARTS.bit_length() - 1)
+        assert end["rows"][leader, D_POINTS] == full_value(k, rules)
+
+
+# The leader holds the AH and twelve clubs; its left, the KH, five low hearts and seven
+# diamonds; across, the other hearts; its right, every spade.
+AH_LEADS = [
+    "AH 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC",
+    "KH 2H 3H 4H 5H 6H 2D 3D 4D 5D 6D 7D 8D",
+    "7H 8H 9H TH JH QH 9D TD JD QD KD AD AC",
+    "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
+]
+
+
+def test_heart_lead_ban_and_first_chance_under_the_ace():
+    """B2, ``heart_lead_ban``: in the KH deal the LeadHigh leader may lead its AH only
+    with ``king_of_hearts`` (``every_heart``: it must lead a club, the KC).
+    ``king_of_hearts_first_chance``: on the AH, the next seat must play its KH (off: its
+    lowest heart, 2H), so the leader takes the KH in trick 1."""
+    leader = (KING_OF_HEARTS % 4 + 1) % 4
+    left = (leader + 1) % 4
+    first = {}
+    for ban in ("every_heart", "king_of_hearts"):
+        for on in (False, True):
+            options = {"heart_lead_ban": ban, "king_of_hearts_first_chance": on}
+            end = play_rigged_deal(make_rules("kierki4", options), AH_LEADS, KING_OF_HEARTS)
+            first[ban, on] = [c for _, c in end["plays"][:2]]
+            if ban == "king_of_hearts" and on:
+                assert end["rows"][leader, D_POINTS] == PER_KING_OF_HEARTS[0]
+                assert end["plays"][1][0] == left
+    code = lambda text: parse_mask(text).bit_length() - 1  # noqa: E731
+    assert first["every_heart", False][0] == first["every_heart", True][0] == code("KC")
+    assert first["king_of_hearts", False] == [code("AH"), code("2H")]
+    assert first["king_of_hearts", True] == [code("AH"), code("KH")]
 
 
 # --- 5. the lottery (B4) -------------------------------------------------------------
@@ -898,6 +1031,14 @@ def test_lottery(preset, leader):
     [
         ("kierki4", {"rebel": True, "must_trump": True, "allow_no_trump": True}),
         ("kierki3", {"stop_when_no_penalties": True, "lottery_leader": "dealer_left"}),
+        (
+            "kierki4",
+            {
+                "rebel": True,
+                "king_of_hearts_first_chance": True,
+                "heart_lead_ban": "king_of_hearts",
+            },
+        ),
     ],
 )
 def test_python_driver_equals_compiled_loop(preset, options):

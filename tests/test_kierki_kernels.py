@@ -104,11 +104,11 @@ def test_dealer_examples_4p():
 @pytest.mark.parametrize("kind", PENALTY_KINDS + (K.KIND_TRUMP,))
 def test_lead_hearts(kind):
     hand = parse_mask("2H AH 5C")
-    legal = K.legal_plays(kind, hand, -1, 0, -1, 0)
+    legal = K.legal_plays(kind, hand, -1, 0, -1, 0, 0, 0)
     if kind in (K.KIND_HEARTS, K.KIND_KING_OF_HEARTS, K.KIND_REBEL):
         assert legal == parse_mask("5C")
         # only hearts left: a heart may be led
-        assert K.legal_plays(kind, parse_mask("2H AH"), -1, 0, -1, 0) == parse_mask("2H AH")
+        assert K.legal_plays(kind, parse_mask("2H AH"), -1, 0, -1, 0, 0, 0) == parse_mask("2H AH")
     else:
         assert legal == hand
 
@@ -117,37 +117,89 @@ def test_lead_hearts(kind):
 def test_follow_suit_and_discard(kind):
     hand = parse_mask("2H KH 5C 9C QS")
     led = parse_mask("TC")
-    assert K.legal_plays(kind, hand, 0, led, -1, 0) == parse_mask("5C 9C")
+    assert K.legal_plays(kind, hand, 0, led, -1, 0, 0, 0) == parse_mask("5C 9C")
     # void in diamonds: anything, hearts included (discarding hearts is allowed)
-    assert K.legal_plays(kind, hand, 1, parse_mask("TD"), -1, 0) == hand
+    assert K.legal_plays(kind, hand, 1, parse_mask("TD"), -1, 0, 0, 0) == hand
+
+
+KH_DEALS = (K.KIND_KING_OF_HEARTS, K.KIND_REBEL)  # B2.5 and B2.7
+
+
+@pytest.mark.parametrize("kind", PENALTY_KINDS + (K.KIND_TRUMP,))
+def test_king_of_hearts_first_chance(kind):
+    """B2, option ``king_of_hearts_first_chance``: in the KH and rebel deals the KH holder
+    void in the led suit, or following hearts with the AH already in the trick, must play
+    the KH; every other play is unchanged, and off (or in other deals) nothing changes."""
+    hand = parse_mask("2H KH 5C 9C")
+    kh, both_hearts = parse_mask("KH"), parse_mask("2H KH")
+    applies = kind in KH_DEALS
+
+    def legal(led, trick, first_chance, cards=hand):
+        return K.legal_plays(kind, cards, led, parse_mask(trick), -1, 0, first_chance, 0)
+
+    # void in diamonds: the KH alone (on), any card (off)
+    assert legal(1, "TD", 1) == (kh if applies else hand)
+    assert legal(1, "TD", 0) == hand
+    # hearts led, the AH in the trick: the KH alone (on), either heart (off)
+    assert legal(3, "3H AH", 1) == (kh if applies else both_hearts)
+    assert legal(3, "3H AH", 0) == both_hearts
+    # hearts led without the AH, clubs led: follow suit as usual
+    assert legal(3, "3H QH", 1) == both_hearts
+    assert legal(0, "TC", 1) == parse_mask("5C 9C")
+    # the lead is unchanged; a hand without the KH is unchanged
+    assert legal(-1, "", 1) == legal(-1, "", 0)
+    assert legal(1, "TD", 1, parse_mask("2H 5C")) == parse_mask("2H 5C")
+
+
+@pytest.mark.parametrize("kind", PENALTY_KINDS + (K.KIND_TRUMP,))
+def test_heart_lead_ban(kind):
+    """B2, option ``heart_lead_ban``: in deals 2, 5 and 7, ``every_heart`` (default) bans
+    every heart lead while the leader holds another suit; ``king_of_hearts`` bans only the
+    KH, while the leader holds any other card. Other deals and following are unchanged."""
+    banned = kind in (K.KIND_HEARTS, K.KIND_KING_OF_HEARTS, K.KIND_REBEL)
+
+    def lead(cards, ban):
+        return K.legal_plays(kind, parse_mask(cards), -1, 0, -1, 0, 0, ban)
+
+    every, king = K.HEART_LEAD_BAN_EVERY_HEART, K.HEART_LEAD_BAN_KING
+    mixed = "2H KH AH 5C"
+    assert lead(mixed, every) == (parse_mask("5C") if banned else parse_mask(mixed))
+    assert lead(mixed, king) == (parse_mask("2H AH 5C") if banned else parse_mask(mixed))
+    # only hearts: every heart may be led by default; the KH still waits under king
+    assert lead("2H KH", every) == parse_mask("2H KH")
+    assert lead("2H KH", king) == (parse_mask("2H") if banned else parse_mask("2H KH"))
+    assert lead("KH", king) == parse_mask("KH")
+    # following is not a lead
+    follow = K.legal_plays(kind, parse_mask(mixed), 1, parse_mask("TD"), -1, 0, 0, king)
+    assert follow == parse_mask(mixed)
 
 
 def test_trump_without_must_trump():
     hand = parse_mask("2S 9S 4H")
     # void in clubs, trump spades: any card without must_trump
-    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 0) == hand
+    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 0, 0, 0) == hand
     # following suit always wins over trumping
-    assert K.legal_plays(K.KIND_TRUMP, hand, 3, parse_mask("KH"), 2, 1) == parse_mask("4H")
+    assert K.legal_plays(K.KIND_TRUMP, hand, 3, parse_mask("KH"), 2, 1, 0, 0) == parse_mask("4H")
 
 
 def test_must_trump():
     hand = parse_mask("2S 9S 4H")
-    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 1)
+    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), 2, 1, 0, 0)
     assert on == parse_mask("2S 9S")
     # must overtrump 5S if able: only 9S
-    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC 5S"), 2, 1)
+    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC 5S"), 2, 1, 0, 0)
     assert on == parse_mask("9S")
     # cannot overtrump TS: any trump
-    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC TS"), 2, 1)
+    on = K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC TS"), 2, 1, 0, 0)
     assert on == parse_mask("2S 9S")
     # no trump in hand: anything
-    assert K.legal_plays(K.KIND_TRUMP, parse_mask("4H 5D"), 0, parse_mask("AC"), 2, 1) == (
+    assert K.legal_plays(K.KIND_TRUMP, parse_mask("4H 5D"), 0, parse_mask("AC"), 2, 1, 0, 0) == (
         parse_mask("4H 5D")
     )
     # no trump suit (allow_no_trump): must_trump has nothing to force
-    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), -1, 1) == hand
+    assert K.legal_plays(K.KIND_TRUMP, hand, 0, parse_mask("AC"), -1, 1, 0, 0) == hand
     # must_trump never applies to a penalty deal
-    assert K.legal_plays(K.KIND_TRICKS, hand, 0, parse_mask("AC"), 2, 1) == hand
+    assert K.legal_plays(K.KIND_TRICKS, hand, 0, parse_mask("AC"), 2, 1, 0, 0) == hand
 
 
 # --- B2/B3 trick winner ----------------------------------------------------------------
@@ -313,8 +365,11 @@ def pick(rng: random.Random, mask: int) -> int:
     return rng.choice(list(cards_of(mask)))
 
 
-def play_trick_deal(rng, n, kind, trump, must_trump, leader, stop_early=False):
-    """Play one random legal penalty or trump deal; return (points per seat, tricks played)."""
+def play_trick_deal(rng, n, kind, trump, must_trump, leader, stop_early=False, kh_options=(0, 0)):
+    """Play one random legal penalty or trump deal; return (points per seat, tricks played).
+
+    kh_options: (king_of_hearts_first_chance, heart_lead_ban) codes.
+    """
     hands = deal_hands(rng, n)
     points = [0] * n
     taken = 0
@@ -327,7 +382,7 @@ def play_trick_deal(rng, n, kind, trump, must_trump, leader, stop_early=False):
         led = -1
         for i in range(n):
             seat = (leader + i) % n
-            legal = K.legal_plays(kind, hands[seat], led, in_trick, trump, must_trump)
+            legal = K.legal_plays(kind, hands[seat], led, in_trick, trump, must_trump, *kh_options)
             assert legal and legal & ~hands[seat] == 0
             c = pick(rng, legal)
             if i == 0:
@@ -389,10 +444,12 @@ def test_full_values_match_items():
 
 @pytest.mark.parametrize("n", [3, 4])
 @pytest.mark.parametrize("kind", PENALTY_KINDS)
-def test_conservation_penalty(n, kind):
+@pytest.mark.parametrize("kh_options", [(0, 0), (1, K.HEART_LEAD_BAN_KING)], ids=["", "kh"])
+def test_conservation_penalty(n, kind, kh_options):
+    """Random legal deals (with the KH options of B2 on, too) score their full value."""
     rng = random.Random(1000 * n + kind)
     for _ in range(30):
-        points, _ = play_trick_deal(rng, n, kind, -1, 0, rng.randrange(n))
+        points, _ = play_trick_deal(rng, n, kind, -1, 0, rng.randrange(n), kh_options=kh_options)
         assert sum(points) == FULL_VALUE[n][kind]
 
 
@@ -469,7 +526,7 @@ def test_kernels_inline_into_compiled_caller():
     @njit
     def one_trick(hand, table):
         lo, hi = K.lottery_suit_bounds(table, 0)
-        legal = K.legal_plays(K.KIND_TRUMP, hand, 0, table, 2, 1)
+        legal = K.legal_plays(K.KIND_TRUMP, hand, 0, table, 2, 1, 0, 0)
         cards = np.zeros(3, dtype=np.int64)
         cards[0] = 12
         cards[1] = 26

@@ -71,3 +71,49 @@ def test_ladder_holds_and_fails_as_it_should(tmp_path):
 def test_bad_ladders(tmp_path, bots):
     r = CliRunner().invoke(main, ["ladder", "--bots", bots, "--out", str(tmp_path)])
     assert r.exit_code != 0 and "Traceback" not in r.output
+
+
+def test_default_ladder_stops_at_heuristic():
+    from hsim.ladder import default_bots
+    from hsim.rules import parse_rules
+
+    assert default_bots(parse_rules("classic")) == ("random", "lowcard", "duck", "heuristic")
+    assert default_bots(parse_rules("kierki4")) == ("random", "kierki")
+
+
+def test_columns_align_with_long_specs():
+    from hsim.analysis.stats import Interval
+    from hsim.ladder import Rung, format_header, format_rung, ladder_labels
+    from hsim.rules import parse_rules
+
+    rules = parse_rules("classic")
+    bots = ["random", "path/to/a/rather/long/strategy_file.py:Bot(depth=3,width=12)", "lowcard"]
+    labels = ladder_labels(bots, rules)
+    assert labels[0] == f"{bots[1]} over 3 x random" and len(labels[0]) > 40
+    rungs = [
+        Rung(bots[1], "random", Interval(2.5, 2.4, 2.6, 1000), 87_735, None),
+        Rung("lowcard", bots[1], Interval(-12.25, -13.5, -11.0, 7), 300, None),
+    ]
+    header, *rows = [format_header(labels)] + [format_rung(r, labels, rules) for r in rungs]
+    for row, rung in zip(rows, rungs, strict=True):
+        assert row.startswith(rung_label := f"{rung.upper} over 3 x {rung.lower}")
+        assert row[len(rung_label)] == " "
+        for column, value in (("boards", f"{rung.advantage.n}"), ("deals", f"{rung.deals:,}")):
+            end = header.index(column) + len(column)  # numbers end under their heading
+            assert row[:end].endswith(" " + value) and row[end] == " "
+        ci = header.index("advantage, 95% CI")
+        assert row[ci:].startswith(f"{rung.advantage.estimate:+.3f} [")
+        assert row[header.index("holds") :] == ("yes" if rung.holds else "NO")
+
+
+def test_each_rung_is_named_before_its_progress_bar(tmp_path):
+    args = ["ladder", "--bots", "random,lowcard", "--boards", "64", "--workers", "1"]
+    shown = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a")])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stderr.startswith("rung 1 of 1: lowcard over 3 x random, 256 games\n")
+    assert "<00:0" in shown.stderr and "game/s" in shown.stderr  # the bar, with time left
+    quiet = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b"), "--no-progress"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    assert quiet.stdout.splitlines()[1:] == shown.stdout.splitlines()[1:2] + [
+        quiet.stdout.splitlines()[2]
+    ]

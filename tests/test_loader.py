@@ -83,3 +83,23 @@ def test_entry_points_are_found(monkeypatch):
 
     monkeypatch.setattr(importlib.metadata, "entry_points", fake)
     assert load("plugged").kind == "python"
+
+
+def test_manifest_description_holds_every_python_parameter(py_bot):
+    """A plain-Python bot's defaults are recorded as values, not as ``{}``."""
+    assert load(py_bot("PyRandom")).describe()["params"] == {"delay": 0.0}
+    assert load(py_bot("PyRandom", "delay=0.5")).describe()["params"] == {"delay": 0.5}
+    assert load(py_bot("Crashes")).describe()["params"] == {"holding": "AS KS"}
+    assert load(py_bot("PyLowcard")).describe()["params"] == {}
+
+
+def test_manifest_description_hashes_a_strategy_file(tmp_path):
+    import hashlib
+
+    bot = tmp_path / "mybot.py"
+    bot.write_text("class Bot:\n    def play(self, obs, legal, rng):\n        return 0\n")
+    described = load(f"{bot}:Bot").describe()
+    assert described["sha256"] == hashlib.sha256(bot.read_bytes()).hexdigest()
+    bot.write_text(bot.read_text() + "# edited\n")
+    assert load(f"{bot}:Bot").describe()["sha256"] != described["sha256"]
+    assert "sha256" not in load("heuristic").describe()  # hsim's own commit covers it

@@ -28,6 +28,31 @@ def test_suit_blocks_by_hand():
     assert count(spec, Rules(first_trick_points="allowed"), 4) == 13 * 13 * 13
 
 
+# Trick 1 so far 2C AC 2S: seat 3 (JS QS KS AS and 6H..AH) is void in clubs; seat 1
+# wins with AC and then holds 3H 4H 5H and the diamonds 5D..KD.
+BROKEN = "/".join(
+    [
+        "2C3C4C5C6C7C8C9CTCJCQCKC2H",
+        "AC3H4H5H5D6D7D8D9DTDJDQDKD",
+        "2D3D4DAD2S3S4S5S6S7S8S9STS",
+        "JSQSKSAS6H7H8H9HTHJHQHKHAH",
+    ]
+)
+
+
+@pytest.mark.parametrize(("first_breaks", "depth_2"), [(True, 4 * 9 + 9 * 12), (False, 13 * 9)])
+def test_first_trick_breaks_hearts_changes_the_count(first_breaks, depth_2):
+    """A1.6, ``first_trick_breaks_hearts`` (with ``first_trick_points=allowed``): seat 3
+    may play any of its 13 cards to trick 1. After a spade, seat 1 must lead one of its 9
+    diamonds; after one of the 9 hearts, hearts are broken only when trick 1 breaks them,
+    and seat 1 may then lead any of its 12 cards."""
+    spec = PositionSpec.parse(BROKEN, plays="2C AC 2S")
+    rules = Rules(first_trick_points="allowed", first_trick_breaks_hearts=first_breaks)
+    assert count(spec, rules, 1) == 13
+    assert count(spec, rules, 2) == depth_2
+    assert count(spec, rules, 3) == recursive(spec.position(rules), 3)
+
+
 def test_perft_leaves_the_position_unchanged():
     p = PositionSpec.parse(BLOCKS).position()
     before = p.state.public.copy(), p.state.private.copy()
@@ -62,6 +87,7 @@ def test_kernel_equals_recursion_on_random_positions(seed):
         queen_breaks_hearts=bool(seed & 1),
         queen_waits_for_broken_hearts=bool(seed & 2),
         first_trick_only_points=("queen", "any")[seed % 2],
+        first_trick_breaks_hearts=seed < 3,
     )
     spec = PositionSpec.parse(format_deal(hands))
     p = spec.position(rules)

@@ -13,6 +13,7 @@ PLAY_OPTIONS = [
     "lead_any_club",
     "hearts_must_be_broken",
     "queen_breaks_hearts",
+    "first_trick_breaks_hearts",
     "lead_hearts_instead_of_queen",
     "queen_waits_for_broken_hearts",
 ]
@@ -26,6 +27,7 @@ rules_st = st.builds(
     moon_requires_jack=st.booleans(),
     jack_in_moon_deal=st.booleans(),
     no_trick_bonus=st.sampled_from(("off", "no_points", "no_tricks")),
+    end_when=st.sampled_from(("reached", "exceeded")),
 )
 
 

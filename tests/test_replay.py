@@ -1,13 +1,14 @@
 """hsim replay: the same game again, trick by trick, from a run, a seed or a deal."""
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
 from hsim.engine.layout import D_DEAL_SCORE, D_POINTS, D_SCORE
 from hsim.loader import load_players
-from hsim.replay import replay_deal, replay_game, replay_run
-from hsim.rules import Rules
+from hsim.replay import replay_deal, replay_game, replay_run, rows_match
+from hsim.rules import Rules, canonical, make_rules
 from hsim.runner.run import RunConfig, run_tournament
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
@@ -72,3 +73,62 @@ def test_cli_replay_three_ways(tmp_path):
     assert bad.exit_code != 0 and "not in this run" in bad.output
     missing = runner.invoke(main, ["replay", str(tmp_path), "--game", "0"])
     assert missing.exit_code != 0 and "not an hsim run folder" in missing.output
+
+
+def test_kierki_replay_prints_each_deal_string():
+    """Kierki deals print their deal string as Hearts does: hands as dealt, seat 0 first."""
+    from hsim.cards import format_card
+    from hsim.replay import format_record
+    from hsim.rules import parse_rules
+
+    for preset, seats, size in (("kierki4", 4, 13), ("kierki3", 3, 17)):
+        rules = parse_rules(preset)
+        players = load_players(["random"] * seats, rules)
+        records, _ = replay_game(rules, players, 4, 1)
+        for r in records:
+            lines = format_record(r, ["random"] * seats)
+            (line,) = [x for x in lines if x.startswith("  deal string: ")]
+            hands = line.removeprefix("  deal string: ").split("/")
+            assert len(hands) == seats
+            assert hands == ["".join(format_card(c) for c in hand) for hand in r.hands]
+            assert all(len(h) == 2 * size for h in hands)
+            dealt = {h[i : i + 2] for h in hands for i in range(0, len(h), 2)}
+            assert len(dealt) == seats * size  # every card once
+
+
+NEW_OPTIONS = [
+    Rules(
+        first_trick_points="allowed",
+        first_trick_breaks_hearts=False,
+        moon="new_moon",
+        new_moon_any_score=True,
+        end_when="exceeded",
+        end_score=50,
+    ),
+    make_rules(
+        "kierki4",
+        {"rebel": True, "king_of_hearts_first_chance": True, "heart_lead_ban": "king_of_hearts"},
+    ),
+]
+
+
+@pytest.mark.parametrize("rules", NEW_OPTIONS, ids=["hearts", "kierki"])
+def test_replay_plays_under_the_new_options(tmp_path, rules):
+    """A run under the options of docs/rules.md A1.6, A2.2, A3 (Hearts) or B2 (Kierki)
+    replays with them: the same scores as recorded, the options in the header, and games
+    that differ from the same seed replayed under the defaults."""
+    specs = list(PLAYERS[: rules.players])
+    config = RunConfig(rules=rules, players=tuple(specs), games=6, seed=5)
+    run_tournament(config, tmp_path / "run", workers=1, progress=False)
+    differs = 0
+    base = make_rules("kierki4", {"rebel": True}) if rules.is_kierki else Rules()
+    for game in range(6):
+        _, replayed_rules, records, _, recorded = replay_run(tmp_path / "run", game)
+        assert replayed_rules == rules
+        assert recorded is not None and rows_match(records, recorded)
+        plain, _ = replay_game(base, load_players(specs, base), 5, game)
+        differs += [r.tricks for r in records] != [r.tricks for r in plain]
+    assert differs > 0
+    out = CliRunner().invoke(main, ["replay", str(tmp_path / "run"), "--game", "1"])
+    assert out.exit_code == 0, out.output
+    assert canonical(rules) in out.output.splitlines()[0]

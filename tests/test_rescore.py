@@ -36,6 +36,8 @@ SCORING = [
     Rules(perfect_100=True, end_score=150),
     Rules(no_draw=True, end_score=50),
     Rules(moon="new_moon"),
+    Rules(moon="new_moon", new_moon_any_score=True, clamp_at_zero=False),
+    Rules(end_when="exceeded", end_score=50),
     Rules(max_deals=5),
 ]
 

@@ -5,6 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hsim.rules import (
+    HEARTS_OPTIONS,
+    KIERKI_OPTIONS,
+    PLAY_OPTIONS,
     PRESETS,
     RULE_FIELDS,
     RULE_NAMES,
@@ -15,6 +18,7 @@ from hsim.rules import (
     ineffective_options,
     make_rules,
     parse_rules,
+    scoring_variant,
 )
 
 
@@ -139,3 +143,118 @@ def test_trump_trick_value_follows_the_player_count():
     assert parse_rules("kierki3(trump_trick_value=7)").trump_points == 7
     with pytest.raises(RulesError, match="0 .the default for the player count. or a positive"):
         parse_rules("kierki4(trump_trick_value=-2)")
+
+
+def test_rules_vector_indices_follow_the_field_order():
+    """Every field has its ``R_*`` index in hsim.engine.layout, numbered in field order
+    (the engine reads the vector by these numbers, so a field inserted without
+    renumbering them would make kernels read the wrong option)."""
+    from hsim.engine import layout
+
+    aliases = {"R_QUEEN_WAITS": "queen_waits_for_broken_hearts"}
+    index = {
+        aliases.get(name, name[2:].lower()): value
+        for name, value in vars(layout).items()
+        if name.startswith("R_") and name != "R_NAMES" and isinstance(value, int)
+    }
+    assert index == {n: i for i, n in enumerate(RULE_NAMES)}
+    assert len(RULE_NAMES) <= layout.RULES_LEN
+    vector = Rules(end_when="exceeded", heart_lead_ban="king_of_hearts").to_array()
+    assert vector[layout.R_END_WHEN] == 1 and vector[layout.R_HEART_LEAD_BAN] == 1
+    assert vector[layout.R_END_SCORE] == 100 and vector[layout.R_MAX_DEALS] == 200
+
+
+NEW_OPTION_STRINGS = [
+    "classic(first_trick_breaks_hearts=false)",
+    "classic(moon=new_moon,new_moon_any_score=true)",
+    "classic(end_score=50,end_when=exceeded)",
+    "classic(first_trick_points=allowed,first_trick_breaks_hearts=false,moon=new_moon,"
+    "new_moon_any_score=true,clamp_at_zero=false,end_when=exceeded,no_draw=true)",
+    "openspiel(first_trick_breaks_hearts=false)",
+    "kierki4(king_of_hearts_first_chance=true)",
+    "kierki4(heart_lead_ban=king_of_hearts)",
+    "kierki3(rebel=true,king_of_hearts_first_chance=true,heart_lead_ban=king_of_hearts)",
+]
+
+
+@pytest.mark.parametrize("text", NEW_OPTION_STRINGS)
+def test_new_options_round_trip_as_canonical_strings(text):
+    rules = parse_rules(text)
+    assert canonical(rules) == text
+    assert parse_rules(canonical(rules)) == rules
+    assert make_rules(text.partition("(")[0], [text.partition("(")[2][:-1]]) == rules
+
+
+def test_new_options_defaults_and_values():
+    d = Rules()
+    assert d.first_trick_breaks_hearts is True and d.new_moon_any_score is False
+    assert d.end_when == "reached" and d.heart_lead_ban == "every_heart"
+    assert d.king_of_hearts_first_chance is False
+    with pytest.raises(RulesError, match="reached|exceeded"):
+        make_rules("classic", ["end_when=over"])
+    with pytest.raises(RulesError, match="every_heart|king_of_hearts"):
+        make_rules("kierki4", ["heart_lead_ban=queen"])
+    with pytest.raises(RulesError, match="true|false"):
+        make_rules("kierki4", ["king_of_hearts_first_chance=2"])
+    names = [r["name"] for r in describe_options()]
+    for n in ("first_trick_breaks_hearts", "new_moon_any_score", "end_when"):
+        assert n in HEARTS_OPTIONS and n in names
+    for n in ("king_of_hearts_first_chance", "heart_lead_ban"):
+        assert n in KIERKI_OPTIONS and n in names
+
+
+@pytest.mark.parametrize(
+    "rules, fragment",
+    [
+        (Rules(new_moon_any_score=True), "new_moon_any_score has effect only with moon=new_moon"),
+        (
+            Rules(hearts_must_be_broken=False, first_trick_breaks_hearts=False),
+            "first_trick_breaks_hearts has effect only",
+        ),
+        (Rules(king_of_hearts_first_chance=True), "king_of_hearts_first_chance is a Kierki"),
+        (Rules(heart_lead_ban="king_of_hearts"), "heart_lead_ban is a Kierki"),
+        (make_rules("kierki4", ["end_when=exceeded"]), "end_when is a Hearts option"),
+        (make_rules("kierki3", ["new_moon_any_score=true"]), "new_moon_any_score is a Hearts"),
+        (
+            make_rules("kierki4", ["first_trick_breaks_hearts=false"]),
+            "first_trick_breaks_hearts is a Hearts",
+        ),
+        (Rules(perfect_100=True, end_score=74), "perfect_100"),
+        (Rules(perfect_100=True, end_score=73, end_when="exceeded"), "perfect_100"),
+    ],
+)
+def test_new_options_without_effect_are_warned(rules, fragment):
+    assert any(fragment in n for n in ineffective_options(rules)), ineffective_options(rules)
+
+
+def test_new_options_with_effect_are_not_warned():
+    for rules in (
+        Rules(moon="new_moon", new_moon_any_score=True),
+        Rules(first_trick_breaks_hearts=False),
+        Rules(
+            hearts_must_be_broken=False,
+            first_trick_breaks_hearts=False,
+            queen_waits_for_broken_hearts=True,
+        ),
+        Rules(end_when="exceeded"),
+        # exceeded lets a score of exactly end_score play on: 74 + 26 can make 100
+        Rules(perfect_100=True, end_score=74, end_when="exceeded"),
+        make_rules(
+            "kierki4", ["king_of_hearts_first_chance=true", "heart_lead_ban=king_of_hearts"]
+        ),
+    ):
+        assert ineffective_options(rules) == [], rules
+
+
+def test_new_options_play_or_scoring():
+    """Which options change play (RULES.md A1 and all of part B) and which only score
+    recorded deals (A2, A3): ``new_moon_any_score`` asks the shooter a question, as
+    ``moon`` does, and like ``moon`` it is a scoring option."""
+    assert {"first_trick_breaks_hearts", "king_of_hearts_first_chance", "heart_lead_ban"} <= (
+        PLAY_OPTIONS
+    )
+    assert not {"end_when", "new_moon_any_score", "moon"} & PLAY_OPTIONS
+    variant = scoring_variant(Rules(), "end_when=exceeded,moon=new_moon,new_moon_any_score=true")
+    assert variant.end_when == "exceeded" and variant.new_moon_any_score
+    with pytest.raises(RulesError, match="first_trick_breaks_hearts changes play"):
+        scoring_variant(Rules(), "first_trick_breaks_hearts=false")

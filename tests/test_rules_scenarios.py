@@ -18,7 +18,15 @@ import pytest
 
 from hsim.cards import format_mask, parse_mask
 from hsim.engine.hearts import pass_direction
-from hsim.engine.layout import D_DEAL, D_HAND, D_PASS_DIR, D_PASSED, D_RECEIVED, D_SEAT
+from hsim.engine.layout import (
+    D_DEAL,
+    D_HAND,
+    D_PASS_DIR,
+    D_PASSED,
+    D_RECEIVED,
+    D_SEAT,
+    P_HEARTS_BROKEN,
+)
 from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.position import IllegalPlayError, Position
@@ -361,6 +369,72 @@ def test_queen_breaks_hearts_only_with_option(queen_breaks):
     assert p.to_act == 1
     assert ("3H" in legal(p)) is queen_breaks
     assert {"5D", "QD"} <= legal(p)
+
+
+@pytest.mark.parametrize("first_breaks", [True, False])
+def test_first_trick_breaks_hearts_decides_whether_a_trick_1_heart_breaks(first_breaks):
+    """A1.6, option ``first_trick_breaks_hearts``: seat 3 discards 6H to trick 1 (allowed
+    by ``first_trick_points=allowed``). On (default), hearts are broken and the winner of
+    trick 1 may lead a heart; off, they are not: seat 1 must lead a diamond. A heart
+    played in trick 2 then breaks them either way."""
+    p = deal(BROKEN, first_trick_points="allowed", first_trick_breaks_hearts=first_breaks)
+    p.play("2C AC 2S 6H")
+    assert p.to_act == 1
+    assert int(p.state.public[P_HEARTS_BROKEN]) == first_breaks
+    diamonds = cards("5D 6D 7D 8D 9D TD JD QD KD")
+    assert legal(p) == (cards(SEAT_1_HAND) if first_breaks else diamonds)
+    if not first_breaks:
+        with pytest.raises(IllegalPlayError):
+            p.play("3H")
+    p.play("KD 2D 7H 3C")  # seat 3 discards 7H in trick 2: broken now, on or off
+    assert p.to_act == 1
+    assert legal(p) == cards("3H 4H 5H 5D 6D 7D 8D 9D TD JD QD")
+
+
+# Trick 1 is 2C AC QS AD: seat 2 holds only QS and hearts, so it must play QS (A1.5);
+# seat 1 wins with AC and then holds clubs and 2H.
+QUEEN_ON_TRICK_1 = [
+    "2C 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
+    "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2H",
+    "QS 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+    "AD 2S 3S 4S 5S 6S 7S 8S 9S TS JS KS AS",
+]
+
+
+@pytest.mark.parametrize("first_breaks", [True, False])
+def test_first_trick_breaks_hearts_also_covers_the_queen(first_breaks):
+    """A1.6, options ``first_trick_breaks_hearts`` and ``queen_breaks_hearts``: the QS
+    forced onto trick 1 breaks hearts only when trick 1 may break them."""
+    p = deal(QUEEN_ON_TRICK_1, queen_breaks_hearts=True, first_trick_breaks_hearts=first_breaks)
+    p.play("2C AC QS AD")
+    assert p.to_act == 1
+    clubs = cards("3C 4C 5C 6C 7C 8C 9C TC JC QC KC")
+    assert legal(p) == (clubs | {"2H"} if first_breaks else clubs)
+
+
+# Trick 1 is 2C AC 2S 2H: seat 3 holds only hearts, so it may discard one on trick 1
+# even under first_trick_points=forbidden (A1.5); seat 1 wins and leads diamonds, and
+# seat 2 (only spades) is void in them.
+ONLY_HEARTS_ON_TRICK_1 = [
+    "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD",
+    "AC 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
+    BLOCKS[2],
+    BLOCKS[3],
+]
+
+
+@pytest.mark.parametrize("first_breaks", [True, False])
+def test_first_trick_breaks_hearts_is_seen_by_the_queen_waits_rule(first_breaks):
+    """A1.6, A1.7: with ``queen_waits_for_broken_hearts``, the QS may be discarded in
+    trick 2 after a heart went to trick 1 only if that heart broke hearts."""
+    p = deal(
+        ONLY_HEARTS_ON_TRICK_1,
+        queen_waits_for_broken_hearts=True,
+        first_trick_breaks_hearts=first_breaks,
+    )
+    p.play("2C AC 2S 2H 2D")
+    spades = cards("3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS")
+    assert legal(p) == (spades if first_breaks else spades - {"QS"})
 
 
 # Trick 1 is 2C AC 2D 2S: seat 1 wins it with AC and then holds only QS and hearts.

@@ -19,6 +19,7 @@ from hsim.cards import mask_of, parse_cards
 from hsim.engine.hearts import (
     default_moon_choice,
     game_end,
+    moon_choice_asked,
     moon_shooter,
     place_of,
     score_deal,
@@ -302,6 +303,58 @@ def test_new_moon_shooter_under_26_gets_classic():
     assert column(p, D_SCORE) == [25, 26, 26, 26]
 
 
+@pytest.mark.parametrize("any_score", [False, True])
+def test_new_moon_any_score_asks_a_shooter_under_26(any_score):
+    """A2.2, option ``new_moon_any_score``: with ``moon=new_moon`` a shooter at 10 is asked
+    only with the option (off: the classic outcome); subtracting is then clamped at zero
+    (A2.4) like any score."""
+    p = blocks_moon(scores=(10, 40, 50, 60), moon="new_moon", new_moon_any_score=any_score)
+    assert (p.phase == "moon") is any_score
+    if any_score:
+        assert p.to_act == 0
+        p.choose_moon("subtract")
+        assert column(p, D_MOON_CHOICE) == [MOON_SUBTRACT, 0, 0, 0]
+        assert column(p, D_DEAL_SCORE) == [-26, 0, 0, 0]
+        assert column(p, D_SCORE) == [0, 40, 50, 60]
+    else:
+        assert column(p, D_MOON_CHOICE) == [MOON_ADD, 0, 0, 0]
+        assert column(p, D_SCORE) == [10, 66, 76, 86]
+
+
+def test_new_moon_any_score_without_the_clamp_and_the_default_choice():
+    """A2.2, A2.4: ``new_moon_any_score`` with ``clamp_at_zero=false``: 10 - 26 = -16. A
+    shooter under 26 that does not choose gets the unchanged default rule, which always
+    adds there (no opponent can be strictly below it after +26)."""
+    rules = {"moon": "new_moon", "new_moon_any_score": True}
+    p = blocks_moon(scores=(10, 0, 0, 0), clamp_at_zero=False, **rules)
+    p.choose_moon("subtract")
+    assert column(p, D_SCORE) == [-16, 0, 0, 0]
+    p = blocks_moon(scores=(25, 0, 0, 0), **rules)
+    assert p.phase == "moon"
+    p.choose_moon("default")
+    assert column(p, D_MOON_CHOICE) == [MOON_ADD, 0, 0, 0]
+    assert column(p, D_SCORE) == [25, 26, 26, 26]
+    # without moon=new_moon the option changes nothing: classic, never asked
+    p = blocks_moon(scores=(30, 0, 0, 0), new_moon_any_score=True)
+    assert p.phase != "moon" and column(p, D_SCORE) == [30, 26, 26, 26]
+
+
+@pytest.mark.parametrize("any_score", [False, True])
+def test_new_moon_any_score_on_the_kernels(any_score):
+    """A2.2 on the kernels: the choice is asked (and a recorded subtract applied when
+    re-scoring) at a score under 26 only with ``new_moon_any_score``."""
+    rules = Rules(moon="new_moon", new_moon_any_score=any_score)
+    before = [10, 40, 50, 60]
+    assert moon_choice_asked(rules.to_array(), arr(before), 0) is any_score
+    assert moon_choice_asked(rules.to_array(), arr([26, 0, 0, 0]), 0)
+    assert not moon_choice_asked(rules.to_array(), arr(before), -1)  # no moon
+    outcome, deal, new = kernel_score(rules, [26, 0, 0, 0], [13, 0, 0, 0], 0, before, MOON_SUBTRACT)
+    if any_score:
+        assert (outcome, deal, new) == (MOON_SUBTRACT, [-26, 0, 0, 0], [0, 40, 50, 60])
+    else:
+        assert (outcome, deal, new) == (MOON_ADD, [0, 26, 26, 26], [10, 66, 76, 86])
+
+
 def test_moon_kernels():
     """A2.2 on the kernels: moon_shooter (with/without omnibus + moon_requires_jack) and
     default_moon_choice."""
@@ -477,6 +530,32 @@ def test_game_ends_when_a_score_reaches_end_score(end_score, over):
         assert games(p, G_SCORE) == [40, 10, 0, 0]
 
 
+@pytest.mark.parametrize(("end_when", "over"), [("reached", True), ("exceeded", False)])
+def test_end_when_exceeded_needs_a_score_above_end_score(end_when, over):
+    """A3, option ``end_when``: seat 0 goes from 84 to exactly 100. ``reached`` (default)
+    ends the game there; ``exceeded`` plays on. 101 ends it either way."""
+    p = play_script(SPREAD, scores=(84, 0, 0, 0), end_when=end_when)
+    assert column(p, D_SCORE) == [100, 10, 0, 0]
+    assert game_over(p) is over
+    p = play_script(SPREAD, scores=(85, 0, 0, 0), end_when=end_when)
+    assert column(p, D_SCORE) == [101, 10, 0, 0]
+    assert game_over(p)
+    assert games(p, G_ENDED_BY) == [0] * 4 and games(p, G_WINNER) == [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize(("end_when", "over"), [("reached", True), ("exceeded", False)])
+def test_end_when_exceeded_with_no_draw_and_perfect_100(end_when, over):
+    """A3: ``no_draw`` and Perfect 100 work as before on top of ``end_when``. Seat 0 at
+    40 with end_score 40 and one seat alone lowest: reached ends, exceeded goes on; a
+    score of 100 made 50 by Perfect 100 ends neither."""
+    p = play_script(SPREAD, scores=(24, 5, 0, 3), end_score=40, no_draw=True, end_when=end_when)
+    assert column(p, D_SCORE) == [40, 15, 0, 3]
+    assert game_over(p) is over
+    p = play_script(SPREAD, scores=(84, 0, 0, 0), perfect_100=True, end_when=end_when)
+    assert column(p, D_SCORE) == [50, 10, 0, 0]
+    assert not game_over(p)
+
+
 def test_default_end_score_is_100():
     """A3: by default the game ends at 100 (99 goes on)."""
     p = play_script(SPREAD, scores=(83, 0, 0, 0))
@@ -555,6 +634,15 @@ def test_max_deals_ends_the_game_recorded_as_such(max_deals, over):
         ({"max_deals": 5}, [0, 0, 0, 0], 5, 1),
         ({"max_deals": 5, "no_draw": True}, [100, 10, 10, 20], 5, 1),
         ({"max_deals": 5}, [100, 10, 10, 20], 5, 0),  # end_score is checked first
+        # end_when=exceeded: strictly above end_score
+        ({"end_when": "exceeded"}, [100, 0, 0, 0], 5, -1),
+        ({"end_when": "exceeded"}, [101, 0, 0, 0], 5, 0),
+        ({"end_when": "exceeded", "end_score": 50}, [50, 0, 0, 0], 5, -1),
+        ({"end_when": "exceeded", "end_score": 50}, [51, 0, 0, 0], 5, 0),
+        ({"end_when": "exceeded", "no_draw": True}, [101, 10, 10, 20], 5, -1),
+        ({"end_when": "exceeded", "no_draw": True}, [101, 10, 11, 20], 5, 0),
+        ({"end_when": "exceeded", "max_deals": 5}, [100, 0, 0, 0], 5, 1),
+        ({"end_when": "exceeded", "max_deals": 5}, [100, 0, 0, 0], 4, -1),
     ],
 )
 def test_game_end_kernel(options, scores, deals, expected):

@@ -68,6 +68,28 @@ def test_python_tier_matches_compiled_tier(py_bot):
     assert np.array_equal(d1, d2) and np.array_equal(g1, g2)
 
 
+NEW_HEARTS_OPTIONS = Rules(
+    first_trick_points="allowed",
+    first_trick_breaks_hearts=False,
+    moon="new_moon",
+    new_moon_any_score=True,
+    end_when="exceeded",
+    end_score=60,
+)
+
+
+@pytest.mark.parametrize("rules", [Rules(), NEW_HEARTS_OPTIONS], ids=["classic", "new"])
+def test_python_driver_equals_compiled_loop(rules):
+    """The plain-Python driver and the compiled loop play the same games, also under the
+    options of docs/rules.md A1.6, A2.2 and A3 (heuristic reads end_when and New Moon)."""
+    players = load_players(["heuristic", "random", "duck", "random"])
+    deals, games = play_range(rules, players, 13, 0, 8)
+    driver = PythonDriver(rules, players, 13)
+    rows = [driver.play_game(g) for g in range(8)]
+    assert np.array_equal(deals, np.concatenate([d for d, _ in rows]))
+    assert np.array_equal(games, np.concatenate([g for _, g in rows]))
+
+
 def test_results_do_not_depend_on_chunking(py_bot):
     players = load_players([py_bot("PyRandom"), "random", py_bot("PyRandom"), "lowcard"])
     whole, _ = play_range(Rules(), players, 5, 0, 8)

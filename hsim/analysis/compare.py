@@ -20,6 +20,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from hsim.analysis.frames import (
     as_rules,
     compare_games,
@@ -142,7 +145,7 @@ def compare_rules(
             raise RunError(f"the {name} run was {result.status}; its parts are in {out / name}")
         dirs[name] = out / name
 
-    base_run = load_run(dirs["base"], deal_columns=["moon"])
+    base_run = load_run(dirs["base"], deal_columns=["moon", *PLAY_FACTS])
     report: dict[str, Any] = {
         "seed": seed,
         "games": games,
@@ -160,7 +163,7 @@ def compare_rules(
         "variants": [],
     }
     for i, v in enumerate(variants, 1):
-        run = load_run(dirs[f"variant-{i}"], deal_columns=["moon"])
+        run = load_run(dirs[f"variant-{i}"], deal_columns=["moon", *PLAY_FACTS])
         compared = compare_games(base_run.games, run.games)
         changes = winner_changes(compared)
         report["variants"].append(
@@ -168,6 +171,7 @@ def compare_rules(
                 "text": v.text,
                 "rules": v.label,
                 "changes_play": list(v.changes_play),
+                "play_changed": play_changed(base_run.base_deals, run.base_deals),
                 "differs": {k: _jsonable(x) for k, x in differences(base, v.rules).items()},
                 "run_dir": str(dirs[f"variant-{i}"]),
                 "summary": games_summary(run.games, run.base_deals, rules=v.rules),
@@ -179,6 +183,61 @@ def compare_rules(
     report = jsonable(report)
     (out / SUMMARY_FILE).write_text(json.dumps(report, indent=2) + "\n")
     return report
+
+
+#: Recorded facts of a deal that only the play decides, whatever the scoring (the hands
+#: are the deal's own; points, moons and scores depend on the scoring options too).
+PLAY_FACTS = (
+    "passed",
+    "tricks",
+    "hearts",
+    "queen_spades",
+    "jack_diamonds",
+    "trump",
+    "lottery_place",
+)
+
+
+def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int]:
+    """Count the deals both runs played (the same game and deal index, so the same hands)
+    in which some seat's passed cards, tricks, hearts, QS or JD taken, trump or lottery
+    place differ: play that changed under the variant. A lower bound: a deal played with
+    other cards to the same tricks and cards taken is not counted.
+
+    base_deals, deals: the ``deals`` rows of the two runs (game, deal, seat and the
+    columns of :data:`PLAY_FACTS` that are present). Returns {"deals": changed,
+    "compared": deals in both}.
+    """
+    keys = ["game", "deal", "seat"]
+    cols = [c for c in PLAY_FACTS if c in base_deals.columns and c in deals.columns]
+    both = base_deals[keys + cols].merge(deals[keys + cols], on=keys, suffixes=("_a", "_b"))
+    differs = np.zeros(len(both), bool)
+    for c in cols:
+        a, b = both[f"{c}_a"], both[f"{c}_b"]
+        same = (a == b).fillna(False).to_numpy(bool) | (a.isna() & b.isna()).to_numpy(bool)
+        differs |= ~same
+    per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()])
+    per_deal = per_deal.any()
+    return {"deals": int(per_deal.sum()), "compared": int(len(per_deal))}
+
+
+def play_label(variant: dict[str, Any]) -> str:
+    """Return what a variant does to play, for ``hsim compare-rules``'s list of rule sets:
+    the play options (RULES.md A1) it changes, or that it changes scoring options only,
+    which still changes what every strategy observes (the rules and the scores), so a
+    bot that reads them may play otherwise; then how many of the deals dealt in both
+    runs were played differently (:func:`play_changed`)."""
+    if variant["changes_play"]:
+        what = f"changes the rules of play: {', '.join(variant['changes_play'])}"
+    else:
+        what = (
+            "scoring options only: the same rules of play, but bots that read the rules or "
+            "the scores may play differently"
+        )
+    seen = variant.get("play_changed")
+    if seen and seen["compared"]:
+        what += f"; play differed in {seen['deals']:,} of {seen['compared']:,} deals dealt in both"
+    return what
 
 
 def _best(rules: Rules) -> str:
@@ -230,14 +289,9 @@ def format_comparison(report: dict[str, Any]) -> list[str]:
         f"the same deals under each rule set (95% intervals)",
     ]
     for name, s in sets:
-        note = ""
+        lines.append(f"  {name}: {s['rules']}  ({s['run_dir']})")
         if name != "base":
-            note = (
-                f"  [changes play: {', '.join(s['changes_play'])}]"
-                if s["changes_play"]
-                else "  [scoring only]"
-            )
-        lines.append(f"  {name}: {s['rules']}{note}  ({s['run_dir']})")
+            lines.append(f"    {play_label(s)}")
     lines.append("")
     w = 30
     header = f"{'':<24}" + "".join(f"{name:>{w}}" for name, _ in sets)

@@ -307,7 +307,8 @@ def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
 
     played: the rules the deals were played under; a recorded moon outcome counts as the
     strategy's choice only when ``played`` uses New Moon and the shooter held 26 or more
-    before the deal (RULES.md A2.2). None: no recorded choice is used.
+    before the deal, or at any score with ``new_moon_any_score`` (RULES.md A2.2). None:
+    no recorded choice is used.
 
     :raises RunFolderError: missing columns, or a deal without exactly one row per seat.
     """
@@ -330,7 +331,7 @@ def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
         before = np.zeros_like(score)
         same = game[1:] == game[:-1]
         before[1:][same] = score[:-1][same]
-        asked = (codes > 0) & (before >= 26)
+        asked = (codes > 0) & ((before >= 26) | played.new_moon_any_score)
         choice = np.where(asked, codes, 0).max(axis=1)
     return DealFacts(
         game,

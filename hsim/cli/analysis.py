@@ -12,6 +12,7 @@ import click
 from hsim.cli.common import (
     HELP,
     UserError,
+    announce_compile,
     build_rules,
     player_option,
     player_specs,
@@ -101,6 +102,7 @@ def compare_rules(
             )
         seen[v.rules] = v.text
     specs = player_specs(players, player_list)
+    announce_compile(specs)
     if out is None:
         out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     echo = None if as_json else (lambda line: click.echo(line, err=True))
@@ -179,6 +181,8 @@ def report(run_dir, scoring, as_json, plot_dir):
                 "--plot needs matplotlib, which is not installed: pip install matplotlib "
                 "(or pip install 'hsim[plot]')"
             ) from None
+    if scoring:  # re-scoring runs the engine's scoring kernels
+        announce_compile(parts=["rescore"], engine=False)
     try:
         run = load_run(run_dir, deal_columns=list(ANALYSIS_DEAL_COLUMNS))
         rep = build_report(run, scoring)

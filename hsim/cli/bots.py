@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from hsim.cli.common import HELP, build_rules, rule_option, rules_option, user_error, workers_option
+from hsim.cli.common import (
+    HELP,
+    announce_compile,
+    build_rules,
+    rule_option,
+    rules_option,
+    user_error,
+    workers_option,
+)
 
 
 @click.command(context_settings=HELP)
@@ -16,7 +24,8 @@ from hsim.cli.common import HELP, build_rules, rule_option, rules_option, user_e
     default=None,
     metavar="SPECS",
     help="The ladder, weakest first; each bot plays copies of the one before.  [default: "
-    "random,lowcard,duck,heuristic,pimc; Kierki: random,kierki]",
+    "random,lowcard,duck,heuristic; Kierki: random,kierki; add pimc, minutes a rung, with "
+    "--bots heuristic,pimc]",
 )
 @click.option(
     "--boards",
@@ -51,9 +60,15 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
     Example:
       hsim ladder --boards 2000 --seed 1
     """
-    from hsim.ladder import check_ladder, default_bots, run_ladder
+    from hsim.ladder import (
+        check_ladder,
+        default_bots,
+        format_header,
+        format_rung,
+        ladder_labels,
+        run_ladder,
+    )
     from hsim.loader import split_players
-    from hsim.runner.run import RunError, default_workers
     from hsim.strategy import StrategyError
 
     rules, _ = build_rules(preset, rule_items)
@@ -65,11 +80,15 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
         raise user_error(exc) from None
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
+    announce_compile(specs)
+    from hsim.runner.run import RunError, default_workers
+
     workers = workers or default_workers(rules.players * boards)
     check_ladder(specs, boards, seed, workers, rules)  # every rung, before any is played
     if out is None:
         out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    click.echo(f"{'rung':<40} {'boards':>6} {'deals':>9}  {'advantage, 95% CI':<22} holds")
+    labels = ladder_labels(specs, rules)
+    click.echo(format_header(labels))
     all_hold = True
     try:
         for rung in run_ladder(
@@ -80,15 +99,10 @@ def ladder(bots, boards, seed, preset, rule_items, workers, out, check, progress
             out,
             rules,
             progress,
+            echo=(lambda line: click.echo(line, err=True)) if progress else None,
         ):
-            ci = rung.advantage
             all_hold &= rung.holds
-            label = f"{rung.upper} over {rules.players - 1} x {rung.lower}"
-            click.echo(
-                f"{label:<40} {ci.n:>6} {rung.deals:>9,}  "
-                f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]  "
-                f"{'yes' if rung.holds else 'NO'}"
-            )
+            click.echo(format_rung(rung, labels, rules))
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     what = (

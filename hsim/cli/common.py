@@ -287,3 +287,18 @@ def parse_scores(text: str | None) -> tuple[int, ...]:
             param_hint="--scores",
         )
     return scores
+
+
+def announce_compile(specs=(), parts=(), engine: bool = True) -> None:
+    """Say on stderr, before the first compiled call, what is about to be compiled and
+    about how long it takes, when it is not in the cache yet (the first run after an
+    install or upgrade, or a strategy's first use): a cold compile takes a minute or
+    more, and the command would otherwise sit silent. Nothing is printed when the
+    cache is warm. specs: the strategy specs the command loads; parts: see
+    :func:`hsim._jit.compile_plan`.
+    """
+    from hsim import _jit
+
+    line = _jit.compile_notice(specs, parts, engine)
+    if line:
+        click.echo(line, err=True)

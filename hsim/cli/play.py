@@ -13,6 +13,7 @@ import click
 from hsim.cli.common import (
     HELP,
     RUN_DIR_KEY,
+    announce_compile,
     build_rules,
     player_option,
     player_specs,
@@ -110,6 +111,7 @@ def tournament(
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"run-{stamp}-seed{seed}"
 
+    announce_compile(specs)
     from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
 
     click.get_current_context().meta[RUN_DIR_KEY] = out
@@ -138,7 +140,12 @@ def tournament(
         )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
+    from hsim.runner.summary import scoring_summaries
+
     _print_result(result, duplicate, rules.is_kierki)
+    if config.score_also and result.games_done:
+        for name, rows in scoring_summaries(result.run_dir, config.scoring_names()[1:]).items():
+            _print_scoring(name, rows, duplicate)
     if result.status == "interrupted":
         click.echo(
             f"interrupted: {result.games_done} of {games * config.rotations} games were "
@@ -150,7 +157,14 @@ def tournament(
 
 
 def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
-    how = "compiled (cold: not in the cache) in" if result.compiled else "loaded compiled code in"
+    from hsim import _jit
+
+    if _jit.JIT_DISABLED:
+        how = "ran without compiling (NUMBA_DISABLE_JIT=1: plain Python); started in"
+    elif result.compiled:
+        how = "compiled (cold: not in the cache) in"
+    else:
+        how = "loaded compiled code in"
     rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
     click.echo(
         f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "
@@ -169,4 +183,17 @@ def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
         click.echo(
             f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['mean_points_per_deal']:>11.3f} "
             f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f}{moons}"
+        )
+
+
+def _print_scoring(name: str, rows: list[dict], duplicate: bool) -> None:
+    """Print the win rates and mean places of the same games under a --score-also scoring."""
+    who = "player" if duplicate else "seat"
+    w = max([8] + [len(row["strategy"]) for row in rows])
+    click.echo(f"scored as {name} (--score-also; same deals):")
+    click.echo(f"{who:>6}  {'strategy':<{w}}  {'win rate':>8} {'mean place':>10}")
+    for row in rows:
+        click.echo(
+            f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['win_rate']:>8.3f} "
+            f"{row['mean_place']:>10.3f}"
         )

@@ -10,6 +10,7 @@ from click.core import ParameterSource
 
 from hsim.cli.common import (
     HELP,
+    announce_compile,
     build_position,
     build_rules,
     load_one,
@@ -66,6 +67,7 @@ def replay(
     A run folder replays only built-in strategies unless --trust is given: its run.json
     may name any strategy file or module, and loading one runs its code.
     """
+    announce_compile(_replay_specs(run_dir, players, deal_text))
     from hsim import replay as rp
     from hsim.strategy import StrategyError
 
@@ -114,6 +116,23 @@ def replay(
         click.echo("\n".join(rp.format_record(record, specs)))
 
 
+def _replay_specs(run_dir, players, deal_text) -> list[str]:
+    """Return the strategy specs a replay will load (for the compile notice), or [] when
+    they cannot be known yet (the command then reports what is wrong)."""
+    from hsim.loader import split_players
+    from hsim.runner.manifest import read_manifest
+    from hsim.strategy import StrategyError
+
+    try:
+        if run_dir is not None:
+            return [p["spec"] for p in read_manifest(run_dir)["players"]]
+        if players:
+            return split_players(players)
+        return ["random"] if deal_text else []
+    except (OSError, ValueError, KeyError, TypeError, StrategyError):
+        return []
+
+
 @click.command(context_settings=HELP)
 @rules_option
 @rule_option
@@ -136,6 +155,7 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     from hsim.position import IllegalPlayError
 
     rules, _ = build_rules(preset, rule_items)
+    announce_compile(parts=["perft"])
     _, position = build_position(deal_text, pass_direction, passes, plays, rules)
     try:
         position.perft(0)  # compile (or load) before timing
@@ -222,6 +242,7 @@ def choose(
     from hsim.strategy import StrategyError
 
     rules, _ = build_rules(preset, rule_items)
+    announce_compile([spec])
     scores = parse_scores(scores_text)
     _, position = build_position(deal_text, pass_direction, passes, plays, rules, scores)
     (strategy,) = load_one(spec, rules)

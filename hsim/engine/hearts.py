@@ -8,7 +8,8 @@ Design notes
 - Pass directions are 0 left (to seat + 1), 1 right (seat - 1), 2 across (seat + 2),
   3 hold (A1.2).
 - Hearts are broken from the moment a heart is played, the current trick included, and
-  this is tracked whatever ``hearts_must_be_broken`` says (A1.6).
+  this is tracked whatever ``hearts_must_be_broken`` says (A1.6); with
+  ``first_trick_breaks_hearts=false`` nothing played to trick 1 breaks them.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from hsim.engine.layout import (
     PASS_HOLD,
     R_CLAMP_AT_ZERO,
     R_END_SCORE,
+    R_END_WHEN,
+    R_FIRST_TRICK_BREAKS_HEARTS,
     R_FIRST_TRICK_ONLY_POINTS,
     R_FIRST_TRICK_POINTS,
     R_HEARTS_MUST_BE_BROKEN,
@@ -53,6 +56,7 @@ from hsim.engine.layout import (
     R_MAX_DEALS,
     R_MOON,
     R_MOON_REQUIRES_JACK,
+    R_NEW_MOON_ANY_SCORE,
     R_NO_DRAW,
     R_NO_TRICK_BONUS,
     R_OMNIBUS,
@@ -60,6 +64,7 @@ from hsim.engine.layout import (
     R_PERFECT_100,
     R_QUEEN_BREAKS_HEARTS,
     R_QUEEN_WAITS,
+    RULES_LEN,
     V_DEALT,
     V_HAND,
     V_PASSED,
@@ -237,6 +242,18 @@ def legal_plays(public, rules, hand: int) -> int:
 
 
 @kernel
+def breaks_hearts(rules, c: int, trick: int) -> bool:
+    """Return whether card ``c`` played to trick ``trick`` (0-based) breaks hearts (A1.6).
+
+    A heart does, and QS with ``queen_breaks_hearts``; with
+    ``first_trick_breaks_hearts=false`` nothing played to trick 1 (``trick`` 0) does.
+    """
+    if trick == 0 and rules[R_FIRST_TRICK_BREAKS_HEARTS] == 0:
+        return False
+    return c // 13 == 3 or (c == QUEEN_SPADES and rules[R_QUEEN_BREAKS_HEARTS] != 0)
+
+
+@kernel
 def play_card(public, private, seat: int, c: int) -> bool:
     """Play card ``c`` from ``seat``'s hand; close the trick when it is complete.
 
@@ -257,7 +274,7 @@ def play_card(public, private, seat: int, c: int) -> bool:
         public[P_LED_SUIT] = suit
     elif suit != public[P_LED_SUIT]:
         public[P_VOIDS + seat] |= 1 << public[P_LED_SUIT]
-    if suit == 3 or (c == QUEEN_SPADES and public[P_RULES + R_QUEEN_BREAKS_HEARTS] != 0):
+    if breaks_hearts(public[P_RULES : P_RULES + RULES_LEN], c, public[P_TRICK]):
         public[P_HEARTS_BROKEN] = 1
     public[P_TRICK_LEN] += 1
     if public[P_TRICK_LEN] < N_SEATS:
@@ -317,8 +334,14 @@ def default_moon_choice(scores_before, shooter: int) -> int:
 
 @kernel
 def moon_choice_asked(rules, scores_before, shooter: int) -> bool:
-    """Return whether the shooter's strategy chooses the moon outcome (New Moon, A2.2)."""
-    return shooter >= 0 and rules[R_MOON] == 1 and scores_before[shooter] >= 26
+    """Return whether the shooter's strategy chooses the moon outcome (New Moon, A2.2).
+
+    Asked under ``moon=new_moon`` when the shooter's score before the deal is 26 or
+    more, or at any score with ``new_moon_any_score``.
+    """
+    if shooter < 0 or rules[R_MOON] != 1:
+        return False
+    return rules[R_NEW_MOON_ANY_SCORE] != 0 or scores_before[shooter] >= 26
 
 
 @kernel
@@ -366,18 +389,29 @@ def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_sc
 
 
 @kernel
+def score_ends_game(rules, high: int) -> bool:
+    """Return whether the highest game score ``high`` is past the end (A3): at least
+    ``end_score`` (``end_when=reached``) or above it (``end_when=exceeded``).
+    ``no_draw`` and ``max_deals`` are :func:`game_end`'s.
+    """
+    if rules[R_END_WHEN] == 1:
+        return high > rules[R_END_SCORE]
+    return high >= rules[R_END_SCORE]
+
+
+@kernel
 def game_end(rules, scores, deals_played: int) -> int:
     """Return how the game ended after ``deals_played`` deals, or -1 if it goes on (A3).
 
-    0: a score reached ``end_score`` (with ``no_draw``, and exactly one seat is lowest);
-    1: ``max_deals`` deals were played.
+    0: a score reached (or, with ``end_when=exceeded``, went over) ``end_score`` (with
+    ``no_draw``, and exactly one seat is lowest); 1: ``max_deals`` deals were played.
     """
     high = scores[0]
     low = scores[0]
     for s in range(1, N_SEATS):
         high = max(high, scores[s])
         low = min(low, scores[s])
-    if high >= rules[R_END_SCORE]:
+    if score_ends_game(rules, high):
         n_low = 0
         for s in range(N_SEATS):
             n_low += scores[s] == low

@@ -38,12 +38,15 @@ LOTTERY_LEADER_DEALER_LEFT = 1
 TRUMP_CHOOSER_DEALER_LEFT = 0  # B3 default
 TRUMP_CHOOSER_DEALER = 1
 NO_TRUMP = -1  # trump suit of a deal without trumps (penalty deals, allow_no_trump)
+HEART_LEAD_BAN_EVERY_HEART = 0  # B2 default: no heart lead while holding another suit
+HEART_LEAD_BAN_KING = 1  # only the KH may not be led while holding another card
 
 QUEEN_RANK = 10
 JACK_RANK = 9
 KING_RANK = 11
 KING_HEARTS = 3 * 13 + KING_RANK
 KH_BIT = 1 << KING_HEARTS
+AH_BIT = KH_BIT << 1
 RANK_ONE = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the four twos; << r gives rank r
 QUEENS_MASK = RANK_ONE << QUEEN_RANK
 MEN_MASK = (RANK_ONE << JACK_RANK) | (RANK_ONE << KING_RANK)
@@ -159,27 +162,45 @@ def trump_preview_size(n_players: int) -> int:
 
 @kernel
 def no_heart_lead(kind: int) -> bool:
-    """Return whether ``kind`` forbids leading a heart while holding another suit (B2)."""
+    """Return whether ``kind`` bans heart leads (deals 2, 5 and 7; B2, ``heart_lead_ban``)."""
     return kind in (KIND_HEARTS, KIND_KING_OF_HEARTS, KIND_REBEL)
 
 
 @kernel
 def legal_plays(
-    kind: int, hand: int, led_suit: int, trick_cards: int, trump: int, must_trump: int
+    kind: int,
+    hand: int,
+    led_suit: int,
+    trick_cards: int,
+    trump: int,
+    must_trump: int,
+    kh_first_chance: int,
+    heart_lead_ban: int,
 ) -> int:
     """Return the mask of the cards of ``hand`` that may be played to a trick (B2, B3).
 
     ``led_suit`` is -1 when leading, else 0..3; ``trick_cards`` is the mask of the cards
     already in the trick; ``trump`` the trump suit (-1 none; only a trump deal has one);
-    ``must_trump`` the B3 option (0/1). Empty only when ``hand`` is.
+    ``must_trump`` the B3 option (0/1); ``kh_first_chance`` the B2 option
+    ``king_of_hearts_first_chance`` (0/1); ``heart_lead_ban`` the B2 option's code
+    (``HEART_LEAD_BAN_EVERY_HEART`` or ``HEART_LEAD_BAN_KING``). Empty only when
+    ``hand`` is.
     """
     if led_suit < 0:
         if no_heart_lead(kind):
-            others = hand & ~HEARTS_MASK
+            banned = KH_BIT if heart_lead_ban == HEART_LEAD_BAN_KING else HEARTS_MASK
+            others = hand & ~banned
             if others:
-                return others  # B2: no heart lead while holding another suit
+                return others  # B2: no heart (or only no KH) lead while holding another card
         return hand
     follow = hand & (SUIT_MASK << (13 * led_suit))
+    if (
+        kh_first_chance
+        and hand & KH_BIT
+        and kind in (KIND_KING_OF_HEARTS, KIND_REBEL)
+        and (follow == 0 or (led_suit == 3 and trick_cards & AH_BIT))
+    ):
+        return KH_BIT  # B2 king_of_hearts_first_chance: void, or hearts with the AH in
     if follow:
         return follow
     if kind == KIND_TRUMP and must_trump and trump >= 0:

@@ -116,6 +116,8 @@ from hsim.engine.layout import (
     PH_PLAY,
     PH_TRUMP,
     R_ALLOW_NO_TRUMP,
+    R_HEART_LEAD_BAN,
+    R_KING_OF_HEARTS_FIRST_CHANCE,
     R_LOTTERY_LEADER,
     R_MUST_TRUMP,
     R_PLAYERS,
@@ -257,6 +259,8 @@ def kierki_legal(public, rules, hand: int) -> int:
         public[P_TRICK_CARDS],
         public[P_TRUMP],
         rules[R_MUST_TRUMP],
+        rules[R_KING_OF_HEARTS_FIRST_CHANCE],
+        rules[R_HEART_LEAD_BAN],
     )
 
 

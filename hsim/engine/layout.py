@@ -15,6 +15,7 @@ P_LEADER            seat that led (or will lead) the current trick
 P_TRICK_LEN         cards played to the current trick so far
 P_TO_ACT            seat whose decision is asked now
 P_HEARTS_BROKEN     1 once a heart (or QS with queen_breaks_hearts) has been played
+                    (not in trick 1 with first_trick_breaks_hearts=false)
 P_PLAYED            mask of every card played this deal, current trick included
 P_TRICK_CARDS       mask of the cards in the current trick
 P_LED_SUIT          suit led to the current trick, -1 before the lead
@@ -124,37 +125,43 @@ H_KIERKI = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
 H_TRUMP_CHOICE = H_KIERKI  # Kierki: the trump choice of this deal (0..3, TRUMP_NONE), else -1
 HIDDEN_LEN = H_KIERKI + 4
 
-# Rules vector indices (RULES.md parts A, B), in the order of hsim.rules.RULE_NAMES.
+# Rules vector indices (RULES.md parts A, B), in the order of hsim.rules.RULE_NAMES
+# (tests/test_rules.py checks that every field has its index here, in order).
 R_PASSING = 0  # 0 cycle, 1 none
 R_LEAD_ANY_CLUB = 1
 R_FIRST_TRICK_POINTS = 2  # 0 forbidden, 1 allowed
 R_FIRST_TRICK_ONLY_POINTS = 3  # 0 queen, 1 any
 R_HEARTS_MUST_BE_BROKEN = 4
 R_QUEEN_BREAKS_HEARTS = 5
-R_LEAD_HEARTS_INSTEAD_OF_QUEEN = 6
-R_QUEEN_WAITS = 7
-R_MOON = 8  # 0 classic, 1 new_moon
-R_MOON_REQUIRES_JACK = 9
-R_OMNIBUS = 10
-R_JACK_IN_MOON_DEAL = 11
-R_NO_TRICK_BONUS = 12  # 0 off, 1 no_points, 2 no_tricks
-R_CLAMP_AT_ZERO = 13
-R_PERFECT_100 = 14
-R_END_SCORE = 15
-R_NO_DRAW = 16
-R_MAX_DEALS = 17
-R_GAME = 18  # 0 hearts, 1 kierki
-R_PLAYERS = 19
-R_REBEL = 20
-R_TRUMP_TRICK_VALUE = 21
-R_TRUMP_CHOOSER = 22  # 0 dealer_left, 1 dealer
-R_ALLOW_NO_TRUMP = 23
-R_MUST_TRUMP = 24
-R_LOTTERY_LEADER = 25  # 0 dealer, 1 dealer_left
-R_STOP_WHEN_NO_PENALTIES = 26
+R_FIRST_TRICK_BREAKS_HEARTS = 6
+R_LEAD_HEARTS_INSTEAD_OF_QUEEN = 7
+R_QUEEN_WAITS = 8
+R_MOON = 9  # 0 classic, 1 new_moon
+R_NEW_MOON_ANY_SCORE = 10
+R_MOON_REQUIRES_JACK = 11
+R_OMNIBUS = 12
+R_JACK_IN_MOON_DEAL = 13
+R_NO_TRICK_BONUS = 14  # 0 off, 1 no_points, 2 no_tricks
+R_CLAMP_AT_ZERO = 15
+R_PERFECT_100 = 16
+R_END_SCORE = 17
+R_END_WHEN = 18  # 0 reached, 1 exceeded
+R_NO_DRAW = 19
+R_MAX_DEALS = 20
+R_GAME = 21  # 0 hearts, 1 kierki
+R_PLAYERS = 22
+R_REBEL = 23
+R_TRUMP_TRICK_VALUE = 24
+R_TRUMP_CHOOSER = 25  # 0 dealer_left, 1 dealer
+R_ALLOW_NO_TRUMP = 26
+R_MUST_TRUMP = 27
+R_LOTTERY_LEADER = 28  # 0 dealer, 1 dealer_left
+R_STOP_WHEN_NO_PENALTIES = 29
+R_KING_OF_HEARTS_FIRST_CHANCE = 30
+R_HEART_LEAD_BAN = 31  # 0 every_heart, 1 king_of_hearts
 assert RULE_NAMES[R_MAX_DEALS] == "max_deals"
-assert RULE_NAMES[R_STOP_WHEN_NO_PENALTIES] == "stop_when_no_penalties"
-assert len(RULE_NAMES) == 27 <= RULES_LEN
+assert RULE_NAMES[R_HEART_LEAD_BAN] == "heart_lead_ban"
+assert len(RULE_NAMES) == 32 <= RULES_LEN
 assert X_SCORES == RULES_LEN
 
 PASS_LEFT, PASS_RIGHT, PASS_ACROSS, PASS_HOLD = 0, 1, 2, 3

@@ -1,0 +1,103 @@
+"""Compiled-code set-up: the cache folder, and telling a cold cache from a warm one."""
+
+import importlib.util
+import sys
+
+import numba
+import pytest
+
+from hsim import _jit
+
+SOURCE = """
+from numba import njit
+
+
+@njit(cache=True)
+def add_one(x):
+    return x + 1
+"""
+
+
+def _import(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _use_cache(monkeypatch, folder):
+    # numba re-reads its settings from the environment when it compiles: set both.
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(folder))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(folder))
+
+
+def test_cold_until_compiled_then_cold_again_when_the_source_changes(tmp_path, monkeypatch):
+    _use_cache(monkeypatch, tmp_path / "cache")
+    source = tmp_path / "tiny_kernels.py"
+    source.write_text(SOURCE)
+    assert _jit.cold_sources([source]) == [source]  # nothing cached yet
+    module = _import(source, "hsim_test_tiny_kernels")
+    assert module.add_one(1) == 2  # compiled and written to the cache
+    assert _jit.cold_sources([source]) == []
+    source.write_text(SOURCE + "# edited\n")  # numba would not use that cache any more
+    assert _jit.cold_sources([source]) == [source]
+    del sys.modules["hsim_test_tiny_kernels"]
+
+
+def test_the_engine_is_warm_once_loaded_and_cold_in_an_empty_cache(tmp_path, monkeypatch):
+    import hsim.engine.game  # noqa: F401  (compiled, or loaded from the cache)
+    import hsim.engine.kierki_game  # noqa: F401
+    import hsim.strategies.random_bot  # noqa: F401  (and hsim.strategy)
+
+    assert _jit.cold_sources(_jit.ENGINE_SOURCES) == []
+    assert _jit.compile_plan(["random"]) == []
+    assert _jit.compile_notice(["random"]) is None
+    _use_cache(monkeypatch, tmp_path / "empty")
+    assert _jit.cold_sources(_jit.ENGINE_SOURCES) == [p.resolve() for p in _jit.ENGINE_SOURCES]
+    assert [what for what, _ in _jit.compile_plan(["heuristic", "heuristic(x=1)"])] == [
+        "engine",
+        "heuristic",
+    ]
+    notice = _jit.compile_notice(["heuristic", "lowcard"])
+    assert notice.startswith("compiling the engine and heuristic (first run after install")
+    assert "about 90 s, then cached in " in notice and notice.endswith("...")
+    monkeypatch.setattr(_jit, "JIT_DISABLED", True)  # NUMBA_DISABLE_JIT: nothing compiles
+    assert _jit.compile_notice(["heuristic"]) is None
+
+
+def test_a_cold_strategy_alone_is_named(tmp_path, monkeypatch):
+    import hsim.engine.game  # noqa: F401
+
+    monkeypatch.setattr(
+        _jit, "cold_sources", lambda sources: [s for s in sources if "pimc" in str(s)]
+    )
+    assert _jit.compile_notice(["pimc"]) == (
+        f"compiling pimc (first use since install or upgrade; about 30 s, then cached in "
+        f"{_jit.cache_home()})..."
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "found"),
+    [
+        ("heuristic", "heuristic.py"),
+        ("pimc(worlds=5)", "pimc.py"),
+        ("random", "random_bot.py"),
+        ("tests.bots.python_bots:PyLowcard", None),
+        ("no_such_bot", None),
+    ],
+)
+def test_strategy_sources_are_found_without_importing(spec, found):
+    path = _jit.strategy_source(spec)
+    assert (path.name if path else None) == found
+
+
+def test_strategy_files_count_only_when_they_cache(tmp_path):
+    cached = tmp_path / "fast.py"
+    cached.write_text(SOURCE)
+    plain = tmp_path / "plain.py"
+    plain.write_text("class Bot:\n    pass\n")
+    assert _jit.strategy_source(f"{cached}:add_one") == cached.resolve()
+    assert _jit.strategy_source(f"{plain}:Bot") is None
+    assert _jit.strategy_source(f"{tmp_path}/missing.py:Bot") is None
