@@ -48,7 +48,7 @@ from hsim.strategy import StrategyError
 
 #: The decision kinds, in the order a deal asks them.
 KINDS = ("pass", "play", "moon", "trump")
-#: Moon choices by value (RULES.md A2.2) and trump choices by value (B3), in words.
+#: Moon choices by value (docs/rules.md A2.2) and trump choices by value (B3), in words.
 MOON_CHOICES = ("default", "add", "subtract")
 TRUMP_CHOICES = (*SUIT_NAMES, "no trump")
 _STATUS = {"pass": ST_NEED_PASS, "play": ST_NEED_PLAY, "moon": ST_NEED_MOON, "trump": ST_NEED_TRUMP}
@@ -60,7 +60,7 @@ class Decision:
 
     kind: ``pass``, ``play``, ``moon`` or ``trump``. seat: the deciding seat. value: for
     a pass the 3 cards (a :class:`~hsim.cards.CardSet`), for a play the card (0..51), for
-    a moon choice 0 default, 1 add, 2 subtract (RULES.md A2.2, New Moon), for a trump
+    a moon choice 0 default, 1 add, 2 subtract (docs/rules.md A2.2, New Moon), for a trump
     choice the suit 0..3 (C, D, S, H) or 4, no trump (Kierki B3). ``str()`` gives it in
     words: ``AS KS QS``, ``QS``, ``add``, ``spades``.
     """
@@ -104,7 +104,7 @@ def decide(
     strategy: a spec (``'pimc(worlds=20)'``) or a loaded strategy. seed, game: the run
     seed (0..2**64-1) and game index (0..2**63-1) whose seat stream the
     strategy draws from (module docstring). seat: only for a pass, the seat to ask
-    (passes are made blind, RULES.md A1.2, so any seat's is due until the exchange;
+    (passes are made blind, docs/rules.md A1.2, so any seat's is due until the exchange;
     default: the next seat to pass); any other decision belongs to the seat to act, the
     shooter (moon) or the trump chooser. The position is not changed.
 

@@ -164,7 +164,7 @@ class Position:
         It stops after ``decisions`` decisions (passes, plays, moon and trump choices, in
         the order the engine asks them), then, with ``until`` (``pass``, ``play``,
         ``moon`` or ``trump``), at the next decision of that kind. Kierki positions
-        (RULES.md part B; a trump choice: ``until="trump"``) come only from here.
+        (docs/rules.md part B; a trump choice: ``until="trump"``) come only from here.
         rules: Rules or a rules string; players: one spec (or LoadedStrategy) per seat.
 
         :raises ValueError: the game ends before that decision, or ``until`` is unknown.
@@ -262,7 +262,7 @@ class Position:
 
     def legal(self) -> CardSet:
         """The cards the seat to act may play now (a :class:`~hsim.cards.CardSet`;
-        RULES.md A1.3-A1.7, Kierki B2)."""
+        docs/rules.md A1.3-A1.7, Kierki B2)."""
         st = self.state
         legal = kierki_legal if self.rules.is_kierki else legal_plays
         return CardSet(int(legal(st.public, self.rules_array, st.private[self.to_act, V_HAND])))

@@ -30,7 +30,7 @@ QS_DEAL = (
 
 def moon_position(rules="classic(moon=new_moon)", scores=(30, 10, 10, 10)):
     """Seat 0 holds the top cards (and the JD): it wins every trick, all 26 points (New
-    Moon asks the shooter only from a game score of 26, RULES.md A2.2)."""
+    Moon asks the shooter only from a game score of 26, docs/rules.md A2.2)."""
     hands = [
         "AC KC QC JD AD KD QD AS KS QS AH KH QH",
         "2C 3C 4C 2D 3D 4D 2S 3S 4S 2H 3H 4H 5H",
