@@ -1,10 +1,10 @@
 """Compiled-code set-up: the numba cache folder, keyed on hsim's own source.
 
 numba's on-disk cache does not notice when an inlined callee in another file changes
-(DESIGN.md), so a cache written by one version of hsim's source must never be read by
-another. The cache lives in ``$HSIM_CACHE_DIR`` (default ``~/.cache/hsim``) under a
-folder named by a hash of every module of ``hsim`` and of the built-in strategies that
-holds compiled code (:func:`source_hash`).
+(measured while building the engine), so a cache written by one version of hsim's
+source must never be read by another. The cache lives in ``$HSIM_CACHE_DIR`` (default
+``~/.cache/hsim``) under a folder named by a hash of every module of ``hsim`` and of
+the built-in strategies that holds compiled code (:func:`source_hash`).
 A ``NUMBA_CACHE_DIR`` already set by the user is respected.
 
 Import this module before anything that defines ``@njit(cache=True)`` kernels.

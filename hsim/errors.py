@@ -105,8 +105,14 @@ def strategy_failure(exc: BaseException) -> bool:
             handler = signal.getsignal(signal.SIGINT)
         except (ValueError, OSError):  # pragma: no cover - no signals here
             return False
-        return handler is on_sigint or handler == signal.SIG_IGN
+        # on_sigint and a runner's own handler (marked ``notes_signals``) note a real
+        # Ctrl-C before anything is raised, so an unnoted KeyboardInterrupt is the strategy's.
+        return handler is on_sigint or handler == signal.SIG_IGN or _notes(handler)
     return False
+
+
+def _notes(handler) -> bool:
+    return bool(getattr(handler, "notes_signals", False))
 
 
 def describe(exc: BaseException) -> str:

@@ -7,7 +7,7 @@ deals), so the interval is taken over per-board values: the upper bot's edge per
 over the lower copies, in ``deal_score``. In Hearts lower is better, so the edge is the
 lower copies' mean minus the upper bot's, where a deal's score is after the moon and
 bonuses (a successful moon counts 0 for the shooter and 26 for the others, not 26 raw
-points); in Kierki higher is better (RULES.md B5), so it is the upper bot's mean minus
+points); in Kierki higher is better (docs/rules.md B5), so it is the upper bot's mean minus
 the lower copies'. A rung *holds* when that advantage's 95% interval lies above zero.
 """
 

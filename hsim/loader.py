@@ -7,7 +7,11 @@ A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
 3. ``openspiel:ismcts``, ``openspiel:mcts`` or ``openspiel:package.module:factory``: an
    OpenSpiel bot (:mod:`hsim.openspiel`, the ``hsim[openspiel]`` extra);
 4. ``package.module:attr``;
-5. ``path/to/file.py:attr``.
+5. ``path/to/file.py:attr``: the file is imported under a name made from its resolved
+   path (:func:`file_module_name`), so two copies of one file in two folders (two versions
+   of a bot) load as two strategies, and a compiled file's cached code is found again in a
+   later run. A ``package.module`` is imported through ``sys.path``, so one process holds
+   one version of it: name two versions by their files.
 
 The attribute is a :class:`~hsim.strategy.CompiledStrategy` or a plain-Python class
 (instantiated with the parameters as keyword arguments). ``--players`` splits seats on
@@ -147,11 +151,29 @@ def _entry_point(name: str) -> Any | None:
     return None
 
 
+def file_module_name(path: Path) -> str:
+    """Return the module name a strategy file at ``path`` is imported under.
+
+    ``hsim_user_<stem>_<first 16 hex digits of the sha256 of the resolved absolute path>``:
+    the same in every process (the on-disk cache of a ``cache=True`` function remembers the
+    module it was compiled in, and a later run must import the file under that name
+    again), and different for two copies of one file in two folders (e.g. a ``git
+    worktree`` of ``main`` and the working tree), so both load at one table as themselves.
+
+    >>> file_module_name(Path("/bots/my-bot.py"))
+    'hsim_user_my_bot_972762d88c711a61'
+    """
+    path = Path(path).expanduser().resolve()
+    stem = "".join(ch if ch.isalnum() else "_" for ch in path.stem)
+    digest = hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()
+    return f"hsim_user_{stem}_{digest[:16]}"
+
+
 def _from_file(path_text: str, attr: str) -> Any:
     path = Path(path_text).expanduser().resolve()
     if not path.is_file():
         raise StrategySpecError(f"strategy file {path_text!r} does not exist")
-    module_name = "hsim_user_" + path.stem + "_" + str(abs(hash(str(path))))
+    module_name = file_module_name(path)
     module = sys.modules.get(module_name)
     if module is None:
         spec = importlib.util.spec_from_file_location(module_name, path)
@@ -446,7 +468,7 @@ def load(spec: str) -> LoadedStrategy:
 def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStrategy]:
     """Resolve one spec per seat of ``rules`` (default: Hearts, 4 seats).
 
-    :raises StrategyError: a number of specs other than the rules' player count (RULES.md
+    :raises StrategyError: a number of specs other than the rules' player count (docs/rules.md
         B1: Kierki 3 or 4, Hearts 4), an invalid spec, a strategy that does not play
         the rules' game, or one whose ``check_rules`` refuses the rules.
     """

@@ -7,6 +7,10 @@ runs compiled seats, calling their functions from Python.
 
 from __future__ import annotations
 
+import signal
+import threading
+import time
+
 import numpy as np
 
 from hsim.cards import format_card, format_mask
@@ -65,6 +69,63 @@ from hsim.rules import Rules
 from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
+RESPONSIVE_CALL_S = 0.2
+
+
+class DecisionTimeout(BaseException):
+    """A plain-Python strategy's decision took longer than the decision timeout.
+
+    A BaseException, so that a strategy's own ``except Exception`` cannot swallow it; the
+    driver turns it into a :class:`StrategyError` naming the strategy, seat, game, seed.
+    """
+
+
+class DecisionTimeoutError(StrategyError):
+    """The strategy error of a decision that ran past ``--decision-timeout``."""
+
+
+class _DecisionTimer:
+    """Arms SIGALRM around each plain-Python decision (``--decision-timeout``).
+
+    seconds: the limit, or None for none. Works only in the main thread (where Python
+    runs signal handlers); elsewhere (a thread of a Dask worker, say) it does nothing.
+    """
+
+    def __init__(self, seconds: float | None) -> None:
+        main = threading.current_thread() is threading.main_thread()
+        self.seconds = seconds if seconds and seconds > 0 and main else None
+        self.active = False
+        self.fired = False
+        self._old = None
+
+    def install(self) -> None:
+        if self.seconds:
+            self._old = signal.signal(signal.SIGALRM, self._expired)
+
+    def uninstall(self) -> None:
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old or signal.SIG_DFL)
+
+    def _expired(self, signum, frame) -> None:
+        if self.active:
+            self.fired = True
+            raise DecisionTimeout()
+
+    def __enter__(self) -> _DecisionTimer:
+        if self.seconds:
+            self.fired = False
+            self.active = True
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.seconds:
+            self.active = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+_NO_TIMER = _DecisionTimer(None)
 
 
 class GameState:
@@ -123,7 +184,7 @@ def _invalid_answer(players, state, seed) -> StrategyError:
 def _buffers(n_games: int, rules: Rules, scorings=()) -> tuple[np.ndarray, np.ndarray]:
     # about 16 deals a game is generous for end_score 100; the loop refills if not.
     most = max([rules.max_deals] + [r.max_deals for r in scorings])
-    if rules.is_kierki:  # a fixed number of deals (RULES.md B1)
+    if rules.is_kierki:  # a fixed number of deals (docs/rules.md B1)
         most = n_deals(rules.players, int(rules.rebel))
         return (
             np.zeros((rules.players * most * min(n_games, 4096), DEAL_COLS), np.int64),
@@ -138,7 +199,7 @@ def _buffers(n_games: int, rules: Rules, scorings=()) -> tuple[np.ndarray, np.nd
 
 
 def set_scorings(state: GameState, scorings=()) -> None:
-    """Give the engine other scorings to follow (``--score-also``; RULES.md A2, A3).
+    """Give the engine other scorings to follow (``--score-also``; docs/rules.md A2, A3).
 
     scorings: full rule sets, each the base rules with scoring options changed; at most
     MAX_EXTRA. Their game rows carry scoring index k + 1.
@@ -159,18 +220,27 @@ def play_range(
     first: int,
     stop: int,
     scorings: tuple[Rules, ...] = (),
+    decision_timeout: float | None = None,
+    responsive: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play games ``first .. stop-1`` of run ``seed``; return (deal rows, game rows).
 
     Rows are int64 arrays with the D_* / G_* columns of :mod:`hsim.engine.layout`; deal
     rows sorted by game, deal, seat, game rows by game, scoring, seat. scorings: other
     scorings each game is also followed under (see :func:`set_scorings`).
+    decision_timeout: seconds a plain-Python strategy may take per decision (None: no
+    limit; compiled strategies are not timed: they cannot block in Python). responsive:
+    return to Python about every ``RESPONSIVE_CALL_S`` seconds (a run played in its main
+    process, so that SIGINT and SIGTERM act at once); the records do not change.
 
-    :raises StrategyError: a strategy raised, or gave a pass, card or moon choice the
-        rules do not allow; the message names the strategy, seat, game and run seed.
+    :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
+        gave a pass, card or moon choice the rules do not allow; the message names the
+        strategy, seat, game and run seed.
+    :raises hsim.stop.StopRequested: SIGINT or SIGTERM arrived (passed through, never
+        converted).
     """
     if any(p.kind == "python" for p in players):
-        return _play_range_python(rules, players, seed, first, stop, scorings)
+        return _play_range_python(rules, players, seed, first, stop, scorings, decision_timeout)
     rules_arr = rules.to_array()
     seats = players + players[:1] * (N_SEATS - len(players))  # 3-player Kierki: seat 3 idle
     pass_fns = tuple(p.compiled.pass_cards for p in seats)
@@ -193,14 +263,18 @@ def play_range(
     deals, games = [], []
     run_seed = seed_to_u64(seed)
     game = first
+    # responsive: play in calls of about RESPONSIVE_CALL_S, so that this thread gets back
+    # to Python (and its signal handlers) often even with slow compiled strategies.
+    at_once = 1 if responsive else stop - first
     while game < stop:
         state.hidden[H_DEAL_ROWS] = 0
         state.hidden[H_GAME_ROWS] = 0
+        t0 = time.perf_counter()
         try:
             done = loop(
                 run_seed,
                 game,
-                stop - game,
+                min(stop - game, at_once),
                 rules_arr,
                 *loop_fns,
                 params,
@@ -211,7 +285,7 @@ def play_range(
                 deal_out,
                 game_out,
             )
-        except BaseException as exc:
+        except BaseException as exc:  # a StopRequested is no strategy failure: re-raised
             if not strategy_failure(exc):
                 raise
             raise _error(players, state, seed, describe(exc)) from _cause(exc)
@@ -220,6 +294,9 @@ def play_range(
         deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
         games.append(game_out[: state.hidden[H_GAME_ROWS]].copy())
         game += done
+        if responsive:
+            per_game = max(time.perf_counter() - t0, 1e-6) / max(done, 1)
+            at_once = max(1, min(1 << 20, int(RESPONSIVE_CALL_S / per_game)))
     return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)
 
 
@@ -326,8 +403,10 @@ class PythonDriver:
         seed: int,
         state: GameState | None = None,
         scorings: tuple[Rules, ...] = (),
+        decision_timeout: float | None = None,
     ) -> None:
         self.rules = rules
+        self.timer = _DecisionTimer(decision_timeout)
         self.rules_array = rules.to_array()
         self.players = players
         self.seed = seed
@@ -361,7 +440,13 @@ class PythonDriver:
                 self.state.rngs[1 + s, 0] = stream_state(self.run_seed, game, PURPOSE_SEAT + s)
         for seat in self.seats:
             try:
-                seat.new_game(self.run_seed, game, self.rules)
+                with self._timer(seat.seat):
+                    seat.new_game(self.run_seed, game, self.rules)
+                self._check_timer()
+            except DecisionTimeout:
+                self.state.hidden[H_DECIDER] = seat.seat
+                self.state.hidden[H_GAME] = game
+                raise self._timed_out() from None
             except BaseException as exc:
                 if not strategy_failure(exc):
                     raise
@@ -374,20 +459,28 @@ class PythonDriver:
         (``ST_NEED_PASS``, ``ST_NEED_MOON``, ``ST_NEED_TRUMP``, else a play).
 
         :raises StrategyError: the strategy raised (any exception, ``sys.exit()``, or a
-            ``KeyboardInterrupt`` of its own: :func:`hsim.errors.strategy_failure`) or
-            answered with something that is not an int64.
+            ``KeyboardInterrupt`` of its own: :func:`hsim.errors.strategy_failure`),
+            answered with something that is not an int64, or took longer than the
+            decision timeout (:class:`DecisionTimeoutError`).
         """
         st = self.state
         s = int(st.hidden[H_DECIDER])
         try:
-            if status == ST_NEED_PASS:
-                return self.seats[s].pass_cards()
-            if status == ST_NEED_MOON:
-                return self.seats[s].moon_choice()
-            if status == ST_NEED_TRUMP:
-                return self.seats[s].trump_choice()
-            hand = st.private[s, V_HAND]
-            return self.seats[s].play(int(self._legal(st.public, self.rules_array, hand)))
+            with self._timer(s):
+                if status == ST_NEED_PASS:
+                    answer = self.seats[s].pass_cards()
+                elif status == ST_NEED_MOON:
+                    answer = self.seats[s].moon_choice()
+                elif status == ST_NEED_TRUMP:
+                    answer = self.seats[s].trump_choice()
+                else:
+                    hand = st.private[s, V_HAND]
+                    legal = int(self._legal(st.public, self.rules_array, hand))
+                    answer = self.seats[s].play(legal)
+            self._check_timer()
+            return answer
+        except DecisionTimeout:
+            raise self._timed_out() from None
         except BaseException as exc:
             if not strategy_failure(exc):
                 raise
@@ -421,6 +514,25 @@ class PythonDriver:
             )
         if code != ST_OK:
             raise _invalid_answer(self.players, st, self.seed)
+
+    def _timer(self, seat: int) -> _DecisionTimer:
+        """The decision timer for a plain-Python seat, a no-op for a compiled one."""
+        return self.timer if self.seats[seat].player is not None else _NO_TIMER
+
+    def _check_timer(self) -> None:
+        # A strategy that catches BaseException swallowed the timeout: still a timeout.
+        if self.timer.fired:
+            raise DecisionTimeout()
+
+    def _timed_out(self) -> StrategyError:
+        self.timer.fired = False
+        error = _error(
+            self.players,
+            self.state,
+            self.seed,
+            f"took longer than {self.timer.seconds:g} s to decide (--decision-timeout)",
+        )
+        return DecisionTimeoutError(str(error))
 
     def play_deal(self) -> bool:
         """Play until the current deal is scored; return True when that ended the game.
@@ -456,11 +568,17 @@ class PythonDriver:
         return self.deal_out[: h[H_DEAL_ROWS]].copy(), self.game_out[: h[H_GAME_ROWS]].copy()
 
 
-def _play_range_python(rules, players, seed, first, stop, scorings=()):
-    driver = PythonDriver(rules, players, seed, scorings=scorings)
+def _play_range_python(rules, players, seed, first, stop, scorings=(), decision_timeout=None):
+    driver = PythonDriver(
+        rules, players, seed, scorings=scorings, decision_timeout=decision_timeout
+    )
     deals, games = [], []
-    for game in range(first, stop):
-        d, g = driver.play_game(game)
-        deals.append(d)
-        games.append(g)
+    driver.timer.install()
+    try:
+        for game in range(first, stop):
+            d, g = driver.play_game(game)
+            deals.append(d)
+            games.append(g)
+    finally:
+        driver.timer.uninstall()
     return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)

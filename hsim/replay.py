@@ -3,7 +3,7 @@
 A game is a pure function of (rules, strategies, run seed, game index), so replaying
 plays it again through the same kernels (the Python driver) and records every deal:
 the deal string, the passes, each trick (leader, cards, winner, points) and the scores.
-Kierki games (RULES.md part B) show each deal's kind and dealer, the trump choice (with
+Kierki games (docs/rules.md part B) show each deal's kind and dealer, the trump choice (with
 the cards the chooser saw) and the lottery's plays in order.
 """
 

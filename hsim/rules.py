@@ -1,7 +1,7 @@
-"""Rule options of Hearts and Kierki (RULES.md parts A, B) as a frozen dataclass, presets,
+"""Rule options of Hearts and Kierki (docs/rules.md parts A, B) as a frozen dataclass, presets,
 string form.
 
-Every option has its RULES.md name, a default and a one-line meaning. A rule set's
+Every option has its docs/rules.md name, a default and a one-line meaning. A rule set's
 canonical string names a preset and the options that differ from it, e.g.
 ``classic(omnibus=true,end_score=50)``; :func:`parse_rules` reads it back.
 
@@ -38,7 +38,7 @@ def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any
 
 
 BOOL = (False, True)
-#: Kierki's deal kinds (RULES.md B1): the six penalty deals B2.1-B2.6, the rebel B2.7,
+#: Kierki's deal kinds (docs/rules.md B1): the six penalty deals B2.1-B2.6, the rebel B2.7,
 #: trump (B3), the lottery (B4); the deals dataset's ``kind`` column.
 KIERKI_KINDS = (
     "tricks",
@@ -52,7 +52,7 @@ KIERKI_KINDS = (
     "lottery",
 )
 GAMES = ("hearts", "kierki")
-ZERO_MEANS_DEFAULT = ("trump_trick_value",)  # 0: the value RULES.md gives for the seats
+ZERO_MEANS_DEFAULT = ("trump_trick_value",)  # 0: the value docs/rules.md B3 gives for the seats
 #: Upper bounds of the count options. The engine keeps scores and counts in int64, and a
 #: game must end: 10,000 is far beyond any real game (a Hearts deal adds at most 26 points
 #: to a score; a Kierki trump trick 20), and keeps every score and deal count small.
@@ -70,7 +70,7 @@ def _count_ok(name: str, value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Rules:
-    """The options of one rule set, named as in RULES.md parts A (Hearts) and B (Kierki).
+    """The options of one rule set, named as in docs/rules.md parts A (Hearts) and B (Kierki).
 
     ``game`` says which game the rules are for; the options of the other game are kept at
     their defaults and have no effect (:func:`ineffective_options` warns). Enumerated
@@ -157,7 +157,7 @@ class Rules:
     trump_trick_value: int = _opt(
         0,
         None,
-        "Kierki: points per trump-deal trick; 0: RULES.md's 15 (4 players) or 20 (3)",
+        "Kierki: points per trump-deal trick; 0: the usual 15 (4 players) or 20 (3)",
         "B3",
     )
     trump_chooser: str = _opt(
@@ -234,7 +234,7 @@ class Rules:
     @property
     def trump_points(self) -> int:
         """Points per trick in a Kierki trump deal: ``trump_trick_value``, or when it is 0
-        the RULES.md B3 default, +15 for 4 players and +20 for 3.
+        the docs/rules.md B3 default, +15 for 4 players and +20 for 3.
         """
         if self.trump_trick_value:
             return self.trump_trick_value
@@ -242,7 +242,7 @@ class Rules:
 
     @property
     def is_kierki(self) -> bool:
-        """Whether these are Kierki rules (RULES.md part B)."""
+        """Whether these are Kierki rules (docs/rules.md part B)."""
         return self.game == "kierki"
 
     def to_dict(self) -> dict[str, Any]:
@@ -262,10 +262,11 @@ PRESETS: dict[str, Rules] = {
     "kierki3": Rules(game="kierki", players=3),
 }
 PRESET_MEANINGS = {
-    "classic": "every RULES.md default: seed 000's game with all options off",
+    "classic": "Hearts with every default of docs/rules.md part A: the optional rules off",
     "openspiel": "OpenSpiel hearts with its default parameters (QS breaks hearts, any card of "
     "a points-only hand on trick 1)",
-    "kierki4": "Kierki for 4 players, every RULES.md part B default (11 deals, 13 cards each)",
+    "kierki4": "Kierki for 4 players, every default of docs/rules.md part B (11 deals, 13 "
+    "cards each)",
     "kierki3": "Kierki for 3 players: no 2C, 17 cards each, the 3-player values (10 deals)",
 }
 
@@ -442,7 +443,7 @@ def ineffective_options(rules: Rules) -> list[str]:
 
 
 def describe_options() -> list[dict[str, str]]:
-    """Return one row per option: name, default, allowed values, meaning, RULES.md section."""
+    """Return one row per option: name, default, allowed values, meaning, docs/rules.md section."""
     d = Rules()
     return [
         {
@@ -474,9 +475,9 @@ KIERKI_NO_SCORINGS = (
 def scoring_variant(base: Rules, text: str) -> Rules:
     """Return ``base`` with the scoring options of ``text`` (``name=value,...``) applied.
 
-    :raises RulesError: ``base`` is Kierki (it has no scoring options, RULES.md part B),
+    :raises RulesError: ``base`` is Kierki (it has no scoring options, docs/rules.md part B),
         an unknown option or value, no option at all, or an option that changes play
-        (RULES.md A1): such a variant needs its own games (compare-rules).
+        (docs/rules.md A1): such a variant needs its own games (compare-rules).
     """
     if base.is_kierki:
         raise RulesError(KIERKI_NO_SCORINGS)

@@ -6,7 +6,7 @@ A strategy answers a seat's decisions (docs/strategies.md has the full contract)
 - *play*: one card of the ``legal`` mask (never empty);
 - *moon choice* (``moon=new_moon`` only): ``MOON_DEFAULT`` (0, use the rule's default),
   ``MOON_ADD`` (1) or ``MOON_SUBTRACT`` (2);
-- *trump choice* (Kierki trump deals, RULES.md B3): a suit 0..3 (C, D, S, H) or
+- *trump choice* (Kierki trump deals, docs/rules.md B3): a suit 0..3 (C, D, S, H) or
   ``TRUMP_NONE`` (4) with ``allow_no_trump``, seeing only the chooser's first cards.
 
 A strategy says which games it plays (``games``: ``hearts``, ``kierki``); the loader
@@ -222,7 +222,7 @@ def longest_suit(cards):
 
 @njit(TRUMP_SIG, cache=True)
 def default_trump_choice(public, private, rng, params):
-    """Compiled trump choice (RULES.md B3): the longest suit among the cards seen."""
+    """Compiled trump choice (docs/rules.md B3): the longest suit among the cards seen."""
     return longest_suit(private[V_HAND])
 
 
@@ -282,7 +282,7 @@ class Observation:
 
     @property
     def kind(self) -> str | None:
-        """Kierki deal kind (``tricks`` ... ``lottery``, RULES.md B1); None in Hearts."""
+        """Kierki deal kind (``tricks`` ... ``lottery``, docs/rules.md B1); None in Hearts."""
         k = int(self._public[P_KIND])
         return KIND_NAMES[k] if k >= 0 else None
 
@@ -395,7 +395,7 @@ class Observation:
 
     @property
     def hearts_broken(self) -> bool:
-        """Whether hearts are broken (RULES.md A1.6)."""
+        """Whether hearts are broken (docs/rules.md A1.6)."""
         return bool(self._public[P_HEARTS_BROKEN])
 
     @property

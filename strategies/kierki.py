@@ -1,4 +1,4 @@
-"""``kierki``: a rule-based Kierki player (RULES.md part B; compiled, deterministic).
+"""``kierki``: a rule-based Kierki player (docs/rules.md part B; compiled, deterministic).
 
 It reads what it may see: the cards still out (dealt, not played, not its own), the suits
 each seat has shown void in, the current trick. It never draws a random number. There is

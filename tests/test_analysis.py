@@ -25,7 +25,7 @@ from tests.test_rescore import SCORING as KERNEL_SCORING
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
 
-# Every scoring option (RULES.md A2-A3) away from its default at least once.
+# Every scoring option (docs/rules.md A2-A3) away from its default at least once.
 SCORING = [*KERNEL_SCORING, Rules(moon="new_moon", omnibus=True, end_score=150)]
 
 

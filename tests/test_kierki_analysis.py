@@ -1,4 +1,4 @@
-"""Ladder, report and compare-rules on Kierki runs (RULES.md part B: higher scores are
+"""Ladder, report and compare-rules on Kierki runs (docs/rules.md part B: higher scores are
 better, 4 or 3 seats, no moon, deal kinds instead of pass directions)."""
 
 import json

@@ -1,4 +1,4 @@
-"""Game-level tests of Kierki (RULES.md part B) through the drivers of :mod:`hsim.play`.
+"""Game-level tests of Kierki (docs/rules.md part B) through the drivers of :mod:`hsim.play`.
 
 The rule kernels have their own scenario tests (``test_kierki_kernels.py``); here whole
 games are played by the compiled loop and by the plain-Python driver, and checked from
@@ -6,7 +6,7 @@ outside: the deal and game rows (conservation of each deal's full value, the dea
 sequence, dealers, places), what a recording plain-Python strategy is shown and allowed
 (legal masks, the trump chooser's view, the lottery), and the history left in the state
 arrays at the end of each deal (``PythonDriver.play_game(on_deal_end=...)``). Expected
-values are computed here from RULES.md, never read back from the engine.
+values are computed here from docs/rules.md, never read back from the engine.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scenario tests of the Kierki rule kernels (RULES.md part B, :mod:`hsim.engine.kierki`).
+"""Scenario tests of the Kierki rule kernels (docs/rules.md part B, :mod:`hsim.engine.kierki`).
 
 Each kernel is checked on hands written as card names; each option is checked on *and*
 off, so a test fails if the kernel ignored it. The conservation tests play random legal
@@ -93,7 +93,7 @@ def test_dealer_examples_4p():
     assert K.deal_kind(6, 4, 0) == K.KIND_TRUMP and K.dealer_of(6, 4) == 2
     assert K.trump_chooser_of(6, 4, K.TRUMP_CHOOSER_DEALER_LEFT) == 3
     assert K.trump_chooser_of(6, 4, K.TRUMP_CHOOSER_DEALER) == 2
-    # the lottery (k=10) is dealt by seat 2, who leads it by default (seed 001)
+    # the lottery (k=10) is dealt by seat 2, who leads it by default (docs/rules.md B4)
     assert K.leader_of(10, 4, K.KIND_LOTTERY, K.LOTTERY_LEADER_DEALER) == 2
     assert K.leader_of(10, 4, K.KIND_LOTTERY, K.LOTTERY_LEADER_DEALER_LEFT) == 3
 

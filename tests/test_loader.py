@@ -85,6 +85,113 @@ def test_entry_points_are_found(monkeypatch):
     assert load("plugged").kind == "python"
 
 
+# A compiled strategy file as docs/strategies.md writes one (``cache=True``), calling a
+# compiled helper of its own file: numba's cache of ``play`` then names the file's module.
+# ``HIGH`` is the line two copies of the file edit differently.
+COMPILED_FILE = """
+from numba import njit
+from hsim.engine.bits import nth_card, popcount
+from hsim.engine.layout import V_HAND
+from hsim.engine.signatures import PASS_SIG, PLAY_SIG
+from hsim.strategy import CompiledStrategy
+
+HIGH = {high}
+
+
+@njit(cache=True)
+def pick(mask):
+    # The lowest card of one suit (following suit), else the highest (a discard); HIGH:
+    # always the highest.
+    low, high = nth_card(mask, 0), nth_card(mask, popcount(mask) - 1)
+    return high if HIGH or low // 13 != high // 13 else low
+
+
+@njit(PASS_SIG, cache=True)
+def pass_cards(public, private, rng, params):  # the 3 highest cards, in both versions
+    hand, out = private[V_HAND], 0
+    for _ in range(3):
+        rest = hand & ~out
+        out |= 1 << nth_card(rest, popcount(rest) - 1)
+    return out
+
+
+@njit(PLAY_SIG, cache=True)
+def play(public, private, legal, rng, params):
+    return pick(legal)
+
+
+STRATEGY = CompiledStrategy(name="mybot", pass_cards=pass_cards, play=play)
+"""
+
+# Loads both copies at one table and asks each for a card from the same legal mask.
+TABLE_SCRIPT = """
+import json, sys
+import numpy as np
+from hsim.engine.layout import PRIVATE_LEN, PUBLIC_LEN
+from hsim.loader import load_players
+specs = sys.argv[1:3]
+players = load_players([*specs, "random", "random"])
+public = np.zeros(PUBLIC_LEN, np.int64)
+private = np.zeros(PRIVATE_LEN, np.int64)
+rng = np.zeros(1, np.uint64)
+legal = (1 << 1) | (1 << 5) | (1 << 9)  # three clubs
+print(json.dumps({
+    "cards": [int(p.compiled.play(public, private, legal, rng, p.params)) for p in players[:2]],
+    "cache_hits": [sum(p.compiled.play.stats.cache_hits.values()) for p in players[:2]],
+    "modules": [p.compiled.play.py_func.__module__ for p in players[:2]],
+}))
+"""
+
+
+def _write_copies(tmp_path):
+    for folder, high in (("a", False), ("b", True)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "mybot.py").write_text(COMPILED_FILE.format(high=high))
+    return [f"{tmp_path / f}/mybot.py:STRATEGY" for f in ("a", "b")]
+
+
+def test_compiled_file_strategies_load_again_in_a_fresh_process(tmp_path):
+    # A cache=True file strategy once loaded only on its first run: its module name came
+    # from hash(), which changes per process, and numba's cache named the old module.
+    # Two copies of the file in two folders, edited differently, sit at one table.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    specs = _write_copies(tmp_path)
+    env = {**os.environ, "HSIM_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("NUMBA_CACHE_DIR", None)
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", TABLE_SCRIPT, *specs],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.splitlines()[-1]))
+    first, second = runs
+    # a plays its lowest legal card, b its highest: each copy loaded as itself.
+    assert first["cards"] == second["cards"] == [1, 9]
+    assert first["modules"] == second["modules"]
+    assert first["modules"][0] != first["modules"][1]
+    assert first["cache_hits"] == [0, 0]  # compiled and cached by the first run
+    assert all(hits >= 1 for hits in second["cache_hits"])  # read back by the second
+
+
+def test_file_module_names_are_stable_and_per_folder(tmp_path):
+    from hsim.loader import file_module_name
+
+    a, b = tmp_path / "a" / "mybot.py", tmp_path / "b" / "mybot.py"
+    assert file_module_name(a) == file_module_name(tmp_path / "a" / ".." / "a" / "mybot.py")
+    assert file_module_name(a) != file_module_name(b)
+    assert file_module_name(a).isidentifier()
+    assert file_module_name(tmp_path / "my-bot.v2.py").isidentifier()
+
+
 def test_manifest_description_holds_every_python_parameter(py_bot):
     """A plain-Python bot's defaults are recorded as values, not as ``{}``."""
     assert load(py_bot("PyRandom")).describe()["params"] == {"delay": 0.0}

@@ -133,7 +133,7 @@ def test_describe_lists_every_option():
 
 
 def test_trump_trick_value_follows_the_player_count():
-    """RULES.md B3: +15 per trump trick for 4 players, +20 for 3, however the 3 players
+    """docs/rules.md B3: +15 per trump trick for 4 players, +20 for 3, however the 3 players
     are reached; an explicit value wins."""
     for text in ("kierki3", "kierki4(players=3)", "classic(game=kierki,players=3)"):
         r = parse_rules(text)
@@ -247,7 +247,7 @@ def test_new_options_with_effect_are_not_warned():
 
 
 def test_new_options_play_or_scoring():
-    """Which options change play (RULES.md A1 and all of part B) and which only score
+    """Which options change play (docs/rules.md A1 and all of part B) and which only score
     recorded deals (A2, A3): ``new_moon_any_score`` asks the shooter a question, as
     ``moon`` does, and like ``moon`` it is a scoring option."""
     assert {"first_trick_breaks_hearts", "king_of_hearts_first_chance", "heart_lead_ban"} <= (

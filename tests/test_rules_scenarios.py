@@ -1,4 +1,4 @@
-"""Scenario tests of the play rules of one Hearts deal (RULES.md A1.1-A1.8).
+"""Scenario tests of the play rules of one Hearts deal (docs/rules.md A1.1-A1.8).
 
 Every deal is written out card by card, seat 0 first, and played through
 :class:`hsim.position.Position`, which runs the same engine kernels as a tournament.

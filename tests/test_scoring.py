@@ -1,4 +1,4 @@
-"""Scenario tests of scoring a deal and ending a game (RULES.md A1.8, A2, A3).
+"""Scenario tests of scoring a deal and ending a game (docs/rules.md A1.8, A2, A3).
 
 Deals are written as scripts of 13 tricks (cards in play order, from the trick's leader);
 :func:`scripted_hands` derives the hands from the script, and the engine then plays the

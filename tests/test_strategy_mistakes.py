@@ -102,9 +102,11 @@ def test_replay_of_a_run_that_wrote_no_part(tmp_path):
     r = _cli("tournament", "--rules", "kierki4", "--players", "random,lowcard,random,lowcard",
              "--games", "1", "--seed", "3", "--out", out, "--no-progress")  # fmt: skip
     assert r.exit_code == 0
-    for part in (out / "deals").glob("*.parquet"):
+    for part in [*(out / "deals").glob("*.parquet"), *(out / "games").glob("*.parquet")]:
         part.unlink()  # as a run that failed before its first part was written
     r = _cli("replay", out, "--game", "0")
+    assert r.exit_code == 1 and "--allow-partial" in r.output  # games are missing
+    r = _cli("replay", out, "--game", "0", "--allow-partial")
     assert r.exit_code == 0 and "deal 10  lottery" in r.output
 
 

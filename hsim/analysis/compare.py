@@ -122,6 +122,7 @@ def compare_rules(
     """
     from hsim.runner.run import RunConfig, RunError, run_tournament
     from hsim.runner.validate import validate
+    from hsim.runner.verify import require_complete
 
     runs = [("base", base, "base")] + [
         (f"variant-{i}", v.rules, v.label) for i, v in enumerate(variants, 1)
@@ -143,6 +144,7 @@ def compare_rules(
         )
         if result.status != "complete":
             raise RunError(f"the {name} run was {result.status}; its parts are in {out / name}")
+        require_complete(out / name)  # nothing is compared from a damaged run
         dirs[name] = out / name
 
     base_run = load_run(dirs["base"], deal_columns=["moon", *PLAY_FACTS])

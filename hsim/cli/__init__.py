@@ -1,10 +1,12 @@
 """The ``hsim`` command line: a package of thin click commands (parse, call one library
 function, print), one module per command group:
 
-- :mod:`hsim.cli.play` — ``tournament``
+- :mod:`hsim.cli.play` — ``tournament``, ``resume``
+- :mod:`hsim.cli.runs` — ``verify``
 - :mod:`hsim.cli.positions` — ``replay``, ``perft``, ``choose``
 - :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
 - :mod:`hsim.cli.rules` — ``rules``
+- :mod:`hsim.cli.sprt` — ``sprt``
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
 - :mod:`hsim.cli.common` — the shared options, and :class:`~hsim.cli.common.Group`: the
   one place that maps errors to a message and an exit code (2 usage, 1 run or data)
@@ -17,9 +19,11 @@ import click
 from hsim.cli.analysis import compare_rules, report
 from hsim.cli.bots import ladder, strategies
 from hsim.cli.common import HELP, Group
-from hsim.cli.play import tournament
+from hsim.cli.play import resume, tournament
 from hsim.cli.positions import choose, perft, replay
 from hsim.cli.rules import rules_command
+from hsim.cli.runs import verify
+from hsim.cli.sprt import sprt
 
 
 @click.group(cls=Group, context_settings=HELP)
@@ -28,7 +32,18 @@ def main() -> None:
     """hsim: simulate Hearts games and tournaments at compiled speed."""
 
 
-for _command in (tournament, replay, perft, choose, ladder, rules_command, strategies):
+for _command in (
+    tournament,
+    resume,
+    verify,
+    replay,
+    perft,
+    choose,
+    ladder,
+    rules_command,
+    strategies,
+):
     main.add_command(_command)
 main.add_command(compare_rules)
 main.add_command(report)
+main.add_command(sprt)

@@ -12,8 +12,10 @@ import click
 from hsim.cli.common import (
     HELP,
     UserError,
+    allow_partial_option,
     announce_compile,
     build_rules,
+    check_run,
     player_option,
     player_specs,
     players_option,
@@ -86,6 +88,7 @@ def compare_rules(
     from hsim.analysis.compare import compare_rules as run_compare
     from hsim.analysis.compare import format_comparison, parse_variant
     from hsim.runner.run import RunError, default_workers
+    from hsim.runner.verify import RunCheckError
     from hsim.strategy import StrategyError
 
     base, preset_name = build_rules(preset, rule_items)
@@ -121,7 +124,7 @@ def compare_rules(
             argv=["hsim", *sys.argv[1:]],
             echo=echo,
         )
-    except (RunError, StrategyError) as exc:
+    except (RunError, StrategyError, RunCheckError) as exc:
         raise user_error(exc) from None
     if as_json:
         from hsim.analysis.frames import jsonable
@@ -150,7 +153,8 @@ def compare_rules(
     help="Also write PNG charts (final scores, game length, points per deal; Kierki: "
     "score per deal kind) to this folder (needs matplotlib).",
 )
-def report(run_dir, scoring, as_json, plot_dir):
+@allow_partial_option
+def report(run_dir, scoring, as_json, plot_dir, allow_partial):
     """Per strategy: points per deal, win rate, places and moons with 95% intervals,
     by seat and by pass direction (Kierki: by deal kind, no moons).
 
@@ -181,6 +185,7 @@ def report(run_dir, scoring, as_json, plot_dir):
                 "--plot needs matplotlib, which is not installed: pip install matplotlib "
                 "(or pip install 'hsim[plot]')"
             ) from None
+    check_run(run_dir, allow_partial)
     if scoring:  # re-scoring runs the engine's scoring kernels
         announce_compile(parts=["rescore"], engine=False)
     try:
@@ -188,12 +193,6 @@ def report(run_dir, scoring, as_json, plot_dir):
         rep = build_report(run, scoring)
     except (RunFolderError, RulesError) as exc:
         raise user_error(exc) from None
-    if run.manifest.get("status") != "complete":
-        click.echo(
-            f"warning: the run is {run.manifest.get('status')}: the report covers the "
-            f"{rep['summary']['games']:,} games it wrote",
-            err=True,
-        )
     if as_json:
         click.echo(json.dumps(jsonable(rep), indent=2))
     else:

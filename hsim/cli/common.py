@@ -289,6 +289,30 @@ def parse_scores(text: str | None) -> tuple[int, ...]:
     return scores
 
 
+allow_partial_option = click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Analyse an incomplete run (interrupted, parts missing) with a warning saying how "
+    "much is missing, instead of refusing it.",
+)
+
+
+def check_run(run_dir, allow_partial: bool) -> None:
+    """Refuse an incomplete or damaged run folder before a command reads it (see
+    :func:`hsim.runner.verify.require_complete`); print the warnings of a partial one.
+
+    :raises click.ClickException: the folder is damaged, or incomplete without
+        ``allow_partial``.
+    """
+    from hsim.runner.verify import RunCheckError, require_complete
+
+    try:
+        for warning in require_complete(run_dir, allow_partial):
+            click.echo(f"warning: {warning}", err=True)
+    except RunCheckError as exc:
+        raise user_error(exc) from None
+
+
 def announce_compile(specs=(), parts=(), engine: bool = True) -> None:
     """Say on stderr, before the first compiled call, what is about to be compiled and
     about how long it takes, when it is not in the cache yet (the first run after an

@@ -24,6 +24,24 @@ from hsim.cli.common import (
     workers_option,
 )
 from hsim.rules import RulesError, scoring_variant
+from hsim.stop import StopRequested
+
+retries_option = click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Times a chunk is played again when its worker dies (killed, out of memory).",
+)
+decision_timeout_option = click.option(
+    "--decision-timeout",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds a plain-Python strategy may take per decision before the run stops "
+    "with a strategy error (0: no limit; compiled strategies are not timed).",
+)
 
 
 @click.command(context_settings=HELP)
@@ -73,6 +91,8 @@ from hsim.rules import RulesError, scoring_variant
     help="Play every game once per rotation of the players over the seats, with "
     "the same deals, so card luck cancels (--games counts boards).",
 )
+@retries_option
+@decision_timeout_option
 @click.option(
     "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
 )
@@ -90,10 +110,16 @@ def tournament(
     overwrite,
     score_also,
     duplicate,
+    retries,
+    decision_timeout,
     progress,
 ):
     """Play seeded games and write per-deal and per-game Parquet datasets.
 
+    \b
+    The run owns its --out folder while it plays (a second run into it is refused).
+    Ctrl-C or SIGTERM stop it (status interrupted, exit 130 or 143); a stopped or
+    killed run is continued with `hsim resume RUN_DIR`.
     \b
     Example:
       hsim tournament --players random,lowcard,random,lowcard --games 100000 --seed 7
@@ -127,6 +153,7 @@ def tournament(
         chunk_size=chunk_size,
         duplicate=duplicate,
         score_also=scorings,
+        decision_timeout=decision_timeout,
     )
     try:
         result = run_tournament(
@@ -137,23 +164,99 @@ def tournament(
             progress,
             argv=["hsim", *sys.argv[1:]],
             started=started,
+            retries=retries,
         )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
-    from hsim.runner.summary import scoring_summaries
+    except StopRequested as exc:
+        _stopped_before_start(exc)
+    _finish(result, duplicate, rules.is_kierki, config.scoring_names()[1:])
 
-    _print_result(result, duplicate, rules.is_kierki)
-    if config.score_also and result.games_done:
-        for name, rows in scoring_summaries(result.run_dir, config.scoring_names()[1:]).items():
-            _print_scoring(name, rows, duplicate)
+
+@click.command(context_settings=HELP)
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@workers_option
+@retries_option
+@click.option(
+    "--decision-timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="SECONDS",
+    help="Seconds a plain-Python strategy may take per decision (0: no limit).  "
+    "[default: the run's own]",
+)
+@click.option(
+    "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
+)
+def resume(run_dir, workers, retries, decision_timeout, progress):
+    """Continue a stopped run folder: play exactly the games it is missing.
+
+    \b
+    RUN_DIR may be interrupted, failed (not by a strategy error) or running with a
+    dead owner (its process was killed); its run.json gives the rules, players, seed
+    and chunks. Parts left half-recorded or damaged are played again. The datasets
+    then equal those of a run that was never stopped.
+    \b
+    Example:
+      hsim resume results/run-20261129-203000-seed7
+    """
+    started = time.perf_counter()
+    from hsim.runner.resume import resume_run
+    from hsim.runner.run import RunError
+    from hsim.strategy import StrategyError
+
+    try:
+        result = resume_run(
+            run_dir,
+            workers,
+            progress,
+            retries,
+            -1.0 if decision_timeout is None else decision_timeout,
+            argv=["hsim", *sys.argv[1:]],
+            started=started,
+        )
+    except (RunError, StrategyError) as exc:
+        raise user_error(exc) from None
+    except StopRequested as exc:
+        _stopped_before_start(exc)
+    if result.status == "complete" and result.games_played == 0:
+        click.echo(f"{run_dir} is already complete: nothing to resume")
+        return
+    from hsim.runner.manifest import read_manifest
+
+    manifest = read_manifest(run_dir)
+    kierki = bool(manifest["rules"]["options"].get("game") == "kierki")
+    if result.status == "complete":
+        click.echo(
+            f"resumed: played the {result.games_played:,} missing games; the run is complete"
+        )
+    _finish(result, bool(manifest.get("duplicate")), kierki, manifest.get("score_also") or ())
+
+
+def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
+    """Print the summary (and each --score-also scoring's); after a stop, one line and
+    exit 130 (SIGINT) or 143 (SIGTERM).
+    """
     if result.status == "interrupted":
         click.echo(
-            f"interrupted: {result.games_done} of {games * config.rotations} games were "
-            "written; the run "
-            f"folder {result.run_dir} is readable and run.json says so",
+            f"interrupted: {result.games_done:,} games are written; `hsim resume "
+            f"{result.run_dir}` plays the rest (run.json says interrupted)",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(result.exit_code)
+    from hsim.runner.summary import scoring_summaries
+
+    _print_result(result, duplicate, kierki)
+    if score_also and result.games_done:
+        for name, rows in scoring_summaries(result.run_dir, list(score_also)).items():
+            _print_scoring(name, rows, duplicate)
+
+
+def _stopped_before_start(exc) -> None:
+    from hsim.runner.run import EXIT_CODES
+
+    click.echo("interrupted before the run started: no game was written", err=True)
+    sys.exit(EXIT_CODES.get(exc.signum, 130))
 
 
 def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
@@ -165,9 +268,10 @@ def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
         how = "compiled (cold: not in the cache) in"
     else:
         how = "loaded compiled code in"
-    rate = result.games_done / result.elapsed_s if result.elapsed_s > 0 else float("nan")
+    played = result.games_played
+    rate = played / result.elapsed_s if result.elapsed_s > 0 else float("nan")
     click.echo(
-        f"{how} {result.compile_s:.1f} s; played {result.games_done:,} games in "
+        f"{how} {result.compile_s:.1f} s; played {played:,} games in "
         f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)"
     )
     click.echo(f"run folder: {result.run_dir}  (seed {result.seed})")

@@ -10,9 +10,11 @@ from click.core import ParameterSource
 
 from hsim.cli.common import (
     HELP,
+    allow_partial_option,
     announce_compile,
     build_position,
     build_rules,
+    check_run,
     load_one,
     load_specs,
     parse_scores,
@@ -44,6 +46,7 @@ from hsim.cli.common import (
 @rules_option
 @rule_option
 @position_options
+@allow_partial_option
 def replay(
     run_dir,
     game,
@@ -56,6 +59,7 @@ def replay(
     pass_direction,
     passes,
     plays,
+    allow_partial,
 ):
     """Print a game trick by trick: each deal string, the passes, every trick, the scores.
 
@@ -82,6 +86,7 @@ def replay(
                     "a run folder replays with its own rules and players: drop --rules, "
                     "--rule, --players and --deal (or replay --seed S --game G without it)"
                 )
+            check_run(run_dir, allow_partial)
             manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game, trust)
             specs, what = rp.run_game_seating(manifest, rules, game)
             header = rp.format_header(rules, manifest["rules"]["preset"], specs, what)

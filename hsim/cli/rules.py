@@ -46,7 +46,9 @@ def rules_command(rules_string):
     click.echo("Presets (--rules PRESET):")
     for name in PRESETS:
         click.echo(f"  {name:<10} {PRESET_MEANINGS[name]}  [{canonical(PRESETS[name], 'classic')}]")
-    click.echo("\nOptions (--rule NAME=VALUE; see RULES.md parts A, Hearts, and B, Kierki):")
+    click.echo(
+        "\nOptions (--rule NAME=VALUE; see docs/rules.md parts A (Hearts) and B (Kierki)):"
+    )
     rows = describe_options()
     w = max(len(r["name"]) for r in rows)
     wd = max(len(r["default"]) for r in rows)

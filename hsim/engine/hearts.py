@@ -1,4 +1,4 @@
-"""Hearts rule kernels (RULES.md part A): deal, pass, legal plays, play a card, scoring.
+"""Hearts rule kernels (docs/rules.md part A): deal, pass, legal plays, play a card, scoring.
 
 Design notes
 - Cards are ints ``suit * 13 + rank`` (suits C, D, S, H; ranks 2..A), hands 52-bit
@@ -101,7 +101,7 @@ def card_points(cards: int) -> int:
 def pass_direction(rules, deal: int) -> int:
     """Return the pass direction of deal ``deal`` (0-based): 0..3 = left/right/across/hold.
 
-    RULES.md A1.2: ``passing=cycle`` follows left, right, across, hold; ``none`` holds.
+    docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold; ``none`` holds.
     """
     if rules[R_PASSING] == 1:
         return PASS_HOLD

@@ -1,4 +1,4 @@
-"""Kierki rule kernels (RULES.md part B): deals, legal plays, trick winners, points.
+"""Kierki rule kernels (docs/rules.md part B): deals, legal plays, trick winners, points.
 
 Design notes
 - Cards are ints ``suit * 13 + rank`` (suits C, D, S, H; ranks 2..A = 0..12), sets of
@@ -33,7 +33,7 @@ KIND_LOTTERY = 8
 N_PENALTY_KINDS = 6  # B2.1-B2.6, always played
 
 # Option codes.
-LOTTERY_LEADER_DEALER = 0  # B4 default (seed 001)
+LOTTERY_LEADER_DEALER = 0  # docs/rules.md B4: the dealer leads by default
 LOTTERY_LEADER_DEALER_LEFT = 1
 TRUMP_CHOOSER_DEALER_LEFT = 0  # B3 default
 TRUMP_CHOOSER_DEALER = 1

@@ -1,4 +1,4 @@
-"""The Kierki game loop (RULES.md part B): one state machine for compiled and Python seats.
+"""The Kierki game loop (docs/rules.md part B): one state machine for compiled and Python seats.
 
 The same shape as the Hearts loop in :mod:`hsim.engine.game`, over the same state arrays
 (:mod:`hsim.engine.layout`) and with the same calling conventions, so the drivers swap

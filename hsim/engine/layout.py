@@ -125,7 +125,7 @@ H_KIERKI = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
 H_TRUMP_CHOICE = H_KIERKI  # Kierki: the trump choice of this deal (0..3, TRUMP_NONE), else -1
 HIDDEN_LEN = H_KIERKI + 4
 
-# Rules vector indices (RULES.md parts A, B), in the order of hsim.rules.RULE_NAMES
+# Rules vector indices (docs/rules.md parts A, B), in the order of hsim.rules.RULE_NAMES
 # (tests/test_rules.py checks that every field has its index here, in order).
 R_PASSING = 0  # 0 cycle, 1 none
 R_LEAD_ANY_CLUB = 1

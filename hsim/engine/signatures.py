@@ -17,7 +17,7 @@ Decisions:
   1 add 26 to every other seat, 2 subtract 26 from its own score (New Moon only).
 - ``trump_choice(public, private, rng, params) -> int64`` (Kierki trump deals): a suit
   0..3 (clubs, diamonds, spades, hearts), or 4 for no trump where ``allow_no_trump``;
-  ``private``'s hand then holds only the cards the chooser may see (RULES.md B3).
+  ``private``'s hand then holds only the cards the chooser may see (docs/rules.md B3).
 """
 
 from __future__ import annotations

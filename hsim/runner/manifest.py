@@ -1,4 +1,13 @@
-"""The run manifest ``run.json``: what was run, with what, and whether it finished."""
+"""The run manifest ``run.json`` (what was run, with what, whether it finished, and every
+part with its row count and checksum) and the journal ``parts.jsonl`` of finished parts.
+
+The journal is append-only: one JSON line per finished chunk, written (and fsynced) by
+the run's owner after the chunk's parts were renamed into place, so run.json need not be
+rewritten per part. run.json's ``parts`` is the journal's content at the end of the run
+(complete, failed or interrupted); :func:`recorded_parts` reads both, so a run killed at
+any moment has a truthful record of what it finished. A line cut short by a kill is
+ignored (its chunk is played again).
+"""
 
 from __future__ import annotations
 
@@ -12,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import hsim
+from hsim.errors import ManifestError
 
 MANIFEST = "run.json"
+JOURNAL = "parts.jsonl"
 DEPENDENCIES = ("numba", "llvmlite", "numpy", "pandas", "pyarrow", "click", "tqdm")
 
 
@@ -68,15 +79,70 @@ def now() -> str:
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    """Write ``run.json`` atomically (temporary file, then rename)."""
-    tmp = run_dir / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2) + "\n")
-    os.replace(tmp, run_dir / MANIFEST)
+    """Write ``run.json`` atomically (temporary file, fsync, then rename)."""
+    tmp = Path(run_dir) / f".{MANIFEST}.tmp"
+    with open(tmp, "w") as f:
+        f.write(json.dumps(manifest, indent=2) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, Path(run_dir) / MANIFEST)
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     """Return the manifest of run folder ``run_dir``.
 
     :raises FileNotFoundError: the folder has no ``run.json``.
+    :raises ManifestError: ``run.json`` is not valid JSON (cut short, edited) or not an
+        object.
     """
-    return json.loads((Path(run_dir) / MANIFEST).read_text())
+    path = Path(run_dir) / MANIFEST
+    text = path.read_text(errors="replace")
+    try:
+        manifest = json.loads(text)
+    except ValueError as exc:
+        raise ManifestError(
+            f"{path} is damaged (not valid JSON: {exc}); it was cut short or edited. "
+            "`hsim verify` checks the folder"
+        ) from None
+    if not isinstance(manifest, dict):
+        raise ManifestError(
+            f"{path} is damaged: it holds a {type(manifest).__name__}, not an object"
+        )
+    return manifest
+
+
+def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
+    """Append one finished chunk to the journal (one write of one line, then fsync)."""
+    line = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+    fd = os.open(Path(run_dir) / JOURNAL, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_journal(run_dir: Path) -> list[dict[str, Any]]:
+    """Return the journal's entries; a line cut short (a kill mid-write) is skipped."""
+    try:
+        data = (Path(run_dir) / JOURNAL).read_bytes()
+    except FileNotFoundError:
+        return []
+    entries = []
+    for line in data.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("start"), int):
+            entries.append(entry)
+    return entries
+
+
+def recorded_parts(run_dir: Path, manifest: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Return the finished chunks by start index: run.json's ``parts`` and the journal's."""
+    out: dict[int, dict[str, Any]] = {}
+    for entry in [*(manifest.get("parts") or []), *read_journal(run_dir)]:
+        if isinstance(entry, dict) and isinstance(entry.get("start"), int):
+            out[entry["start"]] = entry
+    return out

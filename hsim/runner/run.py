@@ -4,6 +4,13 @@ A chunk is a pure function of (rules, strategies, run seed, game range), so the 
 are identical for any number of workers and any chunk size. The compiled code is
 compiled (or loaded from the cache) once in the parent before the pool starts; workers
 load it from the on-disk cache.
+
+A run owns its folder (:mod:`hsim.runner.lock`) from before its first write; each
+finished chunk goes into the journal with its parts' row counts and checksums
+(:mod:`hsim.runner.manifest`), so a run stopped at any moment, even by SIGKILL, can be
+continued by :func:`hsim.runner.resume.resume_run` into the same datasets as a run that
+was never stopped. SIGINT and SIGTERM stop a run within a second or two, blocked
+strategy or not, with status ``interrupted``.
 """
 
 from __future__ import annotations
@@ -11,12 +18,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import shutil
 import signal
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from multiprocessing import get_context
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,22 +41,38 @@ from hsim.engine.layout import (
 )
 from hsim.errors import HsimError
 from hsim.loader import LoadedStrategy, load_players
-from hsim.play import play_range
+from hsim.play import DecisionTimeoutError, play_range
 from hsim.rng import SEED_SCHEME
 from hsim.rules import Rules, canonical, preset_of
-from hsim.runner.manifest import MANIFEST, now, versions, write_manifest
+from hsim.runner import hooks
+from hsim.runner.lock import FolderError, FolderLock, claim_new
+from hsim.runner.manifest import (
+    JOURNAL,
+    append_journal,
+    now,
+    recorded_parts,
+    versions,
+    write_manifest,
+)
+from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost, process_pool, run_chunks
+from hsim.runner.signals import EXIT_CODES, StopSignals
 from hsim.runner.sink import (
+    DATASETS,
     SCHEMA_VERSION,
     deals_table,
     games_table,
+    part_digits,
     remove_temporary,
+    remove_unlisted,
     write_parts,
 )
 from hsim.runner.validate import recorded_players, validate, without_home
 from hsim.seating import player_of, rotate
+from hsim.stop import StopRequested
 from hsim.strategy import StrategyError
 
 GAMES_PER_WORKER = 20_000
+DEFAULT_DECISION_TIMEOUT = 60.0
 # Per seat: points, deals, wins, moons, games, sum of places.
 SUMMARY_COLS = 6
 
@@ -70,6 +91,8 @@ class RunConfig:
     from ``rules`` in scoring options only) each game is also followed under.
     rules_preset: the preset the canonical rules string is written against (default: the
     preset the rules differ least from, e.g. ``kierki3`` for 3-player Kierki rules).
+    decision_timeout: seconds a plain-Python strategy may take per decision (None or 0:
+    no limit); it does not change results.
     """
 
     rules: Rules
@@ -81,6 +104,7 @@ class RunConfig:
     chunk_size: int | None = None
     duplicate: bool = False
     score_also: tuple[Rules, ...] = ()
+    decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.rules_preset is None:
@@ -97,12 +121,28 @@ class RunConfig:
         """Return ``base`` and the canonical rules string of each other scoring."""
         return ("base", *(canonical(r, self.rules_preset) for r in self.score_also))
 
-    def chunks(self, workers: int) -> list[tuple[int, int]]:
-        """Return the (start, stop) ranges of game (duplicate: board) indices, in order."""
+    @property
+    def stop(self) -> int:
+        """One past the last game (duplicate: board) index."""
+        return self.first_game + self.games
+
+    def size_for(self, workers: int) -> int:
+        """Return the games (duplicate: boards) per chunk for ``workers`` workers."""
         largest = 2000 // self.rotations
-        size = self.chunk_size or max(1, min(largest, math.ceil(self.games / (workers * 8))))
-        stop = self.first_game + self.games
-        return [(a, min(a + size, stop)) for a in range(self.first_game, stop, size)]
+        return self.chunk_size or max(1, min(largest, math.ceil(self.games / (workers * 8))))
+
+    def ranges(self, size: int, done: set[int] | dict = frozenset()) -> Iterator[tuple[int, int]]:
+        """Yield the (start, stop) chunks of ``size`` indices, in order, lazily, skipping
+        those whose start is in ``done``. Chunk k is ``first_game + k * size ..``.
+        """
+        stop = self.stop
+        for a in range(self.first_game, stop, size):
+            if a not in done:
+                yield a, min(a + size, stop)
+
+    def chunks(self, workers: int) -> list[tuple[int, int]]:
+        """Return every (start, stop) chunk as a list (small runs only: see :meth:`ranges`)."""
+        return list(self.ranges(self.size_for(workers)))
 
 
 @dataclasses.dataclass
@@ -118,14 +158,18 @@ class RunResult:
     summary: list[dict[str, Any]]
     error: str | None = None
     seed: int = 0
+    signum: int | None = None  # the signal that interrupted the run
+    games_played: int = 0  # games played by this call (a resume: the missing ones)
+
+    @property
+    def exit_code(self) -> int:
+        """130 after SIGINT, 143 after SIGTERM, 1 when failed, else 0."""
+        if self.status == "interrupted":
+            return EXIT_CODES.get(self.signum or signal.SIGINT, 130)
+        return 1 if self.status == "failed" else 0
 
 
 _WORKER_PLAYERS: dict[tuple, list[LoadedStrategy]] = {}
-
-
-def _init_worker() -> None:
-    # The parent handles Ctrl-C: it lets running chunks finish, then stops.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_chunk(
@@ -138,14 +182,17 @@ def run_chunk(
     duplicate: bool = False,
     score_also: tuple[Rules, ...] = (),
     scoring_names: tuple[str, ...] = ("base",),
-) -> np.ndarray:
+    digits: int = 12,
+    decision_timeout: float | None = None,
+    responsive: bool = False,
+) -> tuple[np.ndarray, dict[str, dict]]:
     """Play games (or, with ``duplicate``, boards) ``start..stop-1``, write their parts,
-    return the per-player summary sums.
+    return (the per-player summary sums, the parts' row counts and checksums).
 
     A duplicate board is played once per rotation of the players over the seats; the
     deals depend only on (seed, board), so every rotation gets the same hands.
-    Returns int64[n seats, SUMMARY_COLS]. :raises StrategyError: see
-    :func:`hsim.play.play_range`.
+    Sums: int64[n seats, SUMMARY_COLS]; parts: see :func:`hsim.runner.sink.write_parts`.
+    :raises StrategyError: see :func:`hsim.play.play_range`.
     """
     key = (rules, specs)
     players = _WORKER_PLAYERS.get(key)
@@ -156,7 +203,16 @@ def run_chunk(
     deal_tables, game_tables = [], []
     out = np.zeros((n, SUMMARY_COLS), np.int64)
     for rotation in range(n if duplicate else 1):
-        deals, games = play_range(rules, rotate(players, rotation), seed, start, stop, score_also)
+        deals, games = play_range(
+            rules,
+            rotate(players, rotation),
+            seed,
+            start,
+            stop,
+            score_also,
+            decision_timeout,
+            responsive,
+        )
         deal_tables.append(deals_table(deals, names, rotation, duplicate))
         game_tables.append(games_table(games, names, rotation, duplicate, list(scoring_names)))
         deals = deals[deals[:, D_AFTER_END] == 0]  # the summary is the base game's
@@ -174,37 +230,70 @@ def run_chunk(
             ),
             axis=1,
         ).astype(np.int64)
-    write_parts(
+    hooks.pause("chunk", start)
+    parts = write_parts(
         Path(run_dir),
         start,
         {"deals": _sorted(deal_tables), "games": _sorted(game_tables)},
+        digits,
     )
-    return out
+    return out, parts
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkTask:
+    """One run's chunk job, ``task(start, stop)`` -> :func:`run_chunk`'s result: a
+    picklable callable for any executor (the fixed settings travel once per chunk).
+    """
+
+    rules: Rules
+    specs: tuple[str, ...]
+    seed: int
+    run_dir: str
+    duplicate: bool
+    score_also: tuple[Rules, ...]
+    scoring_names: tuple[str, ...]
+    digits: int
+    decision_timeout: float | None
+    responsive: bool = False  # played in the run's main process: see play_range
+
+    @classmethod
+    def of(cls, config: RunConfig, run_dir: Path, responsive: bool = False) -> ChunkTask:
+        """Return the task of ``config`` writing into ``run_dir``."""
+        return cls(
+            config.rules,
+            config.players,
+            config.seed,
+            str(run_dir),
+            config.duplicate,
+            config.score_also,
+            config.scoring_names(),
+            part_digits(config.stop * config.rotations - 1),
+            config.decision_timeout or None,
+            responsive,
+        )
+
+    def __call__(self, start: int, stop: int) -> tuple[np.ndarray, dict[str, dict]]:
+        return run_chunk(
+            self.rules,
+            self.specs,
+            self.seed,
+            start,
+            stop,
+            self.run_dir,
+            self.duplicate,
+            self.score_also,
+            self.scoring_names,
+            self.digits,
+            self.decision_timeout,
+            self.responsive,
+        )
 
 
 def _sorted(tables: list[pa.Table]) -> pa.Table:
     # Each table is sorted and holds whole games, so a stable sort on the game suffices.
     table = pa.concat_tables(tables)
     return table if len(tables) == 1 else table.sort_by([("game", "ascending")])
-
-
-def _prepare_folder(run_dir: Path, overwrite: bool) -> None:
-    if run_dir.exists():
-        if not overwrite:
-            raise RunError(
-                f"output folder {run_dir} already exists; choose another --out or pass "
-                "--overwrite to replace it"
-            )
-        if not run_dir.is_dir():
-            raise RunError(f"--out {run_dir} is a file, not a folder")
-        if any(run_dir.iterdir()) and not (run_dir / MANIFEST).exists():
-            raise RunError(
-                f"--overwrite refused: {run_dir} is not empty and holds no {MANIFEST}, so it "
-                "is not an hsim run folder; choose another --out"
-            )
-        shutil.rmtree(run_dir)
-    for dataset in ("deals", "games"):
-        (run_dir / dataset).mkdir(parents=True, exist_ok=True)
 
 
 def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -226,12 +315,27 @@ def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
     return rows
 
 
-class _Stop(Exception):
-    """SIGTERM, turned into an orderly stop like Ctrl-C."""
+def check_config(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
+    """Check ``config`` before any folder is touched; return the loaded players.
 
+    Every setting (:func:`hsim.runner.validate.validate`), then the first game is played
+    (compiling or loading the code once, in this process), so that a bad spec or a
+    strategy failing at once writes nothing.
 
-def _raise_stop(signum, frame):
-    raise _Stop()
+    :raises ConfigError: a setting out of its range. :raises RulesError: bad rules.
+    :raises StrategyError: a player spec is invalid, or the first game fails.
+    """
+    players = validate(config, workers)  # every setting, before the disk is touched
+    play_range(
+        config.rules,
+        players,
+        config.seed,
+        config.first_game,
+        config.first_game + 1,
+        decision_timeout=config.decision_timeout or None,
+    )
+    _WORKER_PLAYERS[(config.rules, config.players)] = players
+    return players
 
 
 def run_tournament(
@@ -242,114 +346,183 @@ def run_tournament(
     progress: bool = True,
     argv: list[str] | None = None,
     started: float | None = None,
+    retries: int = DEFAULT_RETRIES,
 ) -> RunResult:
     """Play ``config`` into ``run_dir`` and return what was done.
 
     workers: processes (1 plays in this process). started: ``time.perf_counter()`` taken
-    before hsim's compiled code was imported, to report the compile/load time.
+    before hsim's compiled code was imported, to report the compile/load time. retries:
+    times a chunk is played again when its worker dies (see
+    :func:`hsim.runner.pool.run_chunks`).
 
-    :raises RunError: the folder exists (without ``overwrite``), or a strategy failed;
-        the manifest then says ``failed``. An interrupted run (Ctrl-C, SIGTERM) returns
-        with status ``interrupted``. Parts already written stay readable either way.
+    The folder is claimed (locked) before anything is written, and written in this
+    order: ``run.json`` (status ``running``), then parts, each recorded in the journal
+    once renamed into place, then ``run.json`` again with every part, its row count and
+    checksum. SIGINT or SIGTERM stop the run (workers killed, status ``interrupted``,
+    :attr:`RunResult.exit_code` 130 or 143); ``hsim resume`` continues it.
+
+    :raises RunError: the folder cannot be used (exists without ``overwrite``, is owned
+        by another run, lies inside a run folder…; nothing is changed), or the run
+        failed (a strategy, a lost worker, the disk; ``run.json`` then says ``failed``).
+        Parts already written stay readable either way.
     :raises StrategyError: a player spec is invalid (nothing is written).
+    :raises StopRequested: SIGINT or SIGTERM before the run's manifest was written
+        (nothing but an empty folder was written).
     """
     t0 = started if started is not None else time.perf_counter()
-    players = validate(config, workers)  # every setting, before the disk is touched
-    play_range(config.rules, players, config.seed, config.first_game, config.first_game + 1)
-    compile_s = time.perf_counter() - t0
-    _WORKER_PLAYERS[(config.rules, config.players)] = players
-
-    run_dir = Path(run_dir)
-    _prepare_folder(run_dir, overwrite)
-    chunks = config.chunks(workers)
-    manifest: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "seed_scheme": SEED_SCHEME,
-        "status": "running",
-        "command": without_home(" ".join(argv)) if argv else None,
-        "argv": without_home(argv),
-        "rules": {
-            "string": canonical(config.rules, config.rules_preset),
-            "preset": config.rules_preset,
-            "options": config.rules.to_dict(),
-        },
-        "players": recorded_players(players, run_dir),
-        "seed": config.seed,
-        "first_game": config.first_game,
-        "games": config.games,
-        "duplicate": config.duplicate,
-        "score_also": list(config.scoring_names()[1:]),
-        "workers": workers,
-        "chunk_size": chunks[0][1] - chunks[0][0] if chunks else 0,
-        "versions": versions(),
-        "compile_s": round(compile_s, 3),
-        "numba_cache": without_home(_jit.CACHE_DIR),
-        "started": now(),
-    }
-    write_manifest(run_dir, manifest)
-
-    sums = np.zeros((config.rules.players, SUMMARY_COLS), np.int64)
-    done_ranges: list[tuple[int, int]] = []
-    status, error = "complete", None
-    per = config.rotations
-    bar = _progress_bar(config.games * per, progress)
-    t_run = time.perf_counter()
-    old_term = signal.signal(signal.SIGTERM, _raise_stop)
-    executor = None
+    signals = StopSignals().install()
+    lock: FolderLock | None = None
     try:
-        args = (config.rules, config.players, config.seed)
-        extra = (config.score_also, config.scoring_names())
-        if workers <= 1:
-            for start, stop in chunks:
-                sums += run_chunk(*args, start, stop, str(run_dir), config.duplicate, *extra)
-                done_ranges.append((start, stop))
-                bar.update((stop - start) * per)
-        else:
-            executor = ProcessPoolExecutor(
-                workers, mp_context=get_context("spawn"), initializer=_init_worker
-            )
-            pending = {
-                executor.submit(run_chunk, *args, a, b, str(run_dir), config.duplicate, *extra): (
-                    a,
-                    b,
-                )
-                for a, b in chunks
-            }
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    a, b = pending.pop(fut)
-                    sums += fut.result()
-                    done_ranges.append((a, b))
-                    bar.update((b - a) * per)
-    except (KeyboardInterrupt, _Stop):
-        status = "interrupted"
-    except StrategyError as exc:
-        status, error = "failed", str(exc)
-    except Exception as exc:  # a worker died, the disk is full, ...
-        status, error = "failed", f"{type(exc).__name__}: {exc}"
-    finally:
-        if executor is not None:
-            if status != "complete":
-                _drain(executor, pending, sums, done_ranges)
-            executor.shutdown(wait=True, cancel_futures=True)
-        signal.signal(signal.SIGTERM, old_term)
-        bar.close()
-        remove_temporary(run_dir)
-        elapsed = time.perf_counter() - t_run
-        games_done = sum(b - a for a, b in done_ranges) * per
-        manifest.update(
-            {
-                "status": status,
-                "finished": now(),
-                "elapsed_s": round(elapsed, 3),
-                "games_done": games_done,
-                "completed_ranges": _merge(done_ranges),
-            }
+        players = check_config(config, workers)  # every setting, before the folder
+        compile_s = time.perf_counter() - t0
+        run_dir = Path(run_dir)
+        try:
+            lock = claim_new(run_dir, overwrite)
+        except FolderError as exc:
+            raise RunError(str(exc)) from None
+        hooks.pause("claimed")
+        size = config.size_for(workers)
+        manifest: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "seed_scheme": SEED_SCHEME,
+            "status": "running",
+            "command": without_home(" ".join(argv)) if argv else None,
+            "argv": without_home(argv),
+            "rules": {
+                "string": canonical(config.rules, config.rules_preset),
+                "preset": config.rules_preset,
+                "options": config.rules.to_dict(),
+            },
+            "players": recorded_players(players, run_dir),
+            "seed": config.seed,
+            "first_game": config.first_game,
+            "games": config.games,
+            "duplicate": config.duplicate,
+            "score_also": list(config.scoring_names()[1:]),
+            "workers": workers,
+            "chunk_size": size,
+            "decision_timeout": config.decision_timeout or None,
+            "versions": versions(),
+            "compile_s": round(compile_s, 3),
+            "numba_cache": without_home(_jit.CACHE_DIR),
+            "started": now(),
+        }
+        with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
+            write_manifest(run_dir, manifest)
+            for dataset in DATASETS:
+                (run_dir / dataset).mkdir(exist_ok=True)
+        return play_chunks(
+            config,
+            run_dir,
+            manifest,
+            players,
+            {},
+            workers,
+            retries,
+            progress,
+            signals,
+            compile_s,
         )
-        if error:
-            manifest["error"] = error
-        write_manifest(run_dir, manifest)
+    finally:
+        if lock is not None:
+            lock.release()
+        signals.restore()
+
+
+def play_chunks(
+    config: RunConfig,
+    run_dir: Path,
+    manifest: dict[str, Any],
+    players: list[LoadedStrategy],
+    done: dict[int, dict[str, Any]],
+    workers: int,
+    retries: int,
+    progress: bool,
+    signals: StopSignals,
+    compile_s: float,
+) -> RunResult:
+    """Play every chunk of ``config`` whose start is not in ``done`` into the (claimed)
+    folder ``run_dir``, then write its final ``run.json``; return what was done.
+
+    done: journal entries of chunks already finished, by start (a resume's). Used by
+    :func:`run_tournament` and :func:`hsim.runner.resume.resume_run`.
+
+    :raises RunError: the run failed; ``run.json`` says ``failed`` with ``error`` and
+        ``error_kind`` (``strategy``, ``decision_timeout``, ``worker``, ``disk``,
+        ``other``).
+    """
+    size = int(manifest["chunk_size"])
+    per = config.rotations
+    sums = np.zeros((config.rules.players, SUMMARY_COLS), np.int64)
+    for entry in done.values():
+        sums += np.asarray(entry.get("sums") or 0, np.int64)
+    done_before = sum(e["stop"] - e["start"] for e in done.values()) * per
+    status, error, kind = "complete", None, None
+    bar = None
+    t_run = time.perf_counter()
+
+    def record(chunk: tuple[int, int], result: tuple[np.ndarray, dict]) -> None:
+        nonlocal sums
+        part_sums, parts = result
+        hooks.pause("recorded", chunk[0])
+        entry = {"start": chunk[0], "stop": chunk[1], **parts, "sums": part_sums.tolist()}
+        with signals.critical():
+            append_journal(run_dir, entry)
+            done[chunk[0]] = entry
+            sums = sums + part_sums
+        bar.update((chunk[1] - chunk[0]) * per)
+
+    def hard_stop(signum: int) -> None:
+        # The main thread did not stop in time (inside a long compiled chunk): record the
+        # stop from what is recorded; the process then exits (see StopSignals).
+        recorded = recorded_parts(run_dir, manifest)
+        games = _record_end(
+            run_dir, manifest, recorded, per, "interrupted", time.perf_counter() - t_run
+        )
+        sys.stderr.write(
+            f"\ninterrupted: {games:,} games are written; `hsim resume {run_dir}` plays the "
+            "rest (run.json says interrupted)\n"
+        )
+
+    signals.hard_stop = hard_stop
+    task = ChunkTask.of(config, run_dir, responsive=workers <= 1)
+    ranges = config.ranges(size, done)
+    try:
+        signals.check()  # a stop while run.json was written
+        hooks.pause("manifest")
+        bar = _progress_bar(config.games * per, progress, done_before)
+        if workers <= 1:
+            for a, b in ranges:
+                record((a, b), task(a, b))
+        else:
+            run_chunks(
+                lambda: process_pool(workers),
+                task,
+                ranges,
+                record,
+                window=2 * workers,
+                retries=retries,
+            )
+        hooks.pause("finish")
+    except StopRequested:
+        status = "interrupted"
+    except DecisionTimeoutError as exc:
+        status, error, kind = "failed", str(exc), "decision_timeout"
+    except StrategyError as exc:
+        status, error, kind = "failed", str(exc), "strategy"
+    except WorkerLost as exc:
+        status, error, kind = "failed", str(exc), "worker"
+    except OSError as exc:
+        status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "disk"
+    except Exception as exc:  # anything else: recorded, and the folder stays resumable
+        status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "other"
+    finally:
+        signals.quiet()  # from here a signal is only noted: the clean-up must finish
+        if bar is not None:
+            bar.close()
+        elapsed = time.perf_counter() - t_run
+        with signals.cleanup_lock:
+            games_done = _record_end(run_dir, manifest, done, per, status, elapsed, error, kind)
     result = RunResult(
         run_dir,
         status,
@@ -360,10 +533,52 @@ def run_tournament(
         _summary(sums, config.players),
         error,
         config.seed,
+        signals.signum if status == "interrupted" else None,
+        games_done - done_before,
     )
     if status == "failed":
-        raise RunError(f"run failed: {error}\n(parts written so far are kept in {run_dir})")
+        hint = "" if kind == "strategy" else f"; `hsim resume {run_dir}` continues it"
+        raise RunError(f"run failed: {error}\n(parts written so far are kept in {run_dir}{hint})")
     return result
+
+
+def _record_end(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    done: dict[int, dict[str, Any]],
+    per: int,
+    status: str,
+    elapsed: float,
+    error: str | None = None,
+    kind: str | None = None,
+) -> int:
+    """Clean the datasets of what ``done`` does not list and write the final run.json
+    (status, timings, every part); return the games written.
+    """
+    parts = [done[a] for a in sorted(done)]
+    listed = {e[d]["file"] for e in parts for d in DATASETS if d in e}
+    remove_temporary(run_dir)
+    remove_unlisted(run_dir, listed)  # renamed but never recorded: played again later
+    games_done = sum(e["stop"] - e["start"] for e in parts) * per
+    manifest.update(
+        {
+            "status": status,
+            "finished": now(),
+            "elapsed_s": round(elapsed + float(manifest.get("elapsed_s") or 0), 3),
+            "games_done": games_done,
+            "completed_ranges": _merge([(e["start"], e["stop"]) for e in parts]),
+            "parts": parts,
+        }
+    )
+    manifest.pop("error", None)
+    manifest.pop("error_kind", None)
+    if error:
+        manifest["error"] = error
+        manifest["error_kind"] = kind
+    write_manifest(run_dir, manifest)
+    if status == "complete":
+        (run_dir / JOURNAL).unlink(missing_ok=True)
+    return games_done
 
 
 def _compiled(players: list[LoadedStrategy]) -> bool:
@@ -372,20 +587,6 @@ def _compiled(players: list[LoadedStrategy]) -> bool:
     bundles = [p.compiled for p in players if p.compiled is not None]
     fns = [f for b in bundles for f in (b.pass_cards, b.play, b.moon_choice)]
     return _jit.compiled_here(play_games, *fns)
-
-
-def _drain(executor, pending, sums, done_ranges) -> None:
-    """Cancel chunks not started; wait for running ones and keep what they wrote."""
-    for fut in pending:
-        fut.cancel()
-    for fut, (a, b) in pending.items():
-        if fut.cancelled():
-            continue
-        try:
-            sums += fut.result()
-            done_ranges.append((a, b))
-        except BaseException:  # noqa: BLE001 - the run is already stopping
-            pass
 
 
 def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
@@ -398,11 +599,12 @@ def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
     return out
 
 
-def _progress_bar(total: int, enabled: bool):
+def _progress_bar(total: int, enabled: bool, initial: int = 0):
     from tqdm import tqdm
 
     return tqdm(
         total=total,
+        initial=initial,
         unit="game",
         unit_scale=True,
         disable=not enabled,

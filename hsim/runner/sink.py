@@ -1,13 +1,15 @@
 """Turn engine records into Parquet parts, written atomically.
 
 A run folder holds two datasets, ``deals/`` and ``games/``, each a set of part files
-``part-<first game, 12 digits>.parquet``. A part is written under a dot-prefixed
-temporary name (which dataset readers skip) and renamed when complete, so a reader
-never sees half a file. Column meanings: ``results/README.md``.
+``part-<first game, 12 digits (more when the run's indices need them)>.parquet``. A part
+is written under a dot-prefixed temporary name (which dataset readers skip) and renamed
+when complete, so a reader never sees half a file; its row count and sha256 go into the
+run's manifest. Column meanings: ``results/README.md``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -216,21 +218,54 @@ def games_table(
     return pa.table(cols, schema=GAMES_SCHEMA)
 
 
-def part_name(first_game: int) -> str:
+PART_DIGITS = 12
+DATASETS = ("deals", "games")
+
+
+def part_digits(last_game: int) -> int:
+    """Return the digits of part names for a run whose last game index is ``last_game``:
+    12, or as many as that index needs, so that names sort in game order.
+    """
+    return max(PART_DIGITS, len(str(max(last_game, 0))))
+
+
+def part_name(first_game: int, digits: int = PART_DIGITS) -> str:
     """Return the file name of the part whose first game is ``first_game``."""
-    return f"part-{first_game:012d}.parquet"
+    return f"part-{first_game:0{digits}d}.parquet"
 
 
-def write_parts(run_dir: Path, first_game: int, tables: dict[str, pa.Table]) -> None:
+def file_sha256(path: Path) -> str:
+    """Return the hex sha256 of the file at ``path``."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_parts(
+    run_dir: Path,
+    first_game: int,
+    tables: dict[str, pa.Table],
+    digits: int = PART_DIGITS,
+) -> dict[str, dict]:
     """Write one part per dataset (``{"deals": t, "games": t}``) atomically.
 
     Each file is written under a temporary dot-name, then every file is renamed.
+    Returns, per dataset, ``{"file": "deals/part-….parquet", "rows": int, "bytes": int,
+    "sha256": hex}`` (the file path relative to ``run_dir``).
+
+    :raises OSError: the disk is full or read-only (no temporary file is left).
     """
+    from hsim.runner import hooks
+
     staged = []
+    info: dict[str, dict] = {}
+    name = part_name(first_game, digits)
     try:
         for dataset, table in tables.items():
             folder = run_dir / dataset
-            tmp = folder / f"{TMP_PREFIX}{os.getpid()}-{part_name(first_game)}"
+            tmp = folder / f"{TMP_PREFIX}{os.getpid()}-{name}"
             pq.write_table(
                 table,
                 tmp,
@@ -240,19 +275,51 @@ def write_parts(run_dir: Path, first_game: int, tables: dict[str, pa.Table]) -> 
                 use_dictionary=[f.name for f in table.schema if f.name in LOW_CARDINALITY],
                 write_statistics=["game", "deal", "seat"],
             )
-            staged.append((tmp, folder / part_name(first_game)))
-        for tmp, final in staged:
+            staged.append((tmp, folder / name))
+            info[dataset] = {
+                "file": f"{dataset}/{name}",
+                "rows": table.num_rows,
+                "bytes": tmp.stat().st_size,
+                "sha256": file_sha256(tmp),
+            }
+        for k, (tmp, final) in enumerate(staged):
+            if k:
+                hooks.pause("rename", first_game)
             os.replace(tmp, final)
     finally:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
+    return info
 
 
 def remove_temporary(run_dir: Path) -> int:
     """Delete leftover temporary part files of an interrupted run; return how many."""
     n = 0
-    for dataset in ("deals", "games"):
-        for path in (run_dir / dataset).glob(TMP_PREFIX + "*"):
+    for dataset in DATASETS:
+        folder = run_dir / dataset
+        if not folder.is_dir():
+            continue
+        for path in folder.glob(TMP_PREFIX + "*"):
             path.unlink(missing_ok=True)
             n += 1
     return n
+
+
+def remove_unlisted(run_dir: Path, listed: set[str]) -> list[str]:
+    """Delete every file of ``deals/`` and ``games/`` whose relative path
+    (``deals/part-….parquet``) is not in ``listed``; return what was deleted.
+
+    Used on a run's own folder, under its lock: parts renamed into place but never
+    recorded (the run was killed in between) are played again rather than trusted.
+    """
+    gone = []
+    for dataset in DATASETS:
+        folder = run_dir / dataset
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            rel = f"{dataset}/{path.name}"
+            if rel not in listed and path.is_file():
+                path.unlink(missing_ok=True)
+                gone.append(rel)
+    return gone

@@ -13,7 +13,7 @@ def scoring_summaries(run_dir: Path, names: list[str]) -> dict[str, list[dict[st
     """Return, for each scoring in ``names`` (canonical rules strings of the run's
     ``score_also``), one row per player: ``seat`` (the player's index: its seat, or in
     duplicate play the player), ``strategy``, ``games``, ``win_rate`` (share of games
-    with the best final score under that scoring, co-winners counted; RULES.md A3) and
+    with the best final score under that scoring, co-winners counted; docs/rules.md A3) and
     ``mean_place`` (1 = best). Rows come from the ``games`` dataset's rows of that scoring,
     so an interrupted run's summary covers the games written.
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from numba import njit
 
+from hsim.engine.bits import nth_card, popcount
 from hsim.engine.layout import P_TRICK, V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
-from hsim.strategies import lowcard
+from hsim.rng import below
+from hsim.strategies import lowcard, random_bot
 from hsim.strategy import CompiledStrategy
 
 
@@ -32,3 +34,14 @@ def pass_two(public, private, rng, params):
 
 NOT_HELD = CompiledStrategy("not_held", lowcard.pass_cards, play_not_held, params={"trick": 5.0})
 BAD_PASS = CompiledStrategy("bad_pass", pass_two, lowcard.play)
+
+
+@njit(PLAY_SIG, cache=True)
+def play_mirror_random(public, private, legal, rng, params):
+    """Plays a uniformly random legal card, counted from the top: as strong as ``random``
+    (the same distribution of plays) but a different card from the same random draw."""
+    return nth_card(legal, popcount(legal) - 1 - below(rng, popcount(legal)))
+
+
+#: As strong as ``random``, playing differently: a null hypothesis with card-play noise.
+MIRROR_RANDOM = CompiledStrategy("mirror_random", random_bot.pass_cards, play_mirror_random)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from hsim.cards import cards_of, parse_mask
@@ -75,4 +76,23 @@ class Counter(PyLowcard):
 
     def play(self, obs, legal, rng):
         self.decisions += 1
+        return super().play(obs, legal, rng)
+
+
+class Sleeper(PyLowcard):
+    """Blocks (sleeps ``seconds``, default for ever) when dealt every card of ``holding``:
+    a hung plugin, at a deal-dependent (chunk-proof) game.
+    """
+
+    def __init__(self, holding: str = "AS KS QS", seconds: float = 1e9):
+        self.holding = parse_mask(holding)
+        self.seconds = seconds
+
+    def play(self, obs, legal, rng):
+        if obs.dealt & self.holding == self.holding:
+            marker = os.environ.get("HSIM_TEST_SLEEP_MARKER")
+            if marker:
+                with open(marker, "a") as f:
+                    f.write(f"{os.getpid()}\n")
+            time.sleep(self.seconds)
         return super().play(obs, legal, rng)

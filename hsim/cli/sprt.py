@@ -1,0 +1,277 @@
+"""``hsim sprt``: the strength gate, a sequential test of a candidate bot against a baseline."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from hsim.cli.common import HELP, build_rules, rule_option, rules_option
+
+EXIT_INTERRUPTED = 130
+
+
+def _bounds(ctx, param, value: str) -> tuple[float, float]:
+    d0_text, comma, d1_text = value.partition(",")
+    try:
+        if not comma:
+            raise ValueError
+        d0, d1 = float(d0_text), float(d1_text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is not D0,D1: give two numbers (points per deal), e.g. --bounds 0,0.3 "
+            "for a gain or --bounds -0.3,0 for no regression"
+        ) from None
+    if not (math.isfinite(d0) and math.isfinite(d1)) or d0 >= d1:
+        raise click.BadParameter(
+            f"{value!r}: D0 must be below D1 and both finite (the candidate's advantage "
+            "under H0 and under H1), e.g. --bounds 0,0.3"
+        )
+    return d0, d1
+
+
+def _rate(ctx, param, value: float) -> float:
+    if not 0 < value < 0.5:
+        raise click.BadParameter(f"{value:g}: give an error rate between 0 and 0.5, e.g. 0.05")
+    return value
+
+
+@click.command(context_settings=HELP)
+@click.option("--candidate", required=True, metavar="SPEC", help="The bot under test.")
+@click.option("--baseline", required=True, metavar="SPEC", help="The bot it is measured against.")
+@click.option(
+    "--bounds",
+    required=True,
+    metavar="D0,D1",
+    callback=_bounds,
+    help="The candidate's advantage over the baseline in points per deal under H0 and H1 "
+    "(D0 < D1): 0,0.3 shows a gain, -0.3,0 shows no regression.",
+)
+@click.option("--alpha", type=float, default=0.05, show_default=True, callback=_rate,
+              help="Error rate: accepting H1 when H0 holds.")  # fmt: skip
+@click.option("--beta", type=float, default=0.05, show_default=True, callback=_rate,
+              help="Error rate: accepting H0 when H1 holds.")  # fmt: skip
+@click.option(
+    "--max-boards",
+    type=click.IntRange(min=2),
+    default=10_000,
+    show_default=True,
+    help="Stop without a verdict (exit 3) after this many boards.",
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Boards per chunk, and between two looks at the LLR.",
+)
+@click.option(
+    "--opponents",
+    default=None,
+    metavar="SPEC[,...]",
+    help="Paired design: candidate and baseline each play every board against these "
+    "(one spec for every other seat, or one per other seat).",
+)
+@rules_option
+@rule_option
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**64 - 1),
+    default=1,
+    show_default=True,
+    help="Run seed: the deals of board b depend only on it and b.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes; the verdict does not depend on it. Most tests end within a "
+    "few dozen boards, where starting workers costs more than it saves; use 2+ for slow "
+    "bots such as pimc.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Run folder (default: results/sprt-<time>-seed<seed>).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing sprt folder at --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (with the trace).")
+@click.option(
+    "--plot",
+    "plot_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Draw the LLR trace with its bounds into DIR/sprt_llr.png (needs matplotlib).",
+)
+@click.option(
+    "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
+)
+def sprt(
+    candidate,
+    baseline,
+    bounds,
+    alpha,
+    beta,
+    max_boards,
+    batch,
+    opponents,
+    preset,
+    rule_items,
+    seed,
+    workers,
+    out,
+    overwrite,
+    as_json,
+    plot_dir,
+    progress,
+):
+    """Test whether a candidate bot is stronger than a baseline, stopping early.
+
+    \b
+    A sequential probability ratio test (SPRT) on duplicate boards, every rotation of the
+    players over the seats with the same deals. Each board gives the candidate's advantage
+    in points per deal (after moon and bonuses; positive: the candidate did better; in
+    Kierki higher scores are better and the sign follows). By default the candidate plays
+    copies of the baseline (three; two in 3-player Kierki); with --opponents, candidate
+    and baseline each play the board against those opponents and the advantage is their
+    paired difference. After every --batch boards the LLR of H1 (advantage D1) over H0
+    (advantage D0) is computed from the first boards in board order, so the verdict and
+    its board count are the same for any --workers.
+    \b
+    Recipes:
+      gain:            --bounds 0,0.3
+      non-regression:  --bounds -0.3,0
+    \b
+    Exit status: 0 H1 accepted, 1 H0 accepted, 3 --max-boards reached without a verdict,
+    2 usage error, 4 the games failed (a strategy error, a full disk), 130 interrupted.
+    \b
+    Example:
+      hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5
+    """
+    from hsim.loader import split_players
+    from hsim.sprt import EXIT_FAILED, SprtConfig, SprtError, SprtFailed, plot_trace, run_sprt
+    from hsim.strategy import StrategyError
+
+    try:
+        rules, _ = build_rules(preset, rule_items)
+    except click.UsageError:
+        raise
+    except click.ClickException as exc:  # exit 1 means "H0 accepted" here
+        raise click.UsageError(exc.message) from None
+    d0, d1 = bounds
+    opponent_specs = None
+    if opponents is not None:
+        try:
+            opponent_specs = tuple(split_players(opponents))
+        except StrategyError as exc:
+            raise click.BadParameter(str(exc), param_hint="--opponents") from None
+        if len(opponent_specs) == 1:
+            opponent_specs = opponent_specs * (rules.players - 1)
+    if batch > max_boards:
+        raise click.BadParameter(
+            f"{batch} is more than --max-boards {max_boards}", param_hint="--batch"
+        )
+    if out is None:
+        out = Path("results") / f"sprt-{datetime.now().strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+    config = SprtConfig(
+        candidate.strip(),
+        baseline.strip(),
+        d0,
+        d1,
+        rules,
+        alpha,
+        beta,
+        max_boards,
+        batch,
+        opponent_specs,
+        seed,
+    )
+    try:
+        config.validate()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    if plot_dir is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError(
+                "--plot needs matplotlib: pip install 'hsim[plot]' (or pip install matplotlib)"
+            ) from None
+    try:
+        result = run_sprt(config, out, workers, overwrite, progress, argv=["hsim", *sys.argv[1:]])
+    except StrategyError as exc:
+        raise click.UsageError(str(exc)) from None
+    except SprtFailed as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    except OSError as exc:  # exit 1 would read as "H0 accepted"
+        where = f" {exc.filename}" if exc.filename else ""
+        click.echo(
+            f"Error: cannot write{where}: {exc.strerror or exc}; check that the folder is "
+            "writable and has free space",
+            err=True,
+        )
+        sys.exit(EXIT_FAILED)
+    except SprtError as exc:
+        raise click.UsageError(str(exc)) from None
+
+    if as_json:
+        doc = {"candidate": config.candidate, "baseline": config.baseline, **result.to_dict()}
+        doc.update(bounds=[d0, d1], alpha=alpha, beta=beta, seed=seed)
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        _print_table(config, result)
+    if plot_dir is not None:
+        path = plot_trace(result, plot_dir)
+        if not as_json:
+            click.echo(f"plot: {path}")
+    if result.status == "interrupted":
+        click.echo(
+            f"interrupted after {result.boards} boards without a verdict; the boards used are "
+            f"in {result.run_dir}",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(result.exit_code)
+
+
+def _print_table(config, result) -> None:
+    others = config.rules.players - 1
+    against = (
+        f"{config.baseline}, each against {', '.join(config.opponents)}"
+        if config.paired
+        else f"{others} x {config.baseline}"
+    )
+    ci = result.advantage
+    advantage = (
+        "n/a (fewer than 2 boards)"
+        if ci is None
+        else f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] points per deal (95% CI)"
+    )
+    if result.verdict == "H1":
+        verdict = f"H1 accepted: advantage {config.d1:+g} rather than {config.d0:+g}"
+    elif result.verdict == "H0":
+        verdict = f"H0 accepted: advantage {config.d0:+g} rather than {config.d1:+g}"
+    else:
+        verdict = f"none ({result.boards} boards, --max-boards {config.max_boards})"
+    rates = f"alpha {config.alpha:g}, beta {config.beta:g}"
+    rows = [
+        ("candidate", config.candidate),
+        ("baseline", against),
+        ("bounds", f"H0 {config.d0:+g}, H1 {config.d1:+g} ({rates})"),
+        ("boards", f"{result.boards:,}"),
+        ("deals", f"{result.deals:,}"),
+        ("advantage", advantage),
+        ("LLR", f"{result.llr:+.3f} in [{result.lower:+.3f}, {result.upper:+.3f}]"),
+        ("verdict", verdict),
+        ("time", f"{result.elapsed_s:.1f} s"),
+        ("run folder", f"{result.run_dir}  (seed {config.seed})"),
+    ]
+    for name, value in rows:
+        click.echo(f"{name:<10}  {value}")

@@ -1,0 +1,261 @@
+"""One owner per run folder: an exclusive lock taken before anything is written.
+
+The lock is the file ``RUN/.hsim.lock`` held with ``fcntl.flock`` by the process that
+plays into the folder (``hsim tournament`` or ``hsim resume``). The kernel releases the
+lock when that process ends, however it ends (SIGKILL included), so a lock left by a dead
+run is recognised as stale without guessing from pids; the file holds the owner's pid,
+host and start time, only to name it when a second run is refused.
+
+:func:`claim_new` also checks where a new run may go (not inside another run folder,
+``--overwrite`` not of the current directory or one of its parents) and, with
+``overwrite``, empties the folder only after every check has passed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import errno
+import fcntl
+import json
+import os
+import shutil
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from hsim.runner.manifest import JOURNAL, MANIFEST, now
+
+LOCK = ".hsim.lock"
+# What an hsim run folder may hold (and --overwrite may delete): its manifest, journal,
+# datasets and their temporary files.
+RUN_ENTRIES = {MANIFEST, f".{MANIFEST}.tmp", JOURNAL, "deals", "games", LOCK}
+
+
+class FolderError(Exception):
+    """The run folder cannot be used: owned by another run, not a run folder, a file…"""
+
+
+@dataclasses.dataclass
+class FolderLock:
+    """A held lock on a run folder. Release with :meth:`release` (or let the process end).
+
+    path: the lock file. fd: its open descriptor (the lock lives as long as it is open).
+    """
+
+    path: Path
+    fd: int
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock."""
+        if self.fd < 0:
+            return
+        try:
+            if os.stat(self.path).st_ino == os.fstat(self.fd).st_ino:
+                self.path.unlink()
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = -1
+
+
+def owner_text(owner: dict[str, Any] | None) -> str:
+    """Return a phrase naming the owner recorded in a lock file."""
+    if not owner:
+        return "another hsim process (it has not written its pid yet)"
+    return (
+        f"hsim process {owner.get('pid')} on host {owner.get('host')} "
+        f"(started {owner.get('started')})"
+    )
+
+
+def read_owner(run_dir: Path) -> dict[str, Any] | None:
+    """Return what the lock file of ``run_dir`` says about its owner, or None."""
+    try:
+        text = (Path(run_dir) / LOCK).read_text()
+        return json.loads(text) if text.strip() else None
+    except (OSError, ValueError):
+        return None
+
+
+def is_locked(run_dir: Path) -> bool:
+    """Return True when a live process holds the lock of ``run_dir``."""
+    path = Path(run_dir) / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def claim(run_dir: Path) -> FolderLock:
+    """Take the lock of the existing folder ``run_dir`` and record this process in it.
+
+    :raises FolderError: a live process holds it (the message names it), or the lock
+        cannot be taken on this file system.
+    """
+    run_dir = Path(run_dir)
+    path = run_dir / LOCK
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise FolderError(
+                f"cannot write {run_dir}: the lock file {path} cannot be created "
+                f"({exc.strerror or exc})"
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            owner = None
+            for _ in range(20):  # the owner writes its details just after locking
+                owner = read_owner(run_dir)
+                if owner:
+                    break
+                time.sleep(0.025)
+            raise FolderError(
+                f"{run_dir} is in use by {owner_text(owner)}; wait for it to finish or stop "
+                "it, or choose another folder"
+            ) from None
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP):
+                raise FolderError(
+                    f"{run_dir}: this file system does not support locks; choose a local "
+                    "--out folder"
+                ) from None
+            raise
+        try:  # the previous owner may have removed the file between our open and lock
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": now()}
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, (json.dumps(owner) + "\n").encode(), 0)
+    return FolderLock(path, fd)
+
+
+def run_folder_above(path: Path) -> Path | None:
+    """Return the closest folder above ``path`` (not ``path`` itself) holding a
+    ``run.json``, or None.
+    """
+    for parent in Path(path).resolve().parents:
+        if (parent / MANIFEST).is_file():
+            return parent
+    return None
+
+
+def _fresh(run_dir: Path) -> bool:
+    """True when the folder holds nothing but a lock and empty dataset folders (a run
+    killed before it wrote its manifest).
+    """
+    for entry in run_dir.iterdir():
+        if entry.name == LOCK:
+            continue
+        if entry.name in ("deals", "games") and entry.is_dir() and not any(entry.iterdir()):
+            continue
+        return False
+    return True
+
+
+def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
+    """Claim ``run_dir`` for a new run: check, create it, lock it, empty it (overwrite).
+
+    Order: every check that needs no lock, then create and lock the folder, then the
+    checks of its contents under the lock, and only then (``overwrite``) the deletion.
+    A folder this call created is removed again when a check fails.
+
+    :raises FolderError: ``run_dir`` is a file, lies inside another run folder, is owned
+        by a live run, exists without ``overwrite``, is not an hsim run folder, or is
+        (or holds) the current directory.
+    """
+    run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise FolderError(f"--out {run_dir} is a file, not a folder; choose another --out")
+    above = run_folder_above(run_dir)
+    if above is not None:
+        raise FolderError(
+            f"--out {run_dir} is inside the run folder {above}; writing there would break "
+            "reading that run: choose an --out outside it"
+        )
+    if overwrite and run_dir.exists():
+        cwd = Path.cwd().resolve()
+        target = run_dir.resolve()
+        if cwd == target or target in cwd.parents:
+            raise FolderError(
+                f"--overwrite refused: {run_dir} is the current directory or holds it; "
+                "run from another directory"
+            )
+    created = False
+    try:
+        run_dir.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FolderError(
+            f"cannot write --out {run_dir}: {exc.strerror or exc} ({exc.filename}); choose "
+            "another --out"
+        ) from None
+    try:
+        run_dir.mkdir()
+        created = True
+    except FileExistsError:
+        pass  # another run may have just made it: the lock decides
+    except OSError as exc:
+        raise FolderError(
+            f"cannot write --out {run_dir}: {exc.strerror or exc}; choose another --out"
+        ) from None
+    lock = claim(run_dir)
+    try:
+        if _fresh(run_dir):
+            return lock
+        if not overwrite:
+            status = _status(run_dir)
+            hint = (
+                f"; `hsim resume {run_dir}` continues it"
+                if status in ("running", "interrupted", "failed")
+                else ""
+            )
+            raise FolderError(
+                f"output folder {run_dir} already exists{f' (run {status})' if status else ''}"
+                f"; choose another --out or pass --overwrite to replace it{hint}"
+            )
+        names = {entry.name for entry in run_dir.iterdir()}
+        if not (run_dir / MANIFEST).is_file() and not names <= RUN_ENTRIES:
+            raise FolderError(
+                f"--overwrite refused: {run_dir} is not empty and holds no {MANIFEST}, so it "
+                "is not an hsim run folder; choose another --out"
+            )
+        for entry in run_dir.iterdir():  # every check passed: delete last
+            if entry.name == LOCK:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        return lock
+    except BaseException:
+        if created:  # ours and still locked by us: nothing of anyone else's is in it
+            for entry in run_dir.iterdir():
+                if entry.name != LOCK:
+                    shutil.rmtree(entry, ignore_errors=True)
+        lock.release()
+        if created:
+            with contextlib.suppress(OSError):
+                run_dir.rmdir()
+        raise
+
+
+def _status(run_dir: Path) -> str | None:
+    try:
+        return str(json.loads((run_dir / MANIFEST).read_text()).get("status"))
+    except (OSError, ValueError, AttributeError):
+        return None

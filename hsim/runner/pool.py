@@ -1,0 +1,214 @@
+"""Chunk jobs on an executor: a bounded window, lost workers replayed, stops that kill.
+
+:func:`run_chunks` is the one place that drives a :class:`concurrent.futures.Executor`
+(a local process pool from :func:`process_pool`, or any other executor, e.g. Dask's
+``Client.get_executor()``): it keeps a bounded number of chunks in flight, pulling game
+ranges lazily (so a run of 2**63 games starts at once), plays a chunk again when the
+worker playing it was lost, rebuilds a broken pool, and on any stop (SIGINT, SIGTERM,
+an error) kills the workers before it returns.
+
+Workers of :func:`process_pool` die with their parent whatever kills it (SIGKILL
+included): ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, and a thread that watches the
+parent pid everywhere, so no worker (and so no resource tracker, which ends when the
+last worker closes its pipe) outlives a killed run by more than about a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    wait,
+)
+from multiprocessing import get_context
+from typing import Any
+
+DEFAULT_RETRIES = 2
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+PR_SET_PDEATHSIG = 1
+WATCH_PARENT_S = 0.5
+
+
+class WorkerLost(RuntimeError):
+    """A chunk's worker died more often than ``retries`` allows (a chunk that always
+    runs out of memory, say); the message names the games.
+    """
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make this process exit when ``parent_pid`` is no longer its parent.
+
+    On Linux the kernel sends SIGKILL at the parent's death (PR_SET_PDEATHSIG); a daemon
+    thread checking ``os.getppid()`` every half second covers other systems and the
+    moment before prctl took effect.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_PARENT_S)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="hsim-parent-watch", daemon=True).start()
+
+
+def _init_worker(parent_pid: int) -> None:
+    # The parent handles SIGINT and SIGTERM (it stops the run and kills the workers).
+    # The signals were blocked while this process was spawned, so a Ctrl-C during its
+    # start-up waits here and is then dropped, instead of a traceback per worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    die_with_parent(parent_pid)
+
+
+@contextlib.contextmanager
+def signals_blocked():
+    """Block SIGINT and SIGTERM in this thread for the block (they wait, not lost):
+    processes spawned meanwhile start with them blocked.
+    """
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """Return a spawn-context process pool of ``workers`` processes that ignore SIGINT
+    and die with this process (see :func:`die_with_parent`).
+    """
+    with signals_blocked():
+        return ProcessPoolExecutor(
+            workers,
+            mp_context=get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(os.getpid(),),
+        )
+
+
+def stop_executor(executor: Executor, kill: bool = False) -> None:
+    """Shut ``executor`` down; with ``kill``, SIGKILL a process pool's workers first (a
+    blocked strategy never returns) and wait up to 5 s for them to be gone.
+    """
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    if kill:
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.kill()
+    with contextlib.suppress(Exception):
+        executor.shutdown(wait=not kill, cancel_futures=True)
+    deadline = time.monotonic() + 5
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(max(0.0, deadline - time.monotonic()))
+
+
+def run_chunks(
+    make_executor: Callable[[], Executor],
+    task: Callable[[int, int], Any],
+    ranges: Iterable[tuple[int, int]],
+    on_done: Callable[[tuple[int, int], Any], None],
+    *,
+    window: int,
+    retries: int = DEFAULT_RETRIES,
+    lost: tuple[type[BaseException], ...] = (BrokenExecutor,),
+    stop: Callable[[Executor, bool], None] = stop_executor,
+) -> None:
+    """Play every ``(start, stop)`` of ``ranges`` as ``task(start, stop)`` on executors
+    from ``make_executor``; call ``on_done(range, result)`` in this thread as each ends.
+
+    window: chunks in flight at most (``ranges`` is read lazily, never listed).
+    retries: times a chunk is played again after its worker was lost (an exception of
+    ``lost``; a :class:`BrokenExecutor`, such as a process pool whose worker died, also
+    replaces the executor and resubmits every unfinished chunk). stop: shuts an
+    executor down, ``stop(executor, kill)``; the default kills a process pool's workers.
+
+    :raises WorkerLost: a chunk's worker was lost more than ``retries`` times.
+    :raises BaseException: whatever ``task`` or ``on_done`` raised, or a stop
+        (:class:`hsim.play.StopRequested`) that arrived meanwhile; the workers are
+        killed first, and no chunk is submitted after it.
+    """
+    source: Iterator[tuple[int, int]] = iter(ranges)
+    again: deque[tuple[int, int]] = deque()
+    failures: dict[tuple[int, int], int] = {}
+    pending: dict[Future, tuple[int, int]] = {}
+    executor = make_executor()
+    idle_rebuilds = 0  # pools replaced since a chunk last finished
+
+    def fill() -> bool:
+        """Submit up to the window; return True when the executor is broken."""
+        while len(pending) < window:
+            item = again.popleft() if again else next(source, None)
+            if item is None:
+                return False
+            try:
+                with signals_blocked():  # a worker spawned here starts with them blocked
+                    future = executor.submit(task, *item)
+            except BrokenExecutor:  # it broke since the last wait
+                again.appendleft(item)
+                return True
+            pending[future] = item
+        return False
+
+    try:
+        broken = fill()
+        while pending or broken:
+            if broken:  # every other future of a broken pool fails too: play them again
+                idle_rebuilds += 1
+                if idle_rebuilds > retries + 3:
+                    raise WorkerLost(
+                        f"the workers keep dying before finishing any chunk ({idle_rebuilds} "
+                        "pools in a row); out of memory?"
+                    )
+                again.extend(pending.values())
+                pending.clear()
+                stop(executor, True)
+                executor = make_executor()
+                broken = fill()
+                continue
+            finished, _ = wait(list(pending), timeout=WATCH_PARENT_S, return_when=FIRST_COMPLETED)
+            for future in finished:
+                item = pending.pop(future)
+                try:
+                    result = future.result()
+                except lost as exc:
+                    failures[item] = failures.get(item, 0) + 1
+                    if failures[item] > retries:
+                        raise WorkerLost(
+                            f"games {item[0]}..{item[1] - 1}: the worker playing them was "
+                            f"lost {failures[item]} times ({type(exc).__name__}: {exc}); "
+                            "out of memory? (--retries sets how often a chunk is replayed)"
+                        ) from None
+                    again.append(item)
+                    broken |= isinstance(exc, BrokenExecutor)
+                    continue
+                idle_rebuilds = 0
+                on_done(item, result)
+            if not broken:
+                broken = fill()
+    except BaseException:
+        stop(executor, True)
+        raise
+    stop(executor, False)

@@ -1,0 +1,251 @@
+"""Continue a stopped run: ``hsim resume RUN_DIR`` plays exactly the missing chunks.
+
+A run folder can be continued when it is ``interrupted``, ``failed`` for a reason other
+than a strategy error (a lost worker, a full disk, a decision timeout) or ``running``
+with no live owner (its process was killed). The settings come from its ``run.json``;
+the chunk boundaries (``first_game + k * chunk_size``) are the original run's, so every
+part is the one an uninterrupted run writes. What counts as done is what the journal and
+``run.json`` record with a part that still matches its recorded size and sha256; anything
+else in the datasets (a part renamed into place just before a SIGKILL, before it was
+recorded; a damaged part; a temporary file) is deleted and played again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from hsim.rules import Rules, RulesError, parse_rules
+from hsim.runner import run as runner
+from hsim.runner.lock import FolderError, FolderLock, claim
+from hsim.runner.manifest import (
+    JOURNAL,
+    MANIFEST,
+    ManifestError,
+    now,
+    read_manifest,
+    recorded_parts,
+    write_manifest,
+)
+from hsim.runner.pool import DEFAULT_RETRIES
+from hsim.runner.run import RunConfig, RunError, RunResult
+from hsim.runner.sink import DATASETS, file_sha256, remove_temporary, remove_unlisted
+
+RESUMABLE = ("interrupted", "failed", "running", "complete")
+
+
+def config_from_manifest(manifest: dict[str, Any], run_dir: Path) -> RunConfig:
+    """Return the :class:`RunConfig` a run's ``run.json`` describes.
+
+    :raises RunError: a setting is missing or not what hsim writes (a damaged or edited
+        ``run.json``).
+    """
+    try:
+        options = manifest["rules"]["options"]
+        known = {f.name for f in dataclasses.fields(Rules)}
+        rules = dataclasses.replace(Rules(), **{k: v for k, v in options.items() if k in known})
+        score_also = tuple(parse_rules(text) for text in manifest.get("score_also") or ())
+        specs = tuple(_spec_from_run(p["spec"], manifest, run_dir) for p in manifest["players"])
+        config = RunConfig(
+            rules=rules,
+            players=specs,
+            games=_int(manifest, "games"),
+            seed=_int(manifest, "seed"),
+            first_game=_int(manifest, "first_game"),
+            rules_preset=manifest["rules"].get("preset"),
+            chunk_size=_int(manifest, "chunk_size"),
+            duplicate=bool(manifest.get("duplicate")),
+            score_also=score_also,
+            decision_timeout=manifest.get("decision_timeout", runner.DEFAULT_DECISION_TIMEOUT),
+        )
+    except (KeyError, TypeError, AttributeError, RulesError, ValueError) as exc:
+        what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise RunError(
+            f"run.json cannot be resumed: it is damaged or was edited ({what})"
+        ) from None
+    if config.chunk_size is None or config.chunk_size < 1 or config.games < 1:
+        raise RunError("run.json cannot be resumed: its chunk_size or games is not positive")
+    return config
+
+
+def _int(manifest: dict[str, Any], key: str) -> int:
+    value = manifest[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{key} is {value!r}, not an integer")
+    return value
+
+
+def _spec_from_run(spec: str, manifest: dict[str, Any], run_dir: Path) -> str:
+    # A relative path.py:attr is relative to the run folder (or, in a run.json written
+    # before that, to the ``cwd`` it recorded).
+    from hsim.loader import spec_from_run
+
+    cwd = manifest.get("cwd")
+    return spec_from_run(spec, Path(cwd) if isinstance(cwd, str) else Path(run_dir))
+
+
+def intact(run_dir: Path, entry: dict[str, Any]) -> bool:
+    """Return True when both parts of journal ``entry`` exist with their recorded size
+    and sha256.
+    """
+    for dataset in DATASETS:
+        part = entry.get(dataset)
+        if not isinstance(part, dict):
+            return False
+        path = Path(run_dir) / str(part.get("file"))
+        try:
+            if path.stat().st_size != part.get("bytes"):
+                return False
+        except OSError:
+            return False
+        if file_sha256(path) != part.get("sha256"):
+            return False
+    return True
+
+
+def done_chunks(run_dir: Path, manifest: dict[str, Any], config: RunConfig) -> dict[int, dict]:
+    """Return the recorded chunks (by start) whose parts are intact and whose range is a
+    chunk of the run's plan.
+    """
+    size = config.chunk_size
+    out = {}
+    for start, entry in recorded_parts(run_dir, manifest).items():
+        aligned = (start - config.first_game) % size == 0
+        stop = min(start + size, config.stop)
+        if (
+            aligned
+            and config.first_game <= start < config.stop
+            and entry.get("stop") == stop
+            and intact(run_dir, entry)
+        ):
+            out[start] = entry
+    return out
+
+
+def resume_run(
+    run_dir: Path,
+    workers: int | None = None,
+    progress: bool = True,
+    retries: int = DEFAULT_RETRIES,
+    decision_timeout: float | None = -1.0,
+    argv: list[str] | None = None,
+    started: float | None = None,
+) -> RunResult:
+    """Continue the run in ``run_dir`` until it is ``complete``; return what was done.
+
+    workers: processes (None: as many as the missing games warrant). decision_timeout:
+    a new limit for plain-Python decisions (-1: the run's own). A ``complete`` run whose
+    parts are all intact is left as it is (``games_played`` 0); one with a missing or
+    damaged part has that part played again.
+
+    :raises RunError: no or a damaged ``run.json``, a live owner (named), a run that
+        failed by a strategy error (it would fail again the same way), or the resumed
+        run failed.
+    :raises StopRequested: SIGINT or SIGTERM before the folder was claimed.
+    """
+    t0 = started if started is not None else time.perf_counter()
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunError(f"{run_dir} is not a folder; give the run folder to resume")
+    if not (run_dir / MANIFEST).is_file():
+        raise RunError(
+            f"{run_dir} has no {MANIFEST}: it is not an hsim run folder, or its run was "
+            "stopped before it wrote anything; start it again with `hsim tournament --out "
+            f"{run_dir}`"
+        )
+    signals = runner.StopSignals().install()
+    lock: FolderLock | None = None
+    try:
+        try:
+            lock = claim(run_dir)
+        except FolderError as exc:
+            raise RunError(f"cannot resume: {exc}") from None
+        try:
+            manifest = read_manifest(run_dir)
+        except (ManifestError, OSError) as exc:
+            raise RunError(f"cannot resume: {exc}") from None
+        status = manifest.get("status")
+        if status not in RESUMABLE:
+            raise RunError(f"cannot resume {run_dir}: its run.json has status {status!r}")
+        if status == "failed" and manifest.get("error_kind") in ("strategy", None):
+            raise RunError(
+                f"cannot resume {run_dir}: its run failed because of a strategy "
+                f"({manifest.get('error', 'no error recorded')}); playing it again would fail "
+                "the same way. Fix the strategy and start a new run"
+            )
+        if status == "complete" and "parts" not in manifest:
+            raise RunError(
+                f"{run_dir} is complete (written by an hsim that recorded no part checksums); "
+                "there is nothing to resume"
+            )
+        config = config_from_manifest(manifest, run_dir)
+        if decision_timeout is None or decision_timeout >= 0:
+            config = dataclasses.replace(config, decision_timeout=decision_timeout or None)
+            manifest["decision_timeout"] = config.decision_timeout
+        done = done_chunks(run_dir, manifest, config)
+        missing = config.games - sum(e["stop"] - e["start"] for e in done.values())
+        if status == "complete" and missing == 0:
+            return _nothing_to_do(run_dir, manifest, config, done)
+        players = runner.check_config(config, workers or 1)
+        compile_s = time.perf_counter() - t0
+        if workers is None:
+            workers = runner.default_workers(missing * config.rotations)
+        with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
+            listed = {e[d]["file"] for e in done.values() for d in DATASETS}
+            remove_temporary(run_dir)
+            removed = remove_unlisted(run_dir, listed)
+            _rewrite_journal(run_dir, done)
+            manifest.setdefault("resumes", []).append(
+                {
+                    "started": now(),
+                    "argv": argv,
+                    "workers": workers,
+                    "games_missing": missing * config.rotations,
+                    "parts_removed": len(removed),
+                    "previous_status": status,
+                }
+            )
+            manifest["status"] = "running"
+            manifest["parts"] = [done[a] for a in sorted(done)]
+            write_manifest(run_dir, manifest)
+        return runner.play_chunks(
+            config, run_dir, manifest, players, done, workers, retries, progress, signals, compile_s
+        )
+    finally:
+        if lock is not None:
+            lock.release()
+        signals.restore()
+
+
+def _rewrite_journal(run_dir: Path, done: dict[int, dict]) -> None:
+    """Replace the journal by the intact entries only (atomically)."""
+    tmp = run_dir / f".{JOURNAL}.tmp"
+    with open(tmp, "w") as f:
+        for start in sorted(done):
+            f.write(json.dumps(done[start], separators=(",", ":")) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, run_dir / JOURNAL)
+
+
+def _nothing_to_do(run_dir, manifest, config, done) -> RunResult:
+    import numpy as np
+
+    sums = np.zeros((config.rules.players, runner.SUMMARY_COLS), np.int64)
+    for entry in done.values():
+        sums += np.asarray(entry.get("sums") or 0, np.int64)
+    return RunResult(
+        run_dir,
+        "complete",
+        int(manifest.get("games_done") or config.games * config.rotations),
+        0.0,
+        0.0,
+        False,
+        runner._summary(sums, config.players),
+        None,
+        config.seed,
+    )

@@ -1,0 +1,567 @@
+"""The strength gate: a sequential test (SPRT) of a candidate bot against a baseline.
+
+Boards are duplicate boards (every rotation of the players over the seats, the same
+deals), played in chunks of ``batch`` boards by :func:`hsim.runner.run.run_chunk`, on a
+process pool when ``workers > 1``. Each board gives one value, the candidate's advantage
+in points per deal (``deal_score``: after the moon and bonuses), positive when the
+candidate did better; the values go to :class:`hsim.analysis.sprt.SequentialTest` in board
+order, so the verdict and the board count at which it falls are the same for any number
+of workers. Two designs:
+
+- *against the baseline* (default, as ``hsim ladder``): the candidate and copies of the
+  baseline at every other seat (three; two in 3-player Kierki); the value is the baseline
+  seats' mean score per deal minus the candidate's in Hearts, where lower is better, the
+  candidate's minus theirs in Kierki, where higher is better (docs/rules.md B5). It
+  measures the candidate against the baseline directly, and most cheaply: one table.
+- *paired* (``opponents``): the candidate, then the baseline, plays the same board in the
+  same seats against the same opponents; the value is the paired difference of the two
+  players' mean score per deal (same sign rule). It measures how each does against a
+  field the user chooses, and card luck cancels twice (same deals, same opponents).
+
+Either way the value has mean 0 when the candidate and the baseline are the same bot.
+
+A run folder holds ``sprt.json`` (the configuration, the result and the LLR trace) and
+``trace.parquet`` (boards, llr, lower, upper); the default design's games are an ordinary
+duplicate run folder at its top (``run.json``, ``deals/``, ``games/``, readable by
+``hsim report``), the paired design's are two, ``candidate/`` and ``baseline/``. Only the
+boards the test used are kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import shutil
+import signal
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hsim.analysis.sprt import SequentialTest, check_bounds, llr_bounds
+from hsim.analysis.stats import Interval
+from hsim.errors import EXIT_USAGE, HsimError, note_signal
+from hsim.ladder import board_advantages
+from hsim.rules import Rules, canonical, preset_of
+from hsim.strategy import StrategyError
+
+SPRT_FILE = "sprt.json"
+TRACE_FILE = "trace.parquet"
+DEFAULT_BATCH = 8
+DEFAULT_MAX_BOARDS = 10_000
+#: Exit status of ``hsim sprt`` per verdict (None: ``max_boards`` reached first).
+EXIT_CODES = {"H1": 0, "H0": 1, None: 3}
+#: Exit status of ``hsim sprt`` when the games failed (1 already means "H0 accepted").
+EXIT_FAILED = 4
+
+
+class SprtError(HsimError):
+    """The test could not start: its output folder is in the way (exit 2, a usage error)."""
+
+    exit_code = EXIT_USAGE
+
+
+class SprtFailed(SprtError):
+    """A strategy failed in a game, a worker died or the disk failed: no verdict (exit 4,
+    which ``hsim sprt`` keeps apart from 1, "H0 accepted")."""
+
+    exit_code = EXIT_FAILED
+
+
+@dataclasses.dataclass(frozen=True)
+class SprtConfig:
+    """What to test.
+
+    candidate, baseline: strategy specs. d0, d1: the candidate's advantage over the
+    baseline in points per deal under H0 and H1 (``d0 < d1``; e.g. 0,0.3 for a gain,
+    -0.3,0 for no regression). alpha, beta: error rates in (0, 0.5). max_boards: stop
+    without a verdict after this many boards. batch: boards per chunk, and between two
+    looks at the LLR. opponents: None (the candidate against copies of the baseline) or
+    one spec per other seat (the paired design). seed: the run seed (deals of board ``b``
+    depend only on the seed and ``b``).
+    """
+
+    candidate: str
+    baseline: str
+    d0: float
+    d1: float
+    rules: Rules
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_boards: int = DEFAULT_MAX_BOARDS
+    batch: int = DEFAULT_BATCH
+    opponents: tuple[str, ...] | None = None
+    seed: int = 0
+
+    def validate(self) -> None:
+        """Check every value before anything is played.
+
+        :raises ValueError: bad bounds, error rates, board counts or number of opponents,
+            with what to give instead.
+        """
+        from hsim.runner.validate import MAX_GAME_STOP, check_seed
+
+        check_bounds(self.d0, self.d1)
+        llr_bounds(self.alpha, self.beta)
+        if not (isinstance(self.max_boards, int) and self.max_boards >= 2):
+            raise ValueError(f"max boards must be at least 2, got {self.max_boards!r}")
+        if self.max_boards * self.rules.players > MAX_GAME_STOP:
+            raise ValueError(
+                f"max boards {self.max_boards} x {self.rules.players} rotations go past the "
+                f"largest game index, 2**63-2 (int64); give at most "
+                f"{MAX_GAME_STOP // self.rules.players} boards"
+            )
+        check_seed(self.seed, "--seed")
+        if not (isinstance(self.batch, int) and 1 <= self.batch <= self.max_boards):
+            raise ValueError(
+                f"batch must be between 1 and max boards ({self.max_boards}), got {self.batch}"
+            )
+        others = self.rules.players - 1
+        if self.opponents is not None and len(self.opponents) != others:
+            raise ValueError(
+                f"{len(self.opponents)} opponents given, but {self.rules.game} with these "
+                f"rules has {others} other seats: give one spec (copied to every other seat) "
+                f"or {others}, e.g. --opponents {','.join(['duck'] * others)}"
+            )
+
+    @property
+    def paired(self) -> bool:
+        """True for the paired design (``opponents`` given)."""
+        return self.opponents is not None
+
+    def tables(self) -> dict[str, tuple[str, ...]]:
+        """Return the seating of each table, by its folder ("" is the run folder itself)."""
+        if self.opponents is None:
+            return {"": (self.candidate,) + (self.baseline,) * (self.rules.players - 1)}
+        return {
+            "candidate": (self.candidate, *self.opponents),
+            "baseline": (self.baseline, *self.opponents),
+        }
+
+
+@dataclasses.dataclass
+class SprtResult:
+    """The outcome of a test.
+
+    verdict: "H1", "H0" or None (max boards reached, or interrupted). boards: boards the
+    test used; deals: deals they hold (each counted once, not once per seat; both tables
+    in the paired design). advantage: the candidate's mean advantage per deal with its 95%
+    interval over those boards. trace: (boards, LLR) at every look. status: complete or
+    interrupted.
+    """
+
+    verdict: str | None
+    boards: int
+    deals: int
+    advantage: Interval | None
+    llr: float
+    lower: float
+    upper: float
+    trace: list[tuple[int, float]]
+    elapsed_s: float
+    run_dir: Path
+    status: str = "complete"
+
+    @property
+    def exit_code(self) -> int:
+        """The ``hsim sprt`` exit status: 0 H1, 1 H0, 3 no verdict."""
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-able dict of the result (an infinite LLR is written "inf")."""
+        ci = self.advantage
+        return {
+            "verdict": self.verdict,
+            "status": self.status,
+            "boards": self.boards,
+            "deals": self.deals,
+            "advantage": None if ci is None else ci.estimate,
+            "advantage_low": None if ci is None else ci.low,
+            "advantage_high": None if ci is None else ci.high,
+            "llr": _json_float(self.llr),
+            "lower": self.lower,
+            "upper": self.upper,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "run_dir": str(self.run_dir),
+            "trace": [[n, _json_float(v)] for n, v in self.trace],
+        }
+
+
+def _json_float(x: float) -> float | str:
+    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def board_values(config: SprtConfig, parts: dict[str, pd.DataFrame]) -> np.ndarray:
+    """Return the candidate's advantage per board (float64[boards], in board order).
+
+    parts: per table (see :meth:`SprtConfig.tables`), the deals rows of the same boards
+    (columns board, player, deal_score; player 0 is the candidate or the baseline).
+    """
+    kierki = config.rules.is_kierki
+    if not config.paired:
+        return board_advantages(parts[""], higher_is_better=kierki)
+    mean = {}
+    for table in ("candidate", "baseline"):
+        d = parts[table]
+        mean[table] = d[d["player"] == 0].groupby("board")["deal_score"].mean()
+    diff = mean["candidate"] - mean["baseline"]
+    return (diff if kierki else -diff).to_numpy()
+
+
+def _init_worker() -> None:
+    # The parent handles Ctrl-C: it lets running chunks finish, then stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _claim(out: Path, overwrite: bool):
+    """Check ``out``, lock it (one test per folder, :mod:`hsim.runner.lock`) and empty it;
+    return the lock."""
+    from hsim.runner.lock import LOCK, FolderError, claim
+    from hsim.runner.manifest import MANIFEST
+
+    if out.exists():
+        if not out.is_dir():
+            raise SprtError(f"--out {out} is a file, not a folder")
+        if any(p.name != LOCK for p in out.iterdir()):
+            if not overwrite:
+                raise SprtError(
+                    f"output folder {out} already exists; choose another --out or pass "
+                    "--overwrite to replace it"
+                )
+            if not ((out / SPRT_FILE).exists() or (out / MANIFEST).exists()):
+                raise SprtError(
+                    f"--overwrite refused: {out} is not empty and holds no {SPRT_FILE}, so it "
+                    "is not an hsim sprt folder; choose another --out"
+                )
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        lock = claim(out)
+    except FolderError as exc:
+        raise SprtError(str(exc)) from None
+    for entry in out.iterdir():  # only once the folder is ours
+        if entry.name != LOCK:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    return lock
+
+
+def _table_manifest(config: SprtConfig, players, folder: Path, workers: int, argv):
+    from hsim.rng import SEED_SCHEME
+    from hsim.runner.manifest import now, versions
+    from hsim.runner.sink import SCHEMA_VERSION
+    from hsim.runner.validate import recorded_players, without_home
+
+    preset = preset_of(config.rules)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "seed_scheme": SEED_SCHEME,
+        "status": "running",
+        "command": without_home(" ".join(argv)) if argv else None,
+        "argv": without_home(argv),
+        "rules": {
+            "string": canonical(config.rules, preset),
+            "preset": preset,
+            "options": config.rules.to_dict(),
+        },
+        "players": recorded_players(players, folder),
+        "seed": config.seed,
+        "first_game": 0,
+        "games": config.max_boards,  # at most; the boards used when it ends
+        "duplicate": True,
+        "score_also": [],
+        "workers": workers,
+        "chunk_size": config.batch,
+        "versions": versions(),
+        "started": now(),
+        "sprt": SPRT_FILE,
+    }
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit="board",
+        disable=not enabled,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        smoothing=0.05,
+    )
+
+
+class _Stop(Exception):
+    """SIGTERM, turned into an orderly stop like Ctrl-C."""
+
+
+def _raise_stop(signum, frame):
+    note_signal(signum)  # so that a stop raised inside a strategy is not its error
+    raise _Stop()
+
+
+def run_sprt(
+    config: SprtConfig,
+    out: Path,
+    workers: int = 1,
+    overwrite: bool = False,
+    progress: bool = False,
+    argv: list[str] | None = None,
+) -> SprtResult:
+    """Play duplicate boards until the SPRT of ``config`` decides or ``max_boards``.
+
+    workers: processes (1 plays in this process). The result (verdict, boards, LLR trace,
+    datasets) is the same for any ``workers``. Ctrl-C or SIGTERM stops the test: the
+    result then has status "interrupted" and no verdict, and the boards the test used stay
+    in ``out``.
+
+    :raises ValueError: a bad configuration (see :meth:`SprtConfig.validate`).
+    :raises StrategyError: a spec is invalid or does not play the rules' game (nothing
+        is written).
+    :raises SprtError: ``out`` exists (without ``overwrite``), is not an sprt folder, or
+        another test is using it.
+    :raises SprtFailed: a strategy failed in a game (``sprt.json`` then says ``failed``; in
+        the first game nothing is written).
+    """
+    from hsim.loader import load_players
+    from hsim.play import play_range
+
+    config.validate()
+    t0 = time.perf_counter()
+    tables = config.tables()
+    loaded = {t: load_players(list(specs), config.rules) for t, specs in tables.items()}
+    for players in loaded.values():  # compile (or load from the cache) before the pool starts
+        try:
+            play_range(config.rules, players, config.seed, 0, 1)
+        except StrategyError as exc:
+            raise SprtFailed(f"sprt failed in its first game (nothing written): {exc}") from None
+
+    out = Path(out)
+    lock = _claim(out, overwrite)
+    try:
+        return _run(config, out, workers, progress, argv, tables, loaded, t0)
+    finally:
+        lock.release()
+
+
+def _run(config, out, workers, progress, argv, tables, loaded, t0) -> SprtResult:
+    """Play and test into the claimed folder ``out`` (see :func:`run_sprt`)."""
+    from hsim.runner.manifest import now, write_manifest
+    from hsim.runner.run import run_chunk
+
+    manifests = {}
+    for table in tables:
+        folder = out / table
+        for dataset in ("deals", "games"):
+            (folder / dataset).mkdir(parents=True, exist_ok=True)
+        manifests[table] = _table_manifest(config, loaded[table], folder, workers, argv)
+        write_manifest(folder, manifests[table])
+
+    test = SequentialTest(config.d0, config.d1, config.alpha, config.beta, config.batch)
+    starts = range(0, config.max_boards, config.batch)
+    deals_seen: dict[int, int] = {}
+    state: dict[str, Any] = {"status": "complete", "error": None}
+    sprt_doc = {"config": _config_dict(config), "started": now(), "status": "running"}
+    _write_json(out / SPRT_FILE, sprt_doc)
+
+    def chunk_values(start: int) -> np.ndarray:
+        from hsim.runner.sink import part_name
+
+        parts = {
+            t: pd.read_parquet(
+                out / t / "deals" / part_name(start), columns=["board", "player", "deal_score"]
+            )
+            for t in tables
+        }
+        deals_seen[start] = sum(len(d) // config.rules.players for d in parts.values())
+        return board_values(config, parts)
+
+    bar = _progress_bar(config.max_boards, progress)
+    bar.set_postfix_str(f"LLR +0.00 in [{test.lower:+.2f}, {test.upper:+.2f}]")
+    done: dict[int, np.ndarray] = {}
+    next_start = 0  # the first chunk not yet fed to the test
+
+    def feed() -> None:
+        nonlocal next_start
+        while test.verdict is None and next_start in done:
+            values = done.pop(next_start)
+            test.add(values)
+            bar.update(len(values))
+            bar.set_postfix_str(f"LLR {test.llr:+.2f} in [{test.lower:+.2f}, {test.upper:+.2f}]")
+            next_start += config.batch
+
+    old_term = signal.signal(signal.SIGTERM, _raise_stop)
+    executor = None
+    t_run = time.perf_counter()
+    try:
+        args = (config.rules,)
+        if workers <= 1:
+            for start in starts:
+                stop = min(start + config.batch, config.max_boards)
+                for table, specs in tables.items():
+                    run_chunk(*args, specs, config.seed, start, stop, str(out / table), True)
+                done[start] = chunk_values(start)
+                feed()
+                if test.verdict is not None:
+                    break
+        else:
+            executor = ProcessPoolExecutor(
+                workers, mp_context=get_context("spawn"), initializer=_init_worker
+            )
+            jobs = ((start, table) for start in starts for table in tables)
+            job = next(jobs, None)
+            pending: dict[Any, tuple[int, str]] = {}
+            waiting: dict[int, int] = {}  # chunk start -> tables still running
+            ahead = 2 * workers
+            while test.verdict is None and (job or pending):
+                while job and len(pending) < ahead:
+                    start, table = job
+                    job = next(jobs, None)
+                    stop = min(start + config.batch, config.max_boards)
+                    fut = executor.submit(
+                        run_chunk,
+                        *args,
+                        tables[table],
+                        config.seed,
+                        start,
+                        stop,
+                        str(out / table),
+                        True,
+                    )
+                    pending[fut] = (start, table)
+                    waiting[start] = waiting.get(start, 0) + 1
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    start, _table = pending.pop(fut)
+                    fut.result()
+                    waiting[start] -= 1
+                    if waiting[start] == 0:
+                        done[start] = chunk_values(start)
+                feed()
+    except (KeyboardInterrupt, _Stop):
+        state["status"] = "interrupted"
+    except StrategyError as exc:
+        state.update(status="failed", error=str(exc))
+    except Exception as exc:  # a worker died, the disk is full, ...
+        state.update(status="failed", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+        signal.signal(signal.SIGTERM, old_term)
+        bar.close()
+    if state["status"] == "complete" and test.verdict is None:
+        test.finish()  # max boards reached: a last look at every board played
+    elapsed = time.perf_counter() - t_run
+
+    # Keep exactly the boards the test used, so the folder is the same for any workers.
+    from hsim.runner.sink import remove_temporary
+
+    used = test.n
+    for table in tables:
+        remove_temporary(out / table)
+        for dataset in ("deals", "games"):
+            for path in (out / table / dataset).glob("part-*.parquet"):
+                if int(path.stem.removeprefix("part-")) >= used:
+                    path.unlink()
+        manifest = manifests[table]
+        manifest.update(
+            {
+                "status": "complete" if state["status"] == "complete" else state["status"],
+                "games": used or config.max_boards,
+                "games_done": used * config.rules.players,
+                "completed_ranges": [[0, used]] if used else [],
+                "finished": now(),
+                "elapsed_s": round(elapsed, 3),
+            }
+        )
+        if state["error"]:
+            manifest["error"] = state["error"]
+        write_manifest(out / table, manifest)
+
+    deals = sum(v for s, v in deals_seen.items() if s < used)
+    advantage = test.interval() if test.n >= 2 else None
+    result = SprtResult(
+        test.verdict,
+        used,
+        deals,
+        advantage,
+        test.llr,
+        test.lower,
+        test.upper,
+        list(test.trace),
+        elapsed,
+        out,
+        "complete" if state["status"] == "complete" else state["status"],
+    )
+    trace = pd.DataFrame(result.trace, columns=["boards", "llr"])
+    trace["lower"], trace["upper"] = test.lower, test.upper
+    trace.to_parquet(out / TRACE_FILE, index=False)
+    sprt_doc.update(result.to_dict(), status=state["status"], finished=now())
+    sprt_doc["compile_s"] = round(t_run - t0, 3)
+    if state["error"]:
+        sprt_doc["error"] = state["error"]
+    _write_json(out / SPRT_FILE, sprt_doc)
+    if state["status"] == "failed":
+        raise SprtFailed(f"sprt failed: {state['error']}\n(the boards played are kept in {out})")
+    return result
+
+
+def _config_dict(config: SprtConfig) -> dict[str, Any]:
+    preset = preset_of(config.rules)
+    return {
+        "candidate": config.candidate,
+        "baseline": config.baseline,
+        "opponents": None if config.opponents is None else list(config.opponents),
+        "design": "paired" if config.paired else "against baseline",
+        "bounds": [config.d0, config.d1],
+        "alpha": config.alpha,
+        "beta": config.beta,
+        "max_boards": config.max_boards,
+        "batch": config.batch,
+        "seed": config.seed,
+        "rules": canonical(config.rules, preset),
+    }
+
+
+def _write_json(path: Path, doc: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def plot_trace(result: SprtResult, folder: Path) -> Path:
+    """Draw the LLR trace with its bounds into ``folder/sprt_llr.png``; return the path.
+
+    :raises SprtError: matplotlib is not installed (``pip install 'hsim[plot]'``).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SprtError(
+            "--plot needs matplotlib: pip install 'hsim[plot]' (or pip install matplotlib)"
+        ) from None
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    boards = [n for n, _ in result.trace]
+    llr = [max(min(v, 2 * result.upper), 2 * result.lower) for _, v in result.trace]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(boards, llr, marker=".", label="LLR")
+    ax.axhline(result.upper, color="tab:green", linestyle="--", label="accept H1")
+    ax.axhline(result.lower, color="tab:red", linestyle="--", label="accept H0")
+    ax.set_xlabel("boards")
+    ax.set_ylabel("log-likelihood ratio")
+    ax.set_title(f"SPRT: {result.verdict or 'no verdict'} after {result.boards} boards")
+    ax.legend(loc="best")
+    path = folder / "sprt_llr.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
