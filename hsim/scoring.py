@@ -21,7 +21,8 @@ class Rescored:
     """Scores of recorded deals under one rule set.
 
     Per deal (n rows, sorted by game then deal): deal_score, score int64[n, 4]; counted
-    bool[n] (False for deals recorded after the game ended under these rules).
+    bool[n] (False for deals recorded after the game ended under these rules); shooter
+    int64[n] (the seat that shot the moon under these rules, -1 for none or not counted).
     Per game (g rows, in game order): games int64[g] (the game ids), final int64[g, 4],
     deals int64[g], ended_by int64[g] (0 end_score, 1 max_deals, -1 censored: the recorded
     deals ran out before this scoring's game ended; never give such a game a winner).
@@ -30,6 +31,7 @@ class Rescored:
     deal_score: np.ndarray
     score: np.ndarray
     counted: np.ndarray
+    shooter: np.ndarray
     games: np.ndarray
     final: np.ndarray
     deals: np.ndarray
@@ -57,6 +59,7 @@ def rescore(rules: Rules, game, points, tricks, jack, choice=None) -> Rescored:
     deal_score = np.zeros((n, N_SEATS), np.int64)
     score = np.zeros((n, N_SEATS), np.int64)
     counted = np.zeros(n, np.int64)
+    shooter = np.full(n, -1, np.int64)
     final = np.zeros((len(ids), N_SEATS), np.int64)
     deals = np.zeros(len(ids), np.int64)
     ended_by = np.zeros(len(ids), np.int64)
@@ -70,8 +73,9 @@ def rescore(rules: Rules, game, points, tricks, jack, choice=None) -> Rescored:
         deal_score,
         score,
         counted,
+        shooter,
         final,
         deals,
         ended_by,
     )
-    return Rescored(deal_score, score, counted.astype(bool), ids, final, deals, ended_by)
+    return Rescored(deal_score, score, counted.astype(bool), shooter, ids, final, deals, ended_by)

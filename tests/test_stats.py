@@ -34,3 +34,37 @@ def test_bad_input():
         mean_interval([1.0])
     with pytest.raises(ValueError):
         wilson_interval(5, 3)
+
+
+def test_intervals_from_sums_equal_those_from_the_values():
+    from fractions import Fraction
+
+    import numpy as np
+
+    from hsim.analysis.stats import (
+        mean_interval_from_sums,
+        ratio_interval,
+        ratio_interval_from_sums,
+    )
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(-30, 300, 500)
+    x = rng.integers(1, 14, 500)
+    want = ratio_interval(y, x)
+    got = ratio_interval_from_sums(
+        500, int(y.sum()), int(x.sum()), int(y @ y), int(x @ y), int(x @ x)
+    )
+    for key in ("estimate", "low", "high", "n"):
+        assert getattr(got, key) == pytest.approx(getattr(want, key), rel=1e-12)
+    want = mean_interval(y / 4)
+    got = mean_interval_from_sums(500, Fraction(int(y.sum()), 4), Fraction(int(y @ y), 16))
+    for key in ("estimate", "low", "high", "n"):
+        assert getattr(got, key) == pytest.approx(getattr(want, key), rel=1e-12)
+    # Exact sums: a tiny spread around a large mean keeps its width (floats would not).
+    big = [10**12, 10**12 + 1, 10**12 + 2]
+    got = mean_interval_from_sums(3, sum(big), sum(v * v for v in big))
+    assert (got.high - got.low) / 2 == pytest.approx(4.302653 / math.sqrt(3), rel=1e-4)
+    with pytest.raises(ValueError):
+        mean_interval_from_sums(1, 1, 1)
+    with pytest.raises(ValueError):
+        ratio_interval_from_sums(3, 1, 0, 1, 0, 0)

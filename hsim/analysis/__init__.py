@@ -13,6 +13,13 @@ The pandas API of rule-variant analysis (columns and dtypes in each docstring):
 
 ``hsim.analysis.report`` (per-strategy report, charts) and ``hsim.analysis.compare``
 (play a base and variants) build on these; ``hsim.analysis.stats`` holds the intervals.
+
+Runs larger than memory: :func:`load_run` holds a run's frames in memory; the report and
+compare-rules instead open a run with ``hsim.analysis.scan.open_run`` (the one place a
+run folder is opened for analysis), read it in batches of whole games
+(``RunFolder.batches``) and add them into exact running sums (``hsim.analysis.tally``,
+and the ``SummaryTally`` / ``WinnerTally`` behind :func:`games_summary` and
+:func:`winner_change`), so their figures are those of the frames in memory.
 """
 
 __all__ = [

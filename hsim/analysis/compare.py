@@ -2,9 +2,9 @@
 
 Each rule set is its own tournament (:func:`hsim.runner.run.run_tournament`) with the
 same seed and players, so game ``g`` is dealt the same hands in every run (deal by deal,
-as long as both games last); a variant may change play options too (RULES.md A1). Every
+as long as both games last); a variant may change play options too (docs/rules.md A1). Every
 rule set is played, never re-scored from another's deals, so Kierki variants (every
-Kierki option changes play, RULES.md part B) are compared as they play. For each variant
+Kierki option changes play, docs/rules.md part B) are compared as they play. For each variant
 the report gives the share of games whose winner set changed against the base (the set
 of seats with the best final score, co-winners included: the lowest in Hearts, the
 highest in Kierki; a tie that becomes a sole win is a change), with a Wilson interval,
@@ -24,17 +24,16 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.frames import (
+    SummaryTally,
+    WinnerTally,
+    _scoring_mask,
+    _upgrade,
     as_rules,
     compare_games,
-    games_summary,
     jsonable,
-    load_run,
     play_differences,
-    winner_change,
-    winner_change_by_length,
-    winner_change_by_strategy,
-    winner_changes,
 )
+from hsim.analysis.scan import BATCH_ROWS, aligned, open_run
 from hsim.rules import HEARTS_OPTIONS, KIERKI_OPTIONS, Rules, RulesError, canonical, differences
 
 SUMMARY_FILE = "compare.json"
@@ -43,7 +42,7 @@ SUMMARY_FILE = "compare.json"
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """A rule set to compare with the base: text as given, its rules, its label (the
-    canonical string), the play options (RULES.md A1) it changes."""
+    canonical string), the play options (docs/rules.md A1) it changes."""
 
     text: str
     rules: Rules
@@ -147,7 +146,10 @@ def compare_rules(
         require_complete(out / name)  # nothing is compared from a damaged run
         dirs[name] = out / name
 
-    base_run = load_run(dirs["base"], deal_columns=["moon", *PLAY_FACTS])
+    base_summary, figures = compare_runs(
+        dirs["base"], [dirs[f"variant-{i}"] for i in range(1, len(variants) + 1)],
+        base, [v.rules for v in variants],
+    )  # fmt: skip
     report: dict[str, Any] = {
         "seed": seed,
         "games": games,
@@ -160,31 +162,92 @@ def compare_rules(
         "base": {
             "rules": canonical(base, preset),
             "run_dir": str(dirs["base"]),
-            "summary": games_summary(base_run.games, base_run.base_deals, rules=base),
+            "summary": base_summary,
         },
         "variants": [],
     }
-    for i, v in enumerate(variants, 1):
-        run = load_run(dirs[f"variant-{i}"], deal_columns=["moon", *PLAY_FACTS])
-        compared = compare_games(base_run.games, run.games)
-        changes = winner_changes(compared)
+    for i, (v, fig) in enumerate(zip(variants, figures, strict=True), 1):
         report["variants"].append(
             {
                 "text": v.text,
                 "rules": v.label,
                 "changes_play": list(v.changes_play),
-                "play_changed": play_changed(base_run.base_deals, run.base_deals),
+                "play_changed": fig["play_changed"],
                 "differs": {k: _jsonable(x) for k, x in differences(base, v.rules).items()},
                 "run_dir": str(dirs[f"variant-{i}"]),
-                "summary": games_summary(run.games, run.base_deals, rules=v.rules),
-                "winner_change": winner_change(changes).to_dict(),
-                "by_strategy": winner_change_by_strategy(compared).to_dict("records"),
-                "by_length": winner_change_by_length(changes).to_dict("records"),
+                **{k: x for k, x in fig.items() if k != "play_changed"},
             }
         )
     report = jsonable(report)
     (out / SUMMARY_FILE).write_text(json.dumps(report, indent=2) + "\n")
     return report
+
+
+def compare_runs(
+    base_dir, variant_dirs: list, base: Rules, variants: list[Rules], rows: int = BATCH_ROWS
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Compare run folders played with the same seeds and players under ``base`` and each
+    of ``variants``, in one pass over all of them in batches of whole games (memory does
+    not grow with the runs).
+
+    Returns (the base's summary, one dict per variant with play_changed, summary,
+    winner_change, by_strategy, by_length): see :func:`compare_rules`. Only games present
+    in both runs are compared.
+
+    :raises RunFolderError: a folder is not a run, or a part is damaged; two runs seat
+        different strategies in a game.
+    """
+    folders = [open_run(base_dir), *(open_run(d) for d in variant_dirs)]
+    streams = []
+    for folder in folders:
+        streams.append(folder.batches("games", _GAME_COLUMNS, rows))
+        streams.append(folder.batches("deals", [*_DEAL_COLUMNS, *PLAY_FACTS], rows))
+    all_rules = [base, *variants]
+    summaries = [SummaryTally(r, moons=True) for r in all_rules]
+    winners = [WinnerTally() for _ in variants]
+    changed = [{"deals": 0, "compared": 0} for _ in variants]
+    for batch in aligned(*streams):
+        frames = []
+        played = []
+        for k, folder in enumerate(folders):
+            games, deals = (_frame(t) for t in batch[2 * k : 2 * k + 2])
+            if len(games):
+                games = games[_scoring_mask(games, folder.rules, folder.rules)]
+            if "after_end" in deals.columns:
+                deals = deals[~deals["after_end"].to_numpy(bool)]
+            games = games.assign(censored=False)
+            summaries[k].add(games, deals)
+            frames.append(games)
+            played.append(deals)
+        for k, tally in enumerate(winners, 1):
+            if len(frames[0]) and len(frames[k]):
+                tally.add(compare_games(frames[0], frames[k]))
+            if len(played[0]) and len(played[k]):
+                counts = play_changed(played[0], played[k])
+                for key in counts:
+                    changed[k - 1][key] += counts[key]
+    figures = [
+        {
+            "play_changed": changed[k - 1],
+            "summary": summaries[k].result(),
+            "winner_change": tally.winner_change().to_dict(),
+            "by_strategy": tally.by_strategy().to_dict("records"),
+            "by_length": tally.by_length().to_dict("records"),
+        }
+        for k, tally in enumerate(winners, 1)
+    ]
+    return summaries[0].result(), figures
+
+
+_GAME_COLUMNS = ("game", "seat", "strategy", "scoring", "score", "winner", "place", "deals",
+                 "ended_by")  # fmt: skip
+_DEAL_COLUMNS = ("game", "deal", "seat", "moon", "after_end")  # and PLAY_FACTS
+
+
+def _frame(table):
+    import pandas as pd
+
+    return pd.DataFrame() if table is None else _upgrade(table.to_pandas())
 
 
 #: Recorded facts of a deal that only the play decides, whatever the scoring (the hands
@@ -225,7 +288,7 @@ def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int
 
 def play_label(variant: dict[str, Any]) -> str:
     """Return what a variant does to play, for ``hsim compare-rules``'s list of rule sets:
-    the play options (RULES.md A1) it changes, or that it changes scoring options only,
+    the play options (docs/rules.md A1) it changes, or that it changes scoring options only,
     which still changes what every strategy observes (the rules and the scores), so a
     bot that reads them may play otherwise; then how many of the deals dealt in both
     runs were played differently (:func:`play_changed`)."""
@@ -243,7 +306,7 @@ def play_label(variant: dict[str, Any]) -> str:
 
 
 def _best(rules: Rules) -> str:
-    """Return which final score wins: RULES.md A3 (Hearts) lowest, B5 (Kierki) highest."""
+    """Return which final score wins: docs/rules.md A3 (Hearts) lowest, B5 (Kierki) highest."""
     return "highest" if rules.is_kierki else "lowest"
 
 

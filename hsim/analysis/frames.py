@@ -2,9 +2,11 @@
 
 A run's ``deals`` hold the raw facts of every deal (points, tricks, who took the JD, the
 moon outcome applied), so the same deals can be scored under other *scoring* options
-(RULES.md A2, A3: omnibus, no-trick bonus, clamp, Perfect 100, end score, no draw…)
+(docs/rules.md A2, A3: omnibus, no-trick bonus, clamp, Perfect 100, end score, no draw…)
 without playing them again. :func:`rescore_frames` does that with the engine's own
-scoring kernels (:func:`hsim.scoring.rescore`); it never re-implements a scoring rule.
+scoring kernels (:func:`hsim.scoring.rescore`); it never re-implements a scoring rule,
+and the moons it reports are those of the re-scoring (with omnibus and
+moon_requires_jack a 26-point deal without the JD is no moon), not the recorded ones.
 
 Censoring: a re-scored game may need more deals than were recorded (the run's game ended
 first, e.g. ``end_score=150`` over a run played to 100). Such a game is *censored*: it
@@ -14,17 +16,17 @@ here leaves it out of shares and says how many it left out.
 New Moon: with ``moon=new_moon`` the shooter's strategy may choose its outcome. The
 choice recorded in the run is used where the strategy was asked when the run was played
 (the run used New Moon and the shooter had 26 or more before the deal); where the
-re-scoring asks for a choice that was never made, the default rule of RULES.md A2.2
+re-scoring asks for a choice that was never made, the default rule of docs/rules.md A2.2
 stands in for it, and the game is flagged ``moon_choice_assumed`` when its result
 depends on that choice.
 
 Winner change (between two scorings, or two runs of the same seeds): a game's winner set
 is the set of seats with the best final score, co-winners included: the lowest in Hearts
-(RULES.md A3), the highest in Kierki (B5); it is read from the games' ``winner`` column.
+(docs/rules.md A3), the highest in Kierki (B5); it is read from the games' ``winner`` column.
 A game *changes winner* when the two winner sets differ, so a tie that becomes a sole
 win counts as a change. Games censored in either are not compared.
 
-Kierki (RULES.md part B) has no scoring options to vary: its deals cannot be re-scored,
+Kierki (docs/rules.md part B) has no scoring options to vary: its deals cannot be re-scored,
 only played again (``hsim compare-rules``); its games have 4 seats, or 3.
 """
 
@@ -32,14 +34,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from hsim.analysis.scan import RunFolderError
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
-from hsim.errors import HsimError, ManifestError
 from hsim.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
 from hsim.rules import (
     PRESETS,
@@ -53,27 +56,30 @@ from hsim.rules import (
 
 N_SEATS = 4
 ENDED_BY = {0: "end_score", 1: "max_deals", -1: "censored"}
-#: Options of RULES.md A1: they change play, so re-scoring recorded deals cannot apply them.
+#: Options of docs/rules.md A1: they change play, so re-scoring recorded deals cannot apply them.
 PLAY_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n in RULES_PLAY_OPTIONS)
 #: The deals columns re-scoring and the report read (load_run's ``deal_columns``).
 ANALYSIS_DEAL_COLUMNS = (
     "board", "rotation", "player", "strategy", "pass_direction", "jack_diamonds", "tricks",
     "points", "moon", "moon_choice", "deal_score", "score", "kind",
 )  # fmt: skip
-#: Options of RULES.md A2-A3: re-scoring recorded deals applies them.
+#: Options of docs/rules.md A2-A3: re-scoring recorded deals applies them.
 SCORING_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n not in PLAY_OPTIONS)
 _CHOICE_CODES = {"add": 1, "subtract": 2}
-_CARRIED = ("board", "rotation", "player", "strategy", "pass_direction", "points", "moon")
+_CARRIED = ("board", "rotation", "player", "strategy", "pass_direction", "points")
 _ENDED_NAMES = np.array(["end_score", "max_deals", "censored"])  # index -1: censored
 _KIERKI_RESCORE = (
     "Kierki deals cannot be re-scored: Kierki has no scoring options, and every Kierki "
-    "option changes play (RULES.md part B); compare rule sets with `hsim compare-rules "
+    "option changes play (docs/rules.md part B); compare rule sets with `hsim compare-rules "
     "--variant ...`, which plays the games again"
 )
 
 
-class RunFolderError(HsimError, ValueError):
-    """A folder is not a readable hsim run, or a frame lacks what a function needs."""
+def no_games_message(folder) -> str:
+    """Return the error for a run folder (:class:`hsim.analysis.scan.RunFolder`) that
+    holds no games yet."""
+    status = folder.manifest.get("status", "unknown")
+    return f"{folder.path} holds no games yet (run status: {status})"
 
 
 @dataclasses.dataclass
@@ -148,13 +154,15 @@ def as_rules(text: str, base: Rules) -> Rules:
 
 
 def play_differences(a: Rules, b: Rules) -> list[str]:
-    """Return the options of RULES.md A1 (they change play) on which ``a`` and ``b`` differ."""
+    """Return the options of docs/rules.md A1 (they change play) on which ``a`` and ``b`` differ."""
     return [n for n in PLAY_OPTIONS if getattr(a, n) != getattr(b, n)]
 
 
 def load_run(run_dir, scoring: str | None = None, deal_columns: list[str] | None = None) -> Run:
-    """Load run folder ``run_dir`` (see :class:`Run`).
+    """Load run folder ``run_dir`` into memory as frames (see :class:`Run`).
 
+    Holds both datasets in memory: for runs larger than memory use the batch readers of
+    :mod:`hsim.analysis.scan` (``hsim report`` and ``hsim compare-rules`` do).
     scoring: which scoring's games to put in :attr:`Run.games` when the run recorded
     several (``--score-also``): ``base`` (default, the played rules), a rules string, or
     ``name=value`` assignments on the played rules. deal_columns: read only these deals
@@ -164,22 +172,14 @@ def load_run(run_dir, scoring: str | None = None, deal_columns: list[str] | None
     :raises RunFolderError: no ``run.json`` or a damaged one (the message names the
         field), no games, or a scoring the run did not record.
     """
-    path = Path(run_dir)
-    from hsim.runner.validate import load_manifest
+    from hsim.analysis.scan import open_run
 
-    try:
-        manifest, rules = load_manifest(path)
-    except ManifestError as exc:
-        raise RunFolderError(str(exc)) from None
-    try:
-        deals = _read(path / "deals", deal_columns)
-        games = _read(path / "games", None)
-    except FileNotFoundError as exc:
-        raise RunFolderError(f"{path}: {exc}") from None
+    folder = open_run(run_dir)
+    path, manifest, rules = folder.path, folder.manifest, folder.rules
+    deals = _read(path / "deals", deal_columns)
+    games = _read(path / "games", None)
     if games.empty:
-        raise RunFolderError(
-            f"{path} holds no games yet (run status: {manifest.get('status', 'unknown')})"
-        )
+        raise RunFolderError(no_games_message(folder))
     deals = _upgrade(deals)
     games = _upgrade(games)
     label = "base" if scoring is None else scoring
@@ -307,7 +307,7 @@ def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
 
     played: the rules the deals were played under; a recorded moon outcome counts as the
     strategy's choice only when ``played`` uses New Moon and the shooter held 26 or more
-    before the deal, or at any score with ``new_moon_any_score`` (RULES.md A2.2). None:
+    before the deal, or at any score with ``new_moon_any_score`` (docs/rules.md A2.2). None:
     no recorded choice is used.
 
     :raises RunFolderError: missing columns, or a deal without exactly one row per seat.
@@ -351,8 +351,10 @@ class Rescoring:
     deal int16, seat int8, deal_score int64 (after moon and bonuses, before the clamp),
     score int64 (game score after the deal), counted bool (False for deals recorded after
     the game ended under ``rules``; their scores are 0), then the recorded board,
-    rotation, player, strategy, pass_direction, points, moon where the input has them
-    (``moon`` as played: under the played rules).
+    rotation, player, strategy, pass_direction, points where the input has them; moon
+    bool (the seat shot the moon under ``rules``, docs/rules.md A2.2: with omnibus and
+    moon_requires_jack only with the JD; False in deals not counted) and, where the input
+    has ``moon``, moon_played bool (the recorded flag, under the played rules).
     games: one row per seat per game, sorted by game, seat: game int64, board int64,
     rotation int8, seat int8, player int8, strategy (as in the deals), score int64 (final,
     or so far when censored), place Int8 and winner boolean (``<NA>`` when censored),
@@ -378,7 +380,7 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
     rotation, player, strategy are carried over when present; moon_choice and score when
     ``played`` uses New Moon). played: the rules the deals were played under (for the
     New Moon choices, see :func:`deal_facts`). Only the scoring options of ``rules``
-    (RULES.md A2-A3) can apply to recorded deals: pass the played play options, or see
+    (docs/rules.md A2-A3) can apply to recorded deals: pass the played play options, or see
     :func:`rescore_run`, which checks that.
 
     :raises RulesError: ``rules`` or ``played`` are Kierki rules.
@@ -405,6 +407,12 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
     for col in _CARRIED:
         if col in d.columns:
             deal_frame[col] = d[col].to_numpy()
+    # The moons of this scoring (A2.2), not the recorded ones: with omnibus and
+    # moon_requires_jack a 26-point deal without the JD is no moon.
+    seat = deal_frame["seat"].to_numpy(np.int64)
+    deal_frame["moon"] = np.repeat(result.shooter, N_SEATS) == seat
+    if "moon" in d.columns:
+        deal_frame["moon_played"] = d["moon"].to_numpy(bool)
     final = result.final
     censored = result.ended_by < 0
     low = final.min(axis=1, keepdims=True)
@@ -456,25 +464,34 @@ def _choice_matters(rules: Rules, facts: DealFacts, result) -> np.ndarray:
     return (fa != fs).any(axis=1) | (da != ds) | (ea != es)
 
 
+def check_rescoring(played: Rules, rules: Rules) -> None:
+    """Check that deals played under ``played`` can be re-scored under ``rules``.
+
+    :raises RulesError: ``rules`` changes an option that changes play (docs/rules.md A1):
+        recorded deals cannot show how they would have been played; or either is Kierki.
+    """
+    if played.is_kierki or rules.is_kierki:
+        raise RulesError(_KIERKI_RESCORE)
+    changed = play_differences(played, rules)
+    if changed:
+        verb = "changes" if len(changed) == 1 else "change"
+        raise RulesError(
+            f"{', '.join(changed)} {verb} play (docs/rules.md A1), not only scoring, so the "
+            "recorded deals cannot be re-scored under it; compare it with "
+            "`hsim compare-rules --variant ...` instead"
+        )
+
+
 def rescore_run(run: Run, rules: Rules | str) -> Rescoring:
     """Re-score ``run``'s recorded deals under ``rules`` (a :class:`Rules`, a rules string,
     or ``name=value`` assignments applied on top of the run's rules).
 
-    :raises RulesError: ``rules`` changes an option that changes play (RULES.md A1):
+    :raises RulesError: ``rules`` changes an option that changes play (docs/rules.md A1):
         recorded deals cannot show how they would have been played; or the run is Kierki.
     """
     if isinstance(rules, str):
         rules = as_rules(rules, run.rules)
-    if run.rules.is_kierki or rules.is_kierki:
-        raise RulesError(_KIERKI_RESCORE)
-    changed = play_differences(run.rules, rules)
-    if changed:
-        verb = "changes" if len(changed) == 1 else "change"
-        raise RulesError(
-            f"{', '.join(changed)} {verb} play (RULES.md A1), not only scoring, so the "
-            "recorded deals cannot be re-scored under it; compare it with "
-            "`hsim compare-rules --variant ...` instead"
-        )
+    check_rescoring(run.rules, rules)
     return rescore_frames(run.deals, rules, run.rules)
 
 
@@ -591,15 +608,9 @@ class WinnerChange:
 def winner_change(changes: pd.DataFrame, confidence: float = 0.95) -> WinnerChange:
     """Return the :class:`WinnerChange` of a :func:`winner_changes` frame (or a
     :func:`compare_games` frame, converted first)."""
-    if "changed" not in changes.columns:
-        changes = winner_changes(changes)
-    cens_a = int(changes["censored_a"].sum())
-    cens_b = int(changes["censored_b"].sum())
-    ok = changes["changed"].notna().to_numpy()
-    compared = int(ok.sum())
-    changed = int(changes["changed"][ok].astype(bool).sum())
-    share = wilson_interval(changed, compared, confidence) if compared else None
-    return WinnerChange(len(changes), compared, changed, share, cens_a, cens_b, len(ok) - compared)
+    tally = WinnerTally()
+    tally.add_changes(changes)
+    return tally.winner_change(confidence)
 
 
 def winner_change_by_strategy(compared: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -614,37 +625,9 @@ def winner_change_by_strategy(compared: pd.DataFrame, confidence: float = 0.95) 
     b, only under a). Seats of one game are counted separately, so with several copies
     of a strategy the intervals treat correlated seats as independent.
     """
-    c = compared[~(compared["censored_a"] | compared["censored_b"])]
-    key = "strategy" if "strategy" in c.columns else "seat"
-    rows = []
-    for name, grp in c.groupby(key, sort=True):
-        wa = grp["winner_a"].astype(bool).to_numpy()
-        wb = grp["winner_b"].astype(bool).to_numpy()
-        n = len(grp)
-        row: dict[str, Any] = {key: name, "seat_games": n}
-        for side, w in (("a", wa), ("b", wb)):
-            iv = wilson_interval(int(w.sum()), n, confidence)
-            row.update(
-                {
-                    f"win_rate_{side}": iv.estimate,
-                    f"win_rate_{side}_low": iv.low,
-                    f"win_rate_{side}_high": iv.high,
-                }
-            )
-        flipped = int((wa != wb).sum())
-        iv = wilson_interval(flipped, n, confidence)
-        row.update(
-            {
-                "flipped": flipped,
-                "flipped_share": iv.estimate,
-                "flipped_low": iv.low,
-                "flipped_high": iv.high,
-                "gained": int((wb & ~wa).sum()),
-                "lost": int((wa & ~wb).sum()),
-            }
-        )
-        rows.append(row)
-    return pd.DataFrame(rows)
+    tally = WinnerTally()
+    tally.add_seats(compared)
+    return tally.by_strategy(confidence)
 
 
 DEFAULT_LENGTH_BINS = (0, 6, 8, 10, 12, 15, 20, np.inf)
@@ -660,27 +643,163 @@ def winner_change_by_length(
     length (string, e.g. ``9-10``), games int64 (compared), changed int64, share, low,
     high float64 (Wilson). Games censored in either are left out.
     """
-    if "changed" not in changes.columns:
-        changes = winner_changes(changes)
-    ok = changes[changes["changed"].notna()]
-    labels = [_bin_label(lo, hi) for lo, hi in zip(bins[:-1], bins[1:], strict=True)]
-    cut = pd.cut(ok[f"deals_{side}"], bins=list(bins), labels=labels, right=True)
-    rows = []
-    for label, grp in ok.groupby(cut, observed=True, sort=True):
-        n = len(grp)
-        k = int(grp["changed"].astype(bool).sum())
-        iv = wilson_interval(k, n, confidence)
-        rows.append(
-            {
-                "length": str(label),
-                "games": n,
-                "changed": k,
-                "share": iv.estimate,
-                "low": iv.low,
-                "high": iv.high,
-            }
+    tally = WinnerTally()
+    tally.add_changes(changes)
+    return tally.by_length(bins, side, confidence)
+
+
+class WinnerTally:
+    """Winner changes counted over batches of games, in bounded memory.
+
+    Feed :meth:`add` :func:`compare_games` frames of whole games (each game once), then
+    read :meth:`winner_change`, :meth:`by_strategy` and :meth:`by_length`: the results
+    of :func:`winner_change`, :func:`winner_change_by_strategy` and
+    :func:`winner_change_by_length` over all of them.
+    """
+
+    def __init__(self):
+        self.games = self.compared = self.changed = 0
+        self.censored_a = self.censored_b = 0
+        self.key = "strategy"
+        # per strategy (or seat): seat-games, won under a, under b, flipped, gained, lost
+        self.seats: dict[Any, np.ndarray] = {}
+        # per side, per game length: [compared games, changed]
+        self.lengths: dict[str, Counter] = {"a": Counter(), "b": Counter()}
+        self.changed_lengths: dict[str, Counter] = {"a": Counter(), "b": Counter()}
+
+    def add(self, compared: pd.DataFrame) -> None:
+        """Add a :func:`compare_games` frame of whole games."""
+        self.add_changes(winner_changes(compared))
+        self.add_seats(compared)
+
+    def add_changes(self, changes: pd.DataFrame) -> None:
+        """Add game-level rows (a :func:`winner_changes` frame, or a :func:`compare_games`
+        frame, converted first); :meth:`add` calls it."""
+        if "changed" not in changes.columns:
+            changes = winner_changes(changes)
+        ok = changes["changed"].notna().to_numpy()
+        changed = changes["changed"].fillna(False).to_numpy(bool)
+        self.games += len(changes)
+        self.compared += int(ok.sum())
+        self.changed += int(changed[ok].sum())
+        self.censored_a += int(changes["censored_a"].sum())
+        self.censored_b += int(changes["censored_b"].sum())
+        for side in ("a", "b"):
+            column = f"deals_{side}"
+            if column not in changes.columns:
+                continue
+            deals = changes[column].to_numpy()[ok]
+            self.lengths[side].update(pd.Series(deals).value_counts().to_dict())
+            hit = pd.Series(deals[changed[ok]]).value_counts().to_dict()
+            self.changed_lengths[side].update(hit)
+
+    def add_seats(self, compared: pd.DataFrame) -> None:
+        """Add seat-level rows (a :func:`compare_games` frame); :meth:`add` calls it."""
+        c = compared[~(compared["censored_a"] | compared["censored_b"])]
+        self.key = "strategy" if "strategy" in c.columns else "seat"
+        if not len(c):
+            return
+        wa = c["winner_a"].astype(bool).to_numpy()
+        wb = c["winner_b"].astype(bool).to_numpy()
+        counts = (
+            pd.DataFrame(
+                {
+                    "n": np.ones(len(c), np.int64),
+                    "wa": wa,
+                    "wb": wb,
+                    "flipped": wa != wb,
+                    "gained": wb & ~wa,
+                    "lost": wa & ~wb,
+                }
+            )
+            .groupby(
+                c[self.key].astype(str).to_numpy()
+                if self.key == "strategy"
+                else c[self.key].to_numpy()
+            )
+            .sum()
         )
-    return pd.DataFrame(rows, columns=["length", "games", "changed", "share", "low", "high"])
+        for name, row in zip(counts.index, counts.to_numpy(np.int64), strict=True):
+            name = name.item() if hasattr(name, "item") else name
+            self.seats[name] = self.seats.get(name, 0) + row
+
+    def winner_change(self, confidence: float = 0.95) -> WinnerChange:
+        """Return the :class:`WinnerChange` of every game added."""
+        share = wilson_interval(self.changed, self.compared, confidence) if self.compared else None
+        return WinnerChange(
+            self.games,
+            self.compared,
+            self.changed,
+            share,
+            self.censored_a,
+            self.censored_b,
+            self.games - self.compared,
+        )
+
+    def by_strategy(self, confidence: float = 0.95) -> pd.DataFrame:
+        """Return :func:`winner_change_by_strategy` of every game added."""
+        rows = []
+        for name in sorted(self.seats):
+            n, wa, wb, flipped, gained, lost = (int(v) for v in self.seats[name])
+            row: dict[str, Any] = {self.key: name, "seat_games": n}
+            for side, wins in (("a", wa), ("b", wb)):
+                iv = wilson_interval(wins, n, confidence)
+                row.update(
+                    {
+                        f"win_rate_{side}": iv.estimate,
+                        f"win_rate_{side}_low": iv.low,
+                        f"win_rate_{side}_high": iv.high,
+                    }
+                )
+            iv = wilson_interval(flipped, n, confidence)
+            row.update(
+                {
+                    "flipped": flipped,
+                    "flipped_share": iv.estimate,
+                    "flipped_low": iv.low,
+                    "flipped_high": iv.high,
+                    "gained": gained,
+                    "lost": lost,
+                }
+            )
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def by_length(
+        self, bins=DEFAULT_LENGTH_BINS, side: str = "a", confidence: float = 0.95
+    ) -> pd.DataFrame:
+        """Return :func:`winner_change_by_length` of every game added."""
+        columns = ["length", "games", "changed", "share", "low", "high"]
+        lengths = sorted(self.lengths[side])
+        if not lengths:
+            return pd.DataFrame([], columns=columns)
+        labels = [_bin_label(lo, hi) for lo, hi in zip(bins[:-1], bins[1:], strict=True)]
+        cut = pd.cut(pd.Series(lengths), bins=list(bins), labels=labels, right=True)
+        games: Counter = Counter()
+        changed: Counter = Counter()
+        for length, label in zip(lengths, cut, strict=True):
+            if pd.isna(label):
+                continue
+            games[label] += self.lengths[side][length]
+            changed[label] += self.changed_lengths[side].get(length, 0)
+        rows = []
+        for label in labels:
+            n = games.get(label, 0)
+            if not n:
+                continue
+            k = int(changed[label])
+            iv = wilson_interval(k, n, confidence)
+            rows.append(
+                {
+                    "length": label,
+                    "games": int(n),
+                    "changed": k,
+                    "share": iv.estimate,
+                    "low": iv.low,
+                    "high": iv.high,
+                }
+            )
+        return pd.DataFrame(rows, columns=columns)
 
 
 def _bin_label(lo, hi) -> str:
@@ -749,41 +868,108 @@ def games_summary(
 
     games: games frame (one row per seat per game). deals: its deals frame (columns game,
     moon; rows after a re-scored game's end may be passed with ``counted``) for the moon
-    rate; the moon flags are the recorded ones (under the rules the deals were played by).
-    rules: the rules the games were scored under (None: Hearts), for which score wins
-    and whether there are moons.
-    Keys: games, censored (int); ended_by (count per value); game_length (deals per game,
-    t interval); final_score (mean seat score, t interval over per-game means);
-    winning_score (the best score of each game: the lowest in Hearts, the highest in
-    Kierki; t interval); score_quantiles (of the seats' final scores, by quantile);
-    moon_rate (moons per deal, an interval clustered by game, when ``deals`` is given
-    and the game is Hearts: Kierki has no moon).
+    rate; ``moon`` as the frame gives it (a run's: under the rules the deals were played
+    by; :attr:`Rescoring.deals`: under the re-scoring's). rules: the rules the games were
+    scored under (None: Hearts), for which score wins and whether there are moons.
+    Keys: games, censored (int); ended_by (count per value, most frequent first);
+    game_length (deals per game, t interval); final_score (mean seat score, t interval
+    over per-game means); winning_score (the best score of each game: the lowest in
+    Hearts, the highest in Kierki; t interval); score_quantiles (of the seats' final
+    scores, by quantile); moon_rate (moons per deal, an interval clustered by game, when
+    ``deals`` is given and the game is Hearts: Kierki has no moon).
+    :class:`SummaryTally` computes the same over batches of games.
     """
-    kierki = rules is not None and rules.is_kierki
-    g = _with_censored(games)
-    done = g[~g["censored"].to_numpy(bool)]
-    per_game = done.groupby("game", sort=True)
-    scores = per_game["score"]
-    ended = per_game["ended_by"].first().value_counts() if "ended_by" in done else {}
-    values = done["score"].quantile(list(quantiles), interpolation="nearest") if len(done) else []
-    out: dict[str, Any] = {
-        "games": int(done["game"].nunique()),
-        "censored": int(g.loc[g["censored"].to_numpy(bool), "game"].nunique()),
-        "ended_by": {str(k): int(v) for k, v in ended.items()},
-        "game_length": interval_dict(safe_mean_interval(per_game["deals"].first())),
-        "final_score": interval_dict(safe_mean_interval(scores.mean())),
-        "winning_score": interval_dict(
-            safe_mean_interval(scores.max() if kierki else scores.min())
-        ),
-        "score_quantiles": {f"{q:g}": float(v) for q, v in zip(quantiles, values, strict=False)},
-    }
-    if deals is not None and not kierki:
-        out["moon_rate"] = interval_dict(moon_rate(deals, done["game"].unique()))
-    return out
+    tally = SummaryTally(rules, moons=deals is not None)
+    tally.add(games, deals)
+    return tally.result(quantiles)
+
+
+class SummaryTally:
+    """:func:`games_summary` over batches of games, in bounded memory.
+
+    rules: as in :func:`games_summary`; moons: whether deals will be given (for the moon
+    rate). Feed :meth:`add` batches holding whole games (a game's rows all in one batch,
+    its deals with it), then read :meth:`result`.
+    """
+
+    def __init__(self, rules: Rules | None = None, moons: bool = True):
+        from hsim.analysis.tally import Moments, RatioSums
+
+        self.kierki = rules is not None and rules.is_kierki
+        self.moons = moons and not self.kierki
+        self.games = 0
+        self.censored = 0
+        self.ended_by: Counter = Counter()
+        self.length = Moments()
+        self.final = Moments()
+        self.winning = Moments()
+        self.scores: Counter = Counter()
+        self.moon = RatioSums()
+
+    def add(self, games: pd.DataFrame, deals: pd.DataFrame | None = None) -> None:
+        """Add a batch: its games rows and (when ``moons``) the deals of those games."""
+        if not len(games):
+            return
+        g = _with_censored(games)
+        cens = g["censored"].to_numpy(bool)
+        done = g[~cens]
+        self.censored += int(g.loc[cens, "game"].nunique())
+        if len(done):
+            per = done.groupby("game", sort=True)
+            first = per[["deals", "ended_by"]].first() if "ended_by" in done else None
+            self.games += len(per)
+            lengths = per["deals"].first() if first is None else first["deals"]
+            self.length.add(lengths.to_numpy())
+            if first is not None:
+                for value, count in first["ended_by"].value_counts(sort=False).items():
+                    if count:
+                        self.ended_by[str(value)] += int(count)
+            totals = per["score"].agg(["sum", "size", "min", "max"])
+            for size, part in totals.groupby("size"):
+                self.final.add(part["sum"].to_numpy(), scale=int(size))
+            self.winning.add(totals["max" if self.kierki else "min"].to_numpy())
+            self.scores.update(done["score"].value_counts().to_dict())
+        if self.moons and deals is not None and len(deals):
+            d = deals
+            if "counted" in d.columns:
+                d = d[d["counted"].to_numpy(bool)]
+            d = d[d["game"].isin(done["game"].unique())]
+            seats = int(d["seat"].max()) + 1 if "seat" in d.columns and len(d) else N_SEATS
+            self._add_moons(d, seats)
+
+    def _add_moons(self, d: pd.DataFrame, seats: int) -> None:
+        if not len(d):
+            return
+        per = d.groupby("game", sort=False)["moon"].agg(["sum", "size"])
+        size = per["size"].to_numpy(np.int64)
+        x = size // seats if not np.any(size % seats) else size / seats
+        self.moon.add(per["sum"].to_numpy(np.int64), x)
+
+    def result(self, quantiles=QUANTILES) -> dict[str, Any]:
+        """Return the summary (the keys of :func:`games_summary`)."""
+        from hsim.analysis.tally import nearest_quantiles
+
+        # Most frequent first; ties in the order first seen (as pandas' value_counts).
+        ended = sorted(self.ended_by.items(), key=lambda kv: -kv[1])
+        values = nearest_quantiles(self.scores, quantiles)
+        out: dict[str, Any] = {
+            "games": self.games,
+            "censored": self.censored,
+            "ended_by": {k: int(v) for k, v in ended},
+            "game_length": interval_dict(self.length.interval()),
+            "final_score": interval_dict(self.final.interval()),
+            "winning_score": interval_dict(self.winning.interval()),
+            "score_quantiles": {
+                f"{q:g}": float(v) for q, v in zip(quantiles, values, strict=False)
+            },
+        }
+        if self.moons:
+            out["moon_rate"] = interval_dict(self.moon.interval())
+        return out
 
 
 def moon_rate(deals: pd.DataFrame, games=None, confidence: float = 0.95) -> Interval | None:
-    """Return moons per deal (the recorded ``moon`` flags) with an interval clustered by
+    """Return moons per deal (the frame's ``moon`` flags) with an interval clustered by
     game (:func:`hsim.analysis.stats.ratio_interval`).
 
     deals: columns game, moon (one row per seat per deal; 4 seats unless a ``seat``

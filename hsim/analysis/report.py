@@ -1,6 +1,6 @@
 """Per-strategy report of a run: points per deal, win rate, places, moons, with intervals.
 
-Hearts runs are broken down by pass direction; Kierki runs (RULES.md part B: 4 or 3
+Hearts runs are broken down by pass direction; Kierki runs (docs/rules.md part B: 4 or 3
 seats, higher scores better, no moon, ``points`` = ``deal_score``) by deal kind instead,
 and their moon columns are left out.
 
@@ -15,11 +15,20 @@ Intervals (95% by default):
   in fact negatively correlated, which makes these intervals a little wide).
 
 Games censored under a re-scoring (their recorded deals ran out) are left out of the
-win rate and places, and counted.
+win rate and places, and counted; above :data:`CENSORED_WARNING` of the games the report
+carries a warning (the games left are biased toward short ones).
+
+Memory: :func:`build_report` reads the run in batches of whole games
+(:mod:`hsim.analysis.scan`), only the columns it needs, and keeps running sums
+(:mod:`hsim.analysis.tally`), so its memory does not grow with the run; a re-scoring
+re-scores each batch on its own. The frame functions (:func:`report_frames`,
+:func:`strategy_rows`, …) give the same figures for frames already in memory.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,58 +36,276 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.frames import (
+    ANALYSIS_DEAL_COLUMNS,
     N_SEATS,
     Run,
+    RunFolderError,
+    SummaryTally,
+    _scoring_mask,
+    _upgrade,
     as_rules,
-    games_summary,
+    check_rescoring,
     interval_dict,
+    no_games_message,
+    rescore_frames,
     rescore_run,
-    safe_ratio_interval,
 )
+from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
+from hsim.analysis.tally import ClusteredRatios
 from hsim.errors import HsimError
-from hsim.rules import KIERKI_KINDS, Rules, canonical
+from hsim.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
+
+#: A re-scoring that censors more than this share of the games carries a warning.
+CENSORED_WARNING = 0.05
+#: The deals columns the report reads (re-scoring reads ANALYSIS_DEAL_COLUMNS).
+REPORT_DEAL_COLUMNS = ("player", "strategy", "pass_direction", "points", "moon", "deal_score",
+                       "kind")  # fmt: skip
+#: The games columns the report reads.
+REPORT_GAME_COLUMNS = (
+    "game", "board", "rotation", "seat", "player", "strategy", "scoring", "score", "place",
+    "winner", "deals", "ended_by",
+)  # fmt: skip
+PASS_DIRECTIONS = ("left", "right", "across", "hold")
+
+
+def _is_base(scoring: str | None) -> bool:
+    return scoring is None or scoring.strip() == "base"
+
+
+def report_rules(played: Rules, scoring: str | None) -> Rules | None:
+    """Return the rules to re-score a run played under ``played`` for ``scoring``, or None
+    when ``scoring`` is the run's own (None, ``base``, or a Kierki run's own rules).
+
+    :raises RulesError: the scoring is invalid, changes play (docs/rules.md A1), or re-scores
+        a Kierki run (Kierki has no scoring options; its own rules are its recorded games).
+    """
+    if _is_base(scoring):
+        return None
+    rules = as_rules(scoring, played)
+    if played.is_kierki and rules == played:
+        return None
+    check_rescoring(played, rules)
+    return rules
 
 
 def report_frames(run: Run, scoring: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return (deals, games) to report ``run`` under ``scoring``.
+    """Return (deals, games) to report ``run`` (frames in memory) under ``scoring``.
 
     scoring: None or ``base``: the deals as played (``after_end`` rows dropped) and the
     recorded games. Otherwise a rules string or ``name=value`` assignments on the played
     rules (scoring options only): the deals counted under that scoring, with its
-    ``deal_score`` and ``score``, and its games, re-scored from the recorded deals (with
-    ``censored`` games where the deals ran out).
+    ``deal_score``, ``score`` and ``moon``, and its games, re-scored from the recorded
+    deals (with ``censored`` games where the deals ran out).
 
     :raises RulesError: the scoring is invalid, changes play, or re-scores a Kierki run
         (Kierki has no scoring options; its own rules are its recorded games).
     """
-    if (
-        scoring is not None
-        and run.rules.is_kierki
-        and scoring.strip() != "base"
-        and as_rules(scoring, run.rules) == run.rules
-    ):
-        scoring = None
-    if scoring is None or scoring.strip() == "base":
-        deals = run.base_deals
+    rules = report_rules(run.rules, scoring)
+    if rules is None:
         games = run.games if run.scoring == "base" else run.games_for("base")
-        return deals, games
-    result = rescore_run(run, scoring)
+        return run.base_deals, games
+    result = rescore_run(run, rules)
     deals = result.deals[result.deals["counted"].to_numpy(bool)]
     return deals, result.games
 
 
-def _key_values(frame: pd.DataFrame, by: str) -> pd.Series:
-    return frame[by].astype(str) if by == "strategy" else frame[by]
+def report_batches(
+    folder: RunFolder, scoring: str | None = None, rows: int = BATCH_ROWS
+) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
+    """Yield what :func:`report_frames` gives, batch by batch: (deals, games) frames of
+    the same whole games, in game order, each of about ``rows`` deal rows.
+
+    Reads only the columns the report needs; a re-scoring re-scores each batch on its
+    own (a batch holds whole games, and a game's score depends on its deals alone).
+
+    :raises RulesError: as :func:`report_frames`. :raises RunFolderError: the run holds
+        no games, or a part is damaged.
+    """
+    if not folder.rows.get("games"):
+        raise RunFolderError(no_games_message(folder))
+    rules = report_rules(folder.rules, scoring)
+    if rules is not None:
+        deal_columns = ["game", "deal", "seat", "after_end", *ANALYSIS_DEAL_COLUMNS]
+    else:
+        deal_columns = ["game", "seat", "after_end", *REPORT_DEAL_COLUMNS]
+    deals = folder.batches("deals", deal_columns, rows)
+    if rules is not None:
+        for table in deals:
+            frame = _frame(table)
+            result = rescore_frames(frame, rules, folder.rules)
+            counted = result.deals["counted"].to_numpy(bool)
+            yield result.deals[counted], result.games
+        return
+    games = folder.batches("games", REPORT_GAME_COLUMNS, rows)
+    for d, g in aligned(deals, games):
+        d = _frame(d)
+        g = _frame(g)
+        if "after_end" in d.columns:
+            d = d[~d["after_end"].to_numpy(bool)]
+        if len(g):
+            g = g[_scoring_mask(g, folder.rules, folder.rules)]
+            g = g.assign(censored=False)
+        yield d, g
 
 
-def _ratio(frame: pd.DataFrame, value: str) -> dict[str, float] | None:
-    per = frame.groupby("game", sort=False)[value].agg(["sum", "size"])
-    return interval_dict(safe_ratio_interval(per["sum"], per["size"]))
+def _frame(table) -> pd.DataFrame:
+    """Return a batch as pandas, schema-1 columns added (a run without ``player``)."""
+    if table is None:
+        return pd.DataFrame()
+    frame = table.to_pandas()
+    return frame if "player" in frame.columns else _upgrade(frame)
 
 
 def _wilson(k: int, n: int) -> dict[str, float] | None:
     return interval_dict(wilson_interval(k, n)) if n else None
+
+
+def _done(games: pd.DataFrame) -> pd.DataFrame:
+    return games[~games["censored"].to_numpy(bool)] if "censored" in games else games
+
+
+class KeyTally:
+    """:func:`strategy_rows` over batches: the rows of one breakdown (``by`` is
+    ``strategy``, ``seat`` or ``player``) from (deals, games) batches of whole games.
+
+    seats: players at the table (4, or 3 in 3-player Kierki); moons: count moons (Hearts).
+    """
+
+    def __init__(self, by: str = "strategy", seats: int = N_SEATS, moons: bool = True):
+        self.by = by
+        self.seats = seats
+        self.moons = moons
+        values = ["points", "deal_score"] + (["moon"] if moons else [])
+        self.deals = ClusteredRatios([by], values)
+        self.places = ClusteredRatios([by], ["place"])
+        self.all_games: Counter = Counter()
+        self.wins: Counter = Counter()
+        self.place_counts: Counter = Counter()
+        self.strategies: dict[Any, set] = {}
+
+    def add(self, deals: pd.DataFrame, games: pd.DataFrame) -> None:
+        """Add a batch: the counted deals and the games rows of the same whole games."""
+        by = self.by
+        if len(deals):
+            self.deals.add(deals)
+        if not len(games):
+            return
+        self.all_games.update(_counts(games, by))
+        if by != "strategy":
+            pairs = games.groupby([by, "strategy"], observed=True).size()
+            for key, name in pairs.index:
+                self.strategies.setdefault(_plain(key), set()).add(str(name))
+        done = _done(games)
+        if not len(done):
+            return
+        done = done.assign(place=done["place"].astype(np.int64))
+        self.places.add(done)
+        won = done[done["winner"].astype(bool).to_numpy()]
+        self.wins.update(_counts(won, by))
+        per = done.groupby([by, "place"], observed=True).size()
+        for (key, place), n in per.items():
+            self.place_counts[(_plain(key), int(place))] += int(n)
+
+    def keys(self) -> list:
+        """Return the values of ``by`` seen, sorted."""
+        seen = {k[0] for k in self.deals.groups()} | set(self.all_games)
+        return sorted(seen)
+
+    def rows(self) -> list[dict]:
+        """Return the rows of :func:`strategy_rows`."""
+        out = []
+        for value in self.keys():
+            key = (value,)
+            n = self.places.rows(key)
+            seat_deals = self.deals.rows(key)
+            row: dict[str, Any] = {self.by: value}
+            if self.by != "strategy":
+                row["strategies"] = sorted(self.strategies.get(value, ()))
+            row.update(
+                {
+                    "seat_games": n,
+                    "seat_deals": seat_deals,
+                    "censored": self.all_games.get(value, 0) - n,
+                    "points_per_deal": self._ratio(key, "points") if seat_deals else None,
+                    "score_per_deal": self._ratio(key, "deal_score") if seat_deals else None,
+                    **(
+                        {"moon_rate": self._ratio(key, "moon") if seat_deals else None}
+                        if self.moons
+                        else {}
+                    ),
+                    "win_rate": _wilson(self.wins.get(value, 0), n),
+                    "mean_place": interval_dict(self.places.interval(key, "place")) if n else None,
+                    "places": {
+                        str(p): _wilson(self.place_counts.get((value, p), 0), n)
+                        for p in range(1, self.seats + 1)
+                    },
+                }
+            )
+            out.append(row)
+        return out
+
+    def _ratio(self, key: tuple, value: str) -> dict | None:
+        if not self.deals.has(key, value):
+            return None
+        return interval_dict(self.deals.interval(key, value))
+
+
+def _plain(value):
+    return value.item() if hasattr(value, "item") else value
+
+
+def _counts(frame: pd.DataFrame, by: str) -> dict:
+    cast = str if by == "strategy" else _plain
+    return {cast(k): int(v) for k, v in frame[by].value_counts().items() if v}
+
+
+class SplitTally:
+    """:func:`pass_direction_rows` / :func:`kind_rows` over batches: per (``by`` value,
+    ``column`` value), seat_deals and the ``values`` ratios, clustered by game."""
+
+    def __init__(self, by: str, column: str, order: tuple, values: dict[str, str]):
+        self.by, self.column, self.order, self.values = by, column, order, values
+        self.ratios = ClusteredRatios([by, column], list(dict.fromkeys(values.values())))
+
+    def add(self, deals: pd.DataFrame) -> None:
+        """Add the counted deals of whole games."""
+        if not len(deals):
+            return
+        self.ratios.add(deals)
+
+    def rows(self) -> list[dict]:
+        """Return the rows, sorted by ``by``, then ``column`` in ``order`` (values not in
+        it last, by name)."""
+        rank = {value: i for i, value in enumerate(self.order)}
+        rows = []
+        for key in self.ratios.groups():
+            value, group = key
+            row = {self.by: value, self.column: group, "seat_deals": self.ratios.rows(key)}
+            for name, v in self.values.items():
+                has = self.ratios.has(key, v)
+                row[name] = interval_dict(self.ratios.interval(key, v)) if has else None
+            rows.append(row)
+        rows.sort(
+            key=lambda r: (str(r[self.by]), rank.get(r[self.column], len(rank)), r[self.column])
+        )
+        return rows
+
+    def mean(self, key: tuple, value: str) -> float:
+        """Return the plain mean of ``value`` over a group's rows (NaN when none)."""
+        acc = self.ratios.sums.get(key, {}).get(value)
+        if acc is None or not acc.sx:
+            return float("nan")
+        return float(acc.sy / acc.sx)
+
+
+def _pass_tally(by: str = "strategy") -> SplitTally:
+    values = {"points_per_deal": "points", "moon_rate": "moon"}
+    return SplitTally(by, "pass_direction", PASS_DIRECTIONS, values)
+
+
+def _kind_tally(by: str = "strategy") -> SplitTally:
+    return SplitTally(by, "kind", KIERKI_KINDS, {"score_per_deal": "deal_score"})
 
 
 def strategy_rows(
@@ -92,120 +319,167 @@ def strategy_rows(
     (``deal_score``: after moon and bonuses; in Kierki the same as points), moon_rate
     (moons shot per seat-deal; Hearts only), mean_place: ``{estimate, low, high, n}``
     clustered by game; win_rate: Wilson; places: share of seat-games in place 1..seats
-    (``{"1": {...}, ...}``, Wilson).
+    (``{"1": {...}, ...}``, Wilson). :class:`KeyTally` gives the same over batches.
     """
     seats = N_SEATS if rules is None else rules.players
-    moons = rules is None or not rules.is_kierki
-    done = games[~games["censored"].to_numpy(bool)] if "censored" in games else games
-    dkey = _key_values(deals, by)
-    gkey = _key_values(done, by)
-    rows = []
-    for value in sorted(set(dkey.unique()) | set(_key_values(games, by).unique())):
-        d = deals[(dkey == value).to_numpy()]
-        g = done[(gkey == value).to_numpy()]
-        all_g = games[(_key_values(games, by) == value).to_numpy()]
-        n = len(g)
-        row: dict[str, Any] = {by: value.item() if hasattr(value, "item") else value}
-        if by != "strategy":
-            row["strategies"] = sorted(set(all_g["strategy"].astype(str)))
-        row.update(
-            {
-                "seat_games": n,
-                "seat_deals": len(d),
-                "censored": len(all_g) - n,
-                "points_per_deal": _ratio(d, "points") if len(d) else None,
-                "score_per_deal": _ratio(d, "deal_score") if len(d) and "deal_score" in d else None,
-                **(
-                    {"moon_rate": _ratio(d, "moon") if len(d) and "moon" in d else None}
-                    if moons
-                    else {}
-                ),
-                "win_rate": _wilson(int(g["winner"].astype(bool).sum()), n),
-                "mean_place": _ratio(g.assign(place=g["place"].astype(float)), "place")
-                if n
-                else None,
-                "places": {
-                    str(p): _wilson(int((g["place"].astype(int) == p).sum()), n)
-                    for p in range(1, seats + 1)
-                },
-            }
-        )
-        rows.append(row)
-    return rows
-
-
-def _rows_by(deals: pd.DataFrame, by: str, column: str, order: tuple, measures) -> list[dict]:
-    """Return one dict per (``by`` value, ``column`` value) with ``seat_deals`` and each
-    ``measures`` name applied to the group's deals; sorted by ``by``, then ``column`` in
-    ``order`` (values not in it last, by name).
-    """
-    rank = {value: i for i, value in enumerate(order)}
-    rows = []
-    key = _key_values(deals, by)
-    for (value, group), d in deals.groupby([key, deals[column].astype(str)]):
-        row = {by: value.item() if hasattr(value, "item") else value, column: group}
-        row["seat_deals"] = len(d)
-        row.update({name: measure(d) for name, measure in measures.items()})
-        rows.append(row)
-    rows.sort(key=lambda r: (str(r[by]), rank.get(r[column], len(rank)), r[column]))
-    return rows
+    tally = KeyTally(by, seats, rules is None or not rules.is_kierki)
+    tally.add(deals, games)
+    return tally.rows()
 
 
 def pass_direction_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]:
     """Return one dict per (``by`` value, pass direction): seat_deals, points_per_deal and
     moon_rate (intervals clustered by game). Directions in the order left, right,
     across, hold."""
-    measures = {
-        "points_per_deal": lambda d: _ratio(d, "points"),
-        "moon_rate": lambda d: _ratio(d, "moon") if "moon" in d else None,
-    }
-    return _rows_by(deals, by, "pass_direction", ("left", "right", "across", "hold"), measures)
+    tally = _pass_tally(by)
+    tally.add(deals)
+    return tally.rows()
 
 
 def kind_rows(deals: pd.DataFrame, by: str = "strategy") -> list[dict]:
     """Return one dict per (``by`` value, Kierki deal kind): seat_deals (int) and
     score_per_deal (mean ``deal_score``, the seat's signed points for the deal, with an
-    interval clustered by game). Kinds in the order they are played (RULES.md B1).
+    interval clustered by game). Kinds in the order they are played (docs/rules.md B1).
     """
-    measures = {"score_per_deal": lambda d: _ratio(d, "deal_score")}
-    return _rows_by(deals, by, "kind", KIERKI_KINDS, measures)
+    tally = _kind_tally(by)
+    tally.add(deals)
+    return tally.rows()
 
 
-def build_report(run: Run, scoring: str | None = None) -> dict[str, Any]:
+class ReportTally:
+    """Everything :func:`build_report` and :func:`plot_report` need, summed over
+    (deals, games) batches of whole games (:func:`report_batches`).
+
+    rules: the rules the games are scored under; duplicate: add the by-player rows;
+    plots: also keep the histograms the charts draw.
+    """
+
+    def __init__(self, rules: Rules, duplicate: bool = False, plots: bool = False):
+        self.rules = rules
+        self.kierki = rules.is_kierki
+        moons = not self.kierki
+        self.summary = SummaryTally(rules, moons=True)
+        self.keys = {
+            by: KeyTally(by, rules.players, moons)
+            for by in ("strategy", "seat", *(("player",) if duplicate else ()))
+        }
+        self.split = _kind_tally() if self.kierki else _pass_tally()
+        self.plots = plots
+        self.final_scores: dict[str, Counter] = {}
+        self.lengths: Counter = Counter()
+        self.points: dict[str, Counter] = {}
+
+    def add(self, deals: pd.DataFrame, games: pd.DataFrame) -> None:
+        """Add a batch (counted deals and games rows of the same whole games)."""
+        self.summary.add(games, deals)
+        for tally in self.keys.values():
+            tally.add(deals, games)
+        self.split.add(deals)
+        if self.plots:
+            self._add_plots(deals, games)
+
+    def _add_plots(self, deals: pd.DataFrame, games: pd.DataFrame) -> None:
+        done = _done(games) if len(games) else games
+        if len(done):
+            for name, g in done.groupby(done["strategy"].astype(str)):
+                self.final_scores.setdefault(name, Counter()).update(
+                    g["score"].value_counts().to_dict()
+                )
+            self.lengths.update(done.groupby("game")["deals"].first().value_counts().to_dict())
+        if len(deals) and not self.kierki:
+            for name, d in deals.groupby(deals["strategy"].astype(str)):
+                self.points.setdefault(name, Counter()).update(d["points"].value_counts().to_dict())
+
+
+def build_report(
+    run: RunFolder | Run | str | Path, scoring: str | None = None, rows: int = BATCH_ROWS
+) -> dict[str, Any]:
     """Return the whole report of ``run`` under ``scoring`` as a JSON-ready dict.
 
+    run: a run folder (opened with :func:`hsim.analysis.scan.open_run`, or its path; a
+    loaded :class:`Run` is read again from its folder). Reads the run in batches of about
+    ``rows`` deal rows (:func:`report_batches`): memory does not grow with the run.
     Keys: run, status, rules, scoring, seed, players, duplicate; summary (see
     :func:`hsim.analysis.frames.games_summary`); strategies (:func:`strategy_rows`);
     by_pass_direction (:func:`pass_direction_rows`; Hearts) or by_kind
     (:func:`kind_rows`; Kierki); by_seat (:func:`strategy_rows` by seat; in duplicate
-    play every player sits at every seat, so see by_player too).
+    play every player sits at every seat, so see by_player too); warnings (list of
+    strings: a re-scoring that censored more than 5% of the games, see
+    :func:`censoring_warnings`).
 
     :raises RulesError: ``scoring`` is invalid, changes play, or re-scores a Kierki run.
+    :raises RunFolderError: not a run folder, no games, or a damaged part.
     """
-    deals, games = report_frames(run, scoring)
-    base = scoring is None or scoring.strip() == "base"
-    rules = run.rules if base else as_rules(scoring, run.rules)
-    played = canonical(run.rules, run.manifest.get("rules", {}).get("preset"))
+    return report_run(run, scoring, rows=rows)[0]
+
+
+def report_run(
+    run: RunFolder | Run | str | Path,
+    scoring: str | None = None,
+    plot_dir: str | Path | None = None,
+    rows: int = BATCH_ROWS,
+) -> tuple[dict[str, Any], list[Path]]:
+    """Return (the report of :func:`build_report`, the chart files written) in one pass
+    over the run: with ``plot_dir``, the charts of :func:`plot_report` are written there.
+
+    :raises RulesError: as :func:`build_report`. :raises RunFolderError: as
+        :func:`build_report`. :raises PlotUnavailable: ``plot_dir`` without matplotlib.
+        :raises OSError: the charts could not be written.
+    """
+    folder = _folder(run)
+    rescoring = report_rules(folder.rules, scoring)
+    rules = folder.rules if rescoring is None else rescoring
+    duplicate = bool(folder.manifest.get("duplicate", False))
+    tally = ReportTally(rules, duplicate, plots=plot_dir is not None)
+    for deals, games in report_batches(folder, scoring, rows):
+        tally.add(deals, games)
+    played = canonical(folder.rules, folder.manifest.get("rules", {}).get("preset"))
+    summary = tally.summary.result()
     out: dict[str, Any] = {
-        "run": str(run.path),
-        "status": run.manifest.get("status"),
+        "run": str(folder.path),
+        "status": folder.manifest.get("status"),
         "rules": played,
         # The played rules are named as the run named them, so that they read as such.
-        "scoring": played if rules == run.rules else canonical(rules),
-        "seed": run.manifest.get("seed"),
-        "players": [p.get("spec") for p in run.manifest.get("players", [])],
-        "duplicate": bool(run.manifest.get("duplicate", False)),
-        "summary": games_summary(games, deals, rules=rules),
-        "strategies": strategy_rows(deals, games, "strategy", rules),
+        "scoring": played if rules == folder.rules else canonical(rules),
+        "seed": folder.manifest.get("seed"),
+        "players": [p.get("spec") for p in folder.manifest.get("players", [])],
+        "duplicate": duplicate,
+        "summary": summary,
+        "strategies": tally.keys["strategy"].rows(),
     }
-    if rules.is_kierki:
-        out["by_kind"] = kind_rows(deals, "strategy")
-    else:
-        out["by_pass_direction"] = pass_direction_rows(deals, "strategy")
-    out["by_seat"] = strategy_rows(deals, games, "seat", rules)
-    if out["duplicate"]:
-        out["by_player"] = strategy_rows(deals, games, "player", rules)
-    return out
+    out["by_kind" if rules.is_kierki else "by_pass_direction"] = tally.split.rows()
+    out["by_seat"] = tally.keys["seat"].rows()
+    if duplicate:
+        out["by_player"] = tally.keys["player"].rows()
+    out["warnings"] = censoring_warnings(summary, folder.rules, rules)
+    charts = [] if plot_dir is None else plot_report(tally, plot_dir, folder.rules)
+    return out, charts
+
+
+def censoring_warnings(summary: dict[str, Any], played: Rules, rules: Rules) -> list[str]:
+    """Return the warning for a re-scoring (``rules``, of a run played under ``played``)
+    that censored more than :data:`CENSORED_WARNING` of the games: a list of one string,
+    or empty. summary: the report's (:func:`hsim.analysis.frames.games_summary`)."""
+    censored, kept = summary["censored"], summary["games"]
+    total = censored + kept
+    if not total or censored <= CENSORED_WARNING * total:
+        return []
+    options = ",".join(f"{n}={format_value(v)}" for n, v in differences(played, rules).items())
+    return [
+        f"{censored:,} of {total:,} games ({censored / total:.1%}) are censored under "
+        f"{canonical(rules)}: the run's game ended before the re-scored one would have, so "
+        "its recorded deals ran out. The figures come from the "
+        f"{kept:,} games that did end, which are biased toward short games. For an "
+        "unbiased answer, play the games with this scoring recorded alongside: "
+        f"hsim tournament ... --score-also {options} (deals go on until every scoring's "
+        "game has ended), then report with --scoring " + options
+    ]
+
+
+def _folder(run) -> RunFolder:
+    if isinstance(run, RunFolder):
+        return run
+    return open_run(run.path if isinstance(run, Run) else run)
 
 
 def _iv(d: dict | None, digits: int = 3) -> str:
@@ -301,17 +575,18 @@ class PlotUnavailable(HsimError, RuntimeError):
     """matplotlib is not installed; the message says how to install it."""
 
 
-def plot_report(
-    deals: pd.DataFrame, games: pd.DataFrame, out_dir, rules: Rules | None = None
-) -> list[Path]:
-    """Write PNG charts of a run to ``out_dir`` (created) and return their paths.
+def plot_report(tally: ReportTally, out_dir, rules: Rules | None = None) -> list[Path]:
+    """Write PNG charts of a report to ``out_dir`` (created) and return their paths.
 
-    final_scores.png: histogram of final game scores per strategy; game_length.png: games
-    by number of deals; then for Hearts (``rules`` None or Hearts) points_per_deal.png:
-    share of deals by raw points taken, per strategy; for Kierki score_by_kind.png: mean
-    score per deal of each deal kind, per strategy. Censored games are left out.
+    tally: a :class:`ReportTally` made with ``plots=True`` and filled (by
+    :func:`build_report`). final_scores.png: histogram of final game scores per
+    strategy; game_length.png: games by number of deals; then for Hearts (``rules`` None
+    or Hearts) points_per_deal.png: share of deals by raw points taken, per strategy;
+    for Kierki score_by_kind.png: mean score per deal of each deal kind, per strategy.
+    Censored games are left out.
 
     :raises PlotUnavailable: matplotlib is missing.
+    :raises ValueError: the tally kept no histograms (made without ``plots=True``).
     """
     try:
         from matplotlib.figure import Figure
@@ -320,20 +595,33 @@ def plot_report(
             "--plot needs matplotlib, which is not installed: pip install matplotlib "
             "(or pip install 'hsim[plot]')"
         ) from None
+    if not tally.plots:
+        raise ValueError("plot_report needs a ReportTally made with plots=True")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    done = games[~games["censored"].to_numpy(bool)] if "censored" in games else games
     paths = []
+    kierki = rules is not None and rules.is_kierki
 
     fig = Figure(figsize=(8, 5))
     ax = fig.add_subplot()
-    high = int(done["score"].max()) if len(done) else 1
-    low = min(0, int(done["score"].min())) if len(done) else 0
-    kierki = rules is not None and rules.is_kierki
+    seen = [v for c in tally.final_scores.values() for v in c]
+    high = int(max(seen)) if seen else 1
+    low = min(0, int(min(seen))) if seen else 0
     step = 25 if kierki else 5  # Kierki scores run to the thousands, in steps of 5
     bins = np.arange(low, high + step + 1, step)
-    for name, g in done.groupby(done["strategy"].astype(str)):
-        ax.hist(g["score"], bins=bins, histtype="step", density=True, label=name, linewidth=1.5)
+    for name in sorted(tally.final_scores):
+        counts = tally.final_scores[name]
+        values = np.array(sorted(counts), dtype=float)
+        weights = np.array([counts[v] for v in sorted(counts)], dtype=float)
+        ax.hist(
+            values,
+            bins=bins,
+            weights=weights,
+            histtype="step",
+            density=True,
+            label=name,
+            linewidth=1.5,
+        )
     ax.set(
         xlabel="final game score",
         ylabel="share of seat-games per point",
@@ -344,23 +632,21 @@ def plot_report(
 
     fig = Figure(figsize=(8, 5))
     ax = fig.add_subplot()
-    lengths = done.groupby("game")["deals"].first().value_counts().sort_index()
-    ax.bar(lengths.index, lengths.to_numpy() / lengths.sum())
+    lengths = sorted(tally.lengths)
+    total = sum(tally.lengths.values()) or 1
+    ax.bar(lengths, [tally.lengths[k] / total for k in lengths])
     ax.set(xlabel="deals in the game", ylabel="share of games", title="Game length")
     paths.append(_save(fig, out / "game_length.png"))
 
     fig = Figure(figsize=(8, 5))
     ax = fig.add_subplot()
-    names = sorted(deals["strategy"].astype(str).unique())
-    width = 0.8 / max(1, len(names))
     if kierki:
-        seen = set(deals["kind"].astype(str))
-        kinds = [k for k in KIERKI_KINDS if k in seen]
-        means = deals.groupby([deals["strategy"].astype(str), deals["kind"].astype(str)])[
-            "deal_score"
-        ].mean()
+        names = sorted({str(k[0]) for k in tally.split.ratios.groups()})
+        width = 0.8 / max(1, len(names))
+        present = {k[1] for k in tally.split.ratios.groups()}
+        kinds = [k for k in KIERKI_KINDS if k in present]
         for i, name in enumerate(names):
-            values = [means.get((name, k), np.nan) for k in kinds]
+            values = [tally.split.mean((name, k), "deal_score") for k in kinds]
             ax.bar(np.arange(len(kinds)) + i * width, values, width=width, label=name)
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(np.arange(len(kinds)) + width * (len(names) - 1) / 2, kinds, rotation=30)
@@ -368,10 +654,13 @@ def plot_report(
         ax.legend()
         paths.append(_save(fig, out / "score_by_kind.png"))
         return paths
+    names = sorted(tally.points)
+    width = 0.8 / max(1, len(names))
     for i, name in enumerate(names):
-        pts = deals.loc[(deals["strategy"].astype(str) == name).to_numpy(), "points"]
-        share = pts.value_counts(normalize=True).reindex(range(27), fill_value=0)
-        ax.bar(np.arange(27) + i * width, share.to_numpy(), width=width, label=name)
+        counts = tally.points[name]
+        n = sum(counts.values()) or 1
+        share = [counts.get(p, 0) / n for p in range(27)]
+        ax.bar(np.arange(27) + i * width, share, width=width, label=name)
     ax.set_yscale("log")
     ax.set(
         xlabel="raw points taken in a deal",

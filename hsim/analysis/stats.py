@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy import stats
@@ -88,3 +89,47 @@ def ratio_interval(numerators, denominators, confidence: float = 0.95) -> Interv
     se = math.sqrt(n / (n - 1) * float(resid @ resid)) / total
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * se
     return Interval(ratio, ratio - half, ratio + half, n, confidence)
+
+
+def mean_interval_from_sums(n: int, total, total_squares, confidence: float = 0.95) -> Interval:
+    """Return :func:`mean_interval` of n values given only their sum and sum of squares.
+
+    total, total_squares: sum of the values and of their squares (ints or Fractions, for an
+    exact variance; floats lose digits to cancellation when the spread is small). Lets a
+    mean be computed over data read in batches, never all in memory.
+
+    :raises ValueError: n < 2.
+    """
+    if n < 2:
+        raise ValueError(f"a confidence interval needs at least 2 values, got {n}")
+    mean = Fraction(total) / n
+    var = (Fraction(total_squares) - mean * Fraction(total)) / (n - 1)
+    sem = math.sqrt(max(0.0, float(var))) / math.sqrt(n)
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sem
+    m = float(mean)
+    return Interval(m, m - half, m + half, n, confidence)
+
+
+def ratio_interval_from_sums(
+    n: int, sum_y, sum_x, sum_yy, sum_xy, sum_xx, confidence: float = 0.95
+) -> Interval:
+    """Return :func:`ratio_interval` of n clusters given only sums over the clusters.
+
+    sum_y, sum_x: sums of the numerators y and denominators x; sum_yy, sum_xy, sum_xx: of
+    y*y, x*y, x*x (ints or Fractions give the residual sum of squares exactly:
+    ``sum((y - R x)^2) = sum_yy - 2 R sum_xy + R^2 sum_xx``). Lets the interval be
+    computed over data read in batches, never all in memory.
+
+    :raises ValueError: fewer than two clusters, or a zero total denominator.
+    """
+    if n < 2:
+        raise ValueError(f"a confidence interval needs at least 2 clusters, got {n}")
+    if sum_x == 0:
+        raise ValueError("the denominators add up to zero")
+    ratio = Fraction(sum_y) / Fraction(sum_x)
+    resid = Fraction(sum_yy) - 2 * ratio * Fraction(sum_xy) + ratio * ratio * Fraction(sum_xx)
+    total = float(sum_x)
+    se = math.sqrt(n / (n - 1) * max(0.0, float(resid))) / total
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * se
+    r = float(ratio)
+    return Interval(r, r - half, r + half, n, confidence)

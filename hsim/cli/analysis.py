@@ -168,14 +168,8 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
       hsim report results/RUN --scoring omnibus=true --json
       hsim report results/RUN --plot charts/
     """
-    from hsim.analysis.frames import ANALYSIS_DEAL_COLUMNS, RunFolderError, jsonable, load_run
-    from hsim.analysis.report import (
-        PlotUnavailable,
-        build_report,
-        format_report,
-        plot_report,
-        report_frames,
-    )
+    from hsim.analysis.frames import RunFolderError, jsonable
+    from hsim.analysis.report import PlotUnavailable, format_report, report_run
 
     if plot_dir is not None:
         try:
@@ -189,18 +183,16 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
     if scoring:  # re-scoring runs the engine's scoring kernels
         announce_compile(parts=["rescore"], engine=False)
     try:
-        run = load_run(run_dir, deal_columns=list(ANALYSIS_DEAL_COLUMNS))
-        rep = build_report(run, scoring)
-    except (RunFolderError, RulesError) as exc:
+        rep, charts = report_run(run_dir, scoring, plot_dir)
+    except (RunFolderError, RulesError, PlotUnavailable) as exc:
         raise user_error(exc) from None
+    except OSError as exc:
+        raise click.ClickException(str(exc)) from None
+    for line in rep["warnings"]:
+        click.echo(f"warning: {line}", err=True)
     if as_json:
         click.echo(json.dumps(jsonable(rep), indent=2))
     else:
         click.echo("\n".join(format_report(rep)))
-    if plot_dir is not None:
-        try:
-            deals, games = report_frames(run, scoring)
-            paths = plot_report(deals, games, plot_dir, run.rules)
-        except (PlotUnavailable, OSError) as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(f"charts: {', '.join(str(p) for p in paths)}", err=True)
+    if charts:
+        click.echo(f"charts: {', '.join(str(p) for p in charts)}", err=True)

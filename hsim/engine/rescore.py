@@ -10,12 +10,24 @@ from __future__ import annotations
 
 from numba import njit
 
-from hsim.engine.hearts import N_SEATS, game_end, score_deal
+from hsim.engine.hearts import N_SEATS, game_end, moon_shooter, score_deal
 
 
 @njit(cache=True)
 def rescore_deals(
-    rules, game, points, tricks, jack, choice, deal_score, score, counted, final, deals, ended_by
+    rules,
+    game,
+    points,
+    tricks,
+    jack,
+    choice,
+    deal_score,
+    score,
+    counted,
+    shooter,
+    final,
+    deals,
+    ended_by,
 ):
     """Score every deal of every game under ``rules`` (A2, A3); return the number of games.
 
@@ -25,6 +37,8 @@ def rescore_deals(
     shooter, else the default rule decides).
     Outputs: deal_score, score int64[n, 4] (as the deal rows' columns); counted int64[n]
     (1 when the deal belongs to the game under these rules, 0 for deals after its end);
+    shooter int64[n] (the seat that shot the moon under these rules, A2.2: with
+    ``omnibus`` and ``moon_requires_jack`` only with the JD; -1 for none or not counted);
     per game, in order: final int64[g, 4] scores, deals int64[g] counted, ended_by
     int64[g] (0 end score, 1 max deals, -1 censored: the recorded deals ran out first).
     """
@@ -39,9 +53,11 @@ def rescore_deals(
             final[g, s] = 0
         ended_by[g] = -1
         while i < n and game[i] == current:
+            shooter[i] = -1
             if over:
                 counted[i] = 0
             else:
+                shooter[i] = moon_shooter(rules, points[i], jack[i])
                 score_deal(
                     rules,
                     points[i],
