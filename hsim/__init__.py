@@ -1,3 +1,25 @@
-"""hsim: a simulator and tournament runner for Hearts and its relatives."""
+"""hsim: a simulator and tournament runner for Hearts and its relatives.
+
+The names most scripts need are here, imported on first use (the engine compiles or
+loads its kernels then): :class:`Position` (a deal in progress, printed as a pasteable
+position), :class:`CardSet` (cards printed as card names), :func:`decide` and
+:class:`Decision` (any strategy's answer to any decision at a position).
+"""
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "CardSet": "hsim.cards",
+    "Position": "hsim.position",
+    "Decision": "hsim.choose",
+    "decide": "hsim.choose",
+}
+__all__ = ["CardSet", "Decision", "Position", "decide", "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'hsim' has no attribute {name!r}")

@@ -154,3 +154,68 @@ TWO_CLUBS: Card = parse_card("2C")
 QUEEN_SPADES: Card = parse_card("QS")
 JACK_DIAMONDS: Card = parse_card("JD")
 HEARTS_MASK: CardMask = SUIT_MASKS[HEARTS]
+
+
+class CardSet(int):
+    """A set of cards that prints as card names: a :data:`CardMask` with set methods.
+
+    It *is* the 52-bit int (bit ``card`` set when held), so it goes wherever a mask goes
+    and ``&``, ``|``, ``^`` keep it a CardSet; ``-`` and ``~`` stay integer arithmetic
+    (``mask & (mask - 1)`` keeps its meaning), use :meth:`difference` to remove cards.
+    Build from a mask, card codes (``"QS AH"``) or card ints; ``repr()`` pastes back.
+
+    >>> CardSet("AH 2C QS")
+    CardSet('2C QS AH')
+    >>> str(CardSet(1 << QUEEN_SPADES)), len(CardSet("2C 3C")), "QS" in CardSet("QS")
+    ('QS', 2, True)
+
+    :raises CardParseError: a code that is not a card, or a card listed twice.
+    :raises ValueError: a mask outside 0 .. 2**52 - 1.
+    """
+
+    def __new__(cls, cards: CardMask | str | Iterable[Card] = 0) -> CardSet:
+        if isinstance(cards, str):
+            mask = parse_mask(cards)
+        elif isinstance(cards, int):
+            mask = int(cards)
+        else:
+            mask = mask_of(int(c) for c in cards)
+        if not 0 <= mask <= FULL_DECK:
+            raise ValueError(f"a card mask is 0 .. 2**52 - 1 (52 bits), not {mask}")
+        return super().__new__(cls, mask)
+
+    def __iter__(self) -> Iterator[Card]:
+        return cards_of(int(self))
+
+    def __len__(self) -> int:
+        return bin(int(self)).count("1")
+
+    def __contains__(self, c: object) -> bool:
+        if isinstance(c, str):
+            c = parse_card(c)
+        return isinstance(c, int) and 0 <= c < N_CARDS and bool(int(self) >> c & 1)
+
+    def __and__(self, other: int) -> CardSet:
+        return CardSet(int(self) & int(other))
+
+    def __or__(self, other: int) -> CardSet:
+        return CardSet(int(self) | int(other))
+
+    def __xor__(self, other: int) -> CardSet:
+        return CardSet(int(self) ^ int(other))
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def difference(self, other: int) -> CardSet:
+        """Return the cards of this set that are not in ``other`` (a mask or CardSet)."""
+        return CardSet(int(self) & ~int(other))
+
+    def suit(self, s: int) -> CardSet:
+        """Return the cards of suit ``s`` (0..3, C D S H)."""
+        return CardSet(int(self) & SUIT_MASKS[s])
+
+    def __str__(self) -> str:
+        return format_mask(int(self))
+
+    def __repr__(self) -> str:
+        return f"CardSet({format_mask(int(self))!r})"

@@ -4,8 +4,10 @@ A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
 
 1. a built-in strategy (a module of :mod:`hsim.strategies` with a ``STRATEGY``);
 2. an entry point of the group ``hsim.strategies``;
-3. ``package.module:attr``;
-4. ``path/to/file.py:attr``: the file is imported under a name made from its resolved
+3. ``openspiel:ismcts``, ``openspiel:mcts`` or ``openspiel:package.module:factory``: an
+   OpenSpiel bot (:mod:`hsim.openspiel`, the ``hsim[openspiel]`` extra);
+4. ``package.module:attr``;
+5. ``path/to/file.py:attr``: the file is imported under a name made from its resolved
    path (:func:`file_module_name`), so two copies of one file in two folders (two versions
    of a bot) load as two strategies, and a compiled file's cached code is found again in a
    later run. A ``package.module`` is imported through ``sys.path``, so one process holds
@@ -270,6 +272,12 @@ def find(name: str) -> Any:
     obj = _entry_point(name)
     if obj is not None:
         return obj
+    if name.startswith("openspiel:"):
+        try:
+            from hsim import openspiel
+        except ImportError as exc:
+            raise StrategyError(f"strategy {name!r}: {exc}") from None
+        return openspiel.strategy_class(name.removeprefix("openspiel:"))
     target, colon, attr = name.rpartition(":")
     if colon and target and attr:
         if _is_file_target(target):
@@ -310,6 +318,8 @@ class LoadedStrategy:
     python_factory: Any = None
     param_values: dict[str, Any] = dataclasses.field(default_factory=dict)
     games: tuple[str, ...] = ("hearts",)
+    #: a plain-Python class's ``check_rules(rules)`` (raises StrategyError), or None
+    check_rules: Any = None
 
     def describe(self) -> dict[str, Any]:
         """Return a JSON-able description for the run manifest: spec, name, kind, params
@@ -447,6 +457,7 @@ def load(spec: str) -> LoadedStrategy:
             python_factory=lambda: obj(**kwargs),
             param_values=_python_params(obj, kwargs),
             games=_games(getattr(obj, "games", ("hearts",))),
+            check_rules=getattr(obj, "check_rules", None),
         )
     raise StrategySpecError(
         f"{name!r} is neither a CompiledStrategy nor a class with a play(obs, legal, rng) "
@@ -458,8 +469,8 @@ def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStr
     """Resolve one spec per seat of ``rules`` (default: Hearts, 4 seats).
 
     :raises StrategyError: a number of specs other than the rules' player count (docs/rules.md
-        B1: Kierki 3 or 4, Hearts 4), an invalid spec, or a strategy that does not play
-        the rules' game.
+        B1: Kierki 3 or 4, Hearts 4), an invalid spec, a strategy that does not play
+        the rules' game, or one whose ``check_rules`` refuses the rules.
     """
     n_seats = 4 if rules is None else rules.players
     game = "hearts" if rules is None else rules.game
@@ -472,6 +483,8 @@ def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStr
     players = [load(s) for s in specs]
     for p in players:
         check_game(p, game)
+        if rules is not None and p.check_rules is not None:
+            p.check_rules(rules)  # e.g. an OpenSpiel bot under rules OpenSpiel cannot play
     return players
 
 

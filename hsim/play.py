@@ -486,6 +486,35 @@ class PythonDriver:
                 raise
             raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
 
+    def next_status(self) -> int:
+        """Move the game on to its next decision; return its ST_NEED_* status (the seat in
+        ``state.hidden[H_DECIDER]``) or ST_GAME_OVER."""
+        return int(self._next(*self._args()))
+
+    def submit(self, status: int, answer: int) -> None:
+        """Apply ``answer`` to the decision ``status`` through the engine's kernels.
+
+        :raises StrategyError: the rules do not allow the answer.
+        """
+        st = self.state
+        if status == ST_NEED_PASS:
+            code = submit_pass(st.public, st.private, st.hidden, answer)
+        else:
+            submit = {ST_NEED_MOON: submit_moon, ST_NEED_TRUMP: submit_trump}.get(
+                status, self._submit_play
+            )
+            code = submit(
+                st.public,
+                st.private,
+                st.hidden,
+                self.rules_array,
+                answer,
+                self.deal_out,
+                self.game_out,
+            )
+        if code != ST_OK:
+            raise _invalid_answer(self.players, st, self.seed)
+
     def _timer(self, seat: int) -> _DecisionTimer:
         """The decision timer for a plain-Python seat, a no-op for a compiled one."""
         return self.timer if self.seats[seat].player is not None else _NO_TIMER
@@ -511,29 +540,12 @@ class PythonDriver:
         :raises StrategyError: as :func:`play_range`.
         """
         st = self.state
-        status = self._next(*self._args())
+        status = self.next_status()
         while status != ST_GAME_OVER:
-            answer = self.decide(status)
-            if status == ST_NEED_PASS:
-                status = submit_pass(st.public, st.private, st.hidden, answer)
-            else:
-                submit = {ST_NEED_MOON: submit_moon, ST_NEED_TRUMP: submit_trump}.get(
-                    status, self._submit_play
-                )
-                status = submit(
-                    st.public,
-                    st.private,
-                    st.hidden,
-                    self.rules_array,
-                    answer,
-                    self.deal_out,
-                    self.game_out,
-                )
-            if status != ST_OK:
-                raise _invalid_answer(self.players, st, self.seed)
+            self.submit(status, self.decide(status))
             if st.hidden[H_PHASE] in (PH_DEAL_START, PH_GAME_OVER):
                 return bool(st.hidden[H_PHASE] == PH_GAME_OVER)
-            status = self._next(*self._args())
+            status = self.next_status()
         return True
 
     def play_game(self, game: int, on_deal_end=None) -> tuple[np.ndarray, np.ndarray]:

@@ -2,18 +2,29 @@
 
 For scenario tests, bug reports and tools that play one given deal. Every move goes
 through the same kernels as a tournament (``submit_pass``, ``submit_play``,
-``submit_moon``), so a position behaves exactly as a game would.
+``submit_moon``), so a position behaves exactly as a game would. A position prints as
+the command-line flags that give it back (``str``: ``--deal ... --plays ...``, for
+``hsim choose`` or ``hsim perft``; ``--rules`` when not classic, ``--scores`` when not
+all 0) and ``repr()`` pastes back into Python
+(``Position.from_text('deal=...;direction=left;plays=2C 5C')``). Any position of a seeded
+game, Kierki included (a trump choice), comes from :meth:`Position.from_game`.
 
 >>> p = Position.from_hands(["2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
 ...                         "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
 ...                         "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
 ...                         "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"])
->>> format_mask(p.legal())
-'2C'
+>>> p.legal()
+CardSet('2C')
+>>> p.play("2C 2D")
+>>> str(p).endswith("--pass-direction hold --plays '2C 2D'")
+True
+>>> Position.from_text(p.to_text()).legal() == p.legal()
+True
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,6 +32,7 @@ import numpy as np
 from hsim.cards import (
     CardMask,
     CardParseError,
+    CardSet,
     cards_of,
     format_card,
     format_mask,
@@ -29,14 +41,18 @@ from hsim.cards import (
 )
 from hsim.engine.game import new_game, submit_moon, submit_pass, submit_play
 from hsim.engine.hearts import legal_plays, start_play
+from hsim.engine.kierki_game import kierki_legal, submit_kierki_play
 from hsim.engine.layout import (
     DEAL_COLS,
     GAME_COLS,
     H_DEAL_ROWS,
     H_DECK,
     H_PASS_SEAT,
+    H_PENDING_PASS,
     H_PHASE,
+    P_N_PLAYS,
     P_PASS_DIR,
+    P_PLAY_CARD,
     P_SCORES,
     P_TO_ACT,
     PASS_DIRECTIONS,
@@ -46,20 +62,42 @@ from hsim.engine.layout import (
     PH_MOON,
     PH_PASS,
     PH_PLAY,
+    PH_TRUMP,
+    ST_GAME_OVER,
+    ST_NEED_MOON,
+    ST_NEED_PASS,
+    ST_NEED_PLAY,
+    ST_NEED_TRUMP,
     ST_OK,
     V_DEALT,
     V_HAND,
+    V_PASSED,
 )
 from hsim.errors import EXIT_USAGE, HsimError
-from hsim.play import GameState
+from hsim.play import GameState, PythonDriver
 from hsim.rng import seed_to_u64
-from hsim.rules import Rules
+from hsim.rules import Rules, canonical, parse_rules
+
+#: The decision kind of each engine status (``Position.from_game(until=...)``).
+DECISION_OF_STATUS = {
+    ST_NEED_PASS: "pass",
+    ST_NEED_PLAY: "play",
+    ST_NEED_MOON: "moon",
+    ST_NEED_TRUMP: "trump",
+}
 
 
 class IllegalPlayError(HsimError, ValueError):
     """A pass or play that the rules do not allow here; the message names the card (exit 2)."""
 
     exit_code = EXIT_USAGE
+
+
+def _rules(rules: Rules | str | None) -> Rules:
+    """Return ``rules`` as Rules (a rules string is parsed; None: classic)."""
+    if rules is None:
+        return Rules()
+    return parse_rules(rules) if isinstance(rules, str) else rules
 
 
 def _cards(hand: str | CardMask | Sequence[int]) -> list[int]:
@@ -78,8 +116,11 @@ def _mask(hand: str | CardMask | Sequence[int]) -> CardMask:
 class Position:
     """One Hearts deal in progress: hands, pass, plays, scores, all held by the engine.
 
-    Build with :meth:`from_hands`. ``state`` holds the engine arrays; :attr:`rows` the
-    deal rows written when the deal ends (int64, D_* columns of hsim.engine.layout).
+    Build with :meth:`from_hands`, :meth:`from_text` or :meth:`from_game` (any game,
+    Kierki included). ``state`` holds the engine arrays; :attr:`rows` the deal rows
+    written when the deal ends (int64, D_* columns of hsim.engine.layout). ``str()`` is
+    the command-line flags of the position (``--deal ... --pass-direction ... --passes
+    ... --plays ...``), ``repr()`` the Python call that builds it again.
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -88,6 +129,79 @@ class Position:
         self.state = GameState()
         self._deals = np.zeros((4, DEAL_COLS), np.int64)
         self._games = np.zeros((4, GAME_COLS), np.int64)
+        self._origin: str | None = None  # from_game's call, for repr()
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        rules: Rules | str | None = None,
+        scores: Sequence[int] = (0, 0, 0, 0),
+    ) -> Position:
+        """Build the position of a one-line position string (``deal=...;direction=...;
+        passes=...;plays=...``, :class:`hsim.notation.PositionSpec`). rules: a Rules or a
+        rules string (``'classic(omnibus=true)'``).
+
+        :raises CardParseError: a malformed part. :raises IllegalPlayError: a pass or
+            play the rules do not allow. :raises RulesError: a bad rules string.
+        """
+        from hsim.notation import PositionSpec
+
+        return PositionSpec.from_text(text).position(_rules(rules), scores)
+
+    @classmethod
+    def from_game(
+        cls,
+        rules: Rules | str,
+        players: Sequence,
+        seed: int = 0,
+        game: int = 0,
+        decisions: int = 0,
+        until: str | None = None,
+    ) -> Position:
+        """Return the position of game ``game`` of run ``seed`` played by ``players``.
+
+        It stops after ``decisions`` decisions (passes, plays, moon and trump choices, in
+        the order the engine asks them), then, with ``until`` (``pass``, ``play``,
+        ``moon`` or ``trump``), at the next decision of that kind. Kierki positions
+        (docs/rules.md part B; a trump choice: ``until="trump"``) come only from here.
+        rules: Rules or a rules string; players: one spec (or LoadedStrategy) per seat.
+
+        :raises ValueError: the game ends before that decision, or ``until`` is unknown.
+        :raises StrategyError: a player failed (as in a tournament).
+        """
+        from hsim.loader import LoadedStrategy, load_players
+
+        rules = _rules(rules)
+        if until is not None and until not in DECISION_OF_STATUS.values():
+            raise ValueError(f"until={until!r}: use pass, play, moon or trump")
+        if decisions < 0:
+            raise ValueError(f"decisions={decisions}: give a count >= 0")
+        specs = [p.spec if isinstance(p, LoadedStrategy) else str(p) for p in players]
+        loaded = [p if isinstance(p, LoadedStrategy) else None for p in players]
+        if None in loaded:
+            loaded = load_players(specs, rules)
+        p = cls(rules)
+        driver = PythonDriver(rules, list(loaded), seed, state=p.state)
+        p._deals, p._games = driver.deal_out, driver.game_out
+        driver.start_game(game)
+        done = 0
+        while True:
+            status = driver.next_status()
+            if status == ST_GAME_OVER:
+                raise ValueError(
+                    f"game {game} of run seed {seed} ends after {done} decisions, before the "
+                    + (f"next {until} decision" if until else f"decision {decisions}")
+                )
+            if done >= decisions and (until is None or DECISION_OF_STATUS[status] == until):
+                break
+            driver.submit(status, driver.decide(status))
+            done += 1
+        p._origin = (
+            f"Position.from_game({canonical(rules)!r}, {specs!r}, seed={seed}, game={game}, "
+            f"decisions={done})"
+        )
+        return p
 
     @classmethod
     def from_hands(
@@ -142,27 +256,83 @@ class Position:
         """The seat whose card (or pass, or moon choice) is due."""
         return int(self.state.public[P_TO_ACT])
 
-    def hand(self, seat: int) -> CardMask:
-        """Cards ``seat`` holds now (mask)."""
-        return int(self.state.private[seat, V_HAND])
+    def hand(self, seat: int) -> CardSet:
+        """Cards ``seat`` holds now (a :class:`~hsim.cards.CardSet`, a mask)."""
+        return CardSet(int(self.state.private[seat, V_HAND]))
 
-    def legal(self) -> CardMask:
-        """The cards the seat to act may play now (mask; RULES.md A1.3-A1.7)."""
+    def legal(self) -> CardSet:
+        """The cards the seat to act may play now (a :class:`~hsim.cards.CardSet`;
+        docs/rules.md A1.3-A1.7, Kierki B2)."""
         st = self.state
-        return int(legal_plays(st.public, self.rules_array, st.private[self.to_act, V_HAND]))
+        legal = kierki_legal if self.rules.is_kierki else legal_plays
+        return CardSet(int(legal(st.public, self.rules_array, st.private[self.to_act, V_HAND])))
 
     @property
     def phase(self) -> str:
-        """``pass``, ``play``, ``moon`` (a New Moon choice is due), ``deal_over`` (the deal
-        is scored and the game goes on) or ``game_over`` (the deal ended the game).
+        """``pass``, ``play``, ``moon`` (a New Moon choice is due), ``trump`` (Kierki: the
+        chooser names trump), ``deal_over`` (the deal is scored and the game goes on) or
+        ``game_over`` (the deal ended the game).
         """
         return {
             PH_PASS: "pass",
             PH_PLAY: "play",
             PH_MOON: "moon",
+            PH_TRUMP: "trump",
             PH_GAME_OVER: "game_over",
             PH_DEAL_START: "deal_over",
         }[int(self.state.hidden[H_PHASE])]
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Game scores per seat before this deal."""
+        return tuple(int(x) for x in self.state.public[P_SCORES : P_SCORES + self.rules.players])
+
+    # -- printing -------------------------------------------------------------------------
+    def spec(self):
+        """Return the :class:`hsim.notation.PositionSpec` of this deal: the hands as dealt,
+        the pass direction, the passes made (None before the exchange) and the plays.
+
+        :raises ValueError: a Kierki position (no deal notation; see :meth:`from_game`).
+        """
+        from hsim.notation import PositionSpec
+
+        if self.rules.is_kierki:
+            raise ValueError("Kierki positions have no deal notation; use repr() instead")
+        st = self.state
+        hands = tuple(
+            tuple(int(c) for c in st.hidden[H_DECK + 13 * s : H_DECK + 13 * s + 13])
+            for s in range(4)
+        )
+        direction = PASS_DIRECTIONS[int(st.public[P_PASS_DIR])]
+        passes = tuple(int(st.private[s, V_PASSED]) for s in range(4))
+        if not any(passes) and self.phase == "pass":  # passes made, the exchange not yet
+            pending = tuple(int(st.hidden[H_PENDING_PASS + s]) for s in range(4))
+            passes = pending if all(pending) else passes
+        n = int(st.public[P_N_PLAYS])
+        plays = tuple(int(c) for c in st.public[P_PLAY_CARD : P_PLAY_CARD + n])
+        return PositionSpec(hands, direction, passes if any(passes) else None, plays)
+
+    def to_text(self) -> str:
+        """Return the one-line position string; :meth:`from_text` reads it back."""
+        return self.spec().to_text()
+
+    def __str__(self) -> str:
+        if self._origin is not None and self.rules.is_kierki:
+            return self._origin
+        flags = self.spec().flags()
+        if self.rules != Rules():
+            flags = ["--rules", canonical(self.rules), *flags]
+        if any(self.scores):  # only `hsim choose` takes them
+            flags += ["--scores", ",".join(str(x) for x in self.scores)]
+        return " ".join(shlex.quote(f) for f in flags)
+
+    def __repr__(self) -> str:
+        if self.rules.is_kierki and self._origin is not None:
+            return self._origin
+        extra = "" if self.rules == Rules() else f", rules={canonical(self.rules)!r}"
+        if any(self.scores):
+            extra += f", scores={self.scores!r}"
+        return f"Position.from_text({self.to_text()!r}{extra})"
 
     @property
     def rows(self) -> np.ndarray:
@@ -197,13 +367,14 @@ class Position:
             else (parse_cards(cards) if isinstance(cards, str) else list(cards))
         )
         st = self.state
+        submit = submit_kierki_play if self.rules.is_kierki else submit_play
         for c in sequence:
             if self.phase != "play":
                 raise IllegalPlayError(f"cannot play {format_card(c)}: the deal is not in play")
             seat = self.to_act
             legal = self.legal()
             if (
-                submit_play(
+                submit(
                     st.public, st.private, st.hidden, self.rules_array, c, self._deals, self._games
                 )
                 != ST_OK

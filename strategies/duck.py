@@ -8,10 +8,13 @@ is C, D, S, H (so hearts count highest).
   then spades, diamonds, clubs).
 - **Lead**: the lowest-ranked legal card (ties: clubs, diamonds, spades, hearts), except
   that it does not lead the QS, or a spade above it, while it has another card to lead.
-- **Follow**: the highest card that does not win the trick. When every card it may play
-  wins: the highest of them other than the QS. Last to play on a trick without points,
-  it wins it with its highest winning card other than the QS (shedding a high card for
-  free).
+- **Follow**: the QS whenever it is under the winning card (an AS or KS played: the
+  queen goes to another seat, even on a trick it could win for free); else the highest
+  card that does not win the trick. When every card it may play wins: the highest of
+  them other than the QS. Last to play on a trick without points, it wins it with its
+  highest winning card other than the QS (shedding a high card for free); a trick that
+  carries points (trick 1 included, where a hand of only points may discard them) it
+  ducks whenever it holds a card under the winner.
 - **Discard** (void in the led suit): the QS, else the highest heart, else the highest card.
 """
 
@@ -85,6 +88,8 @@ def play(public, private, legal, rng, params):
         trick = public[P_TRICK_CARDS]
         win = highest_card(trick & suit)
         under = follow & ((1 << win) - 1)
+        if under & QS_BIT:
+            return QUEEN_SPADES  # lose the trick with the queen: it never costs us 13 later
         over_safe = follow & ~under & ~QS_BIT
         if n == 3 and card_points(trick) == 0 and over_safe:
             return highest_card(over_safe)  # a free trick: shed the high card

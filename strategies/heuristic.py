@@ -30,10 +30,15 @@ Leading
     leads the JD when it is the top diamond.
 
 Following
-    On trick 1 (no points allowed) it sheds its highest club. Otherwise it plays its
-    highest card under the winning card (dropping the QS under an AS or KS that has
-    been played); last to play on a trick without points it wins with its highest card
-    (shedding a high card for free, never the QS); forced to win, it sheds its highest
+    On trick 1 while it carries no points (no points allowed) it sheds its highest club;
+    a trick 1 that carries points (a hand of only points had to discard them, or
+    ``first_trick_points=allowed``) is followed like any trick. It drops the QS whenever
+    it is under the winning card (an AS or KS played), even last on a trick it could win
+    for free, unless it is shooting the moon or defending against one (below), or, under
+    Omnibus, the trick holds the JD.
+    Otherwise it plays its highest card under the winning card; last to play on a trick
+    without points it wins with its highest card (shedding a high card for free, never
+    the QS); forced to win, it sheds its highest
     card when it is last, when every seat after it is void, or in an early round of a
     club or diamond trick without points, else plays its lowest winner. Under Omnibus it
     takes a JD trick that costs fewer than 10 points, and wins with the JD itself when
@@ -545,8 +550,10 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
     over_safe = over & ~QS_BIT
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     last = n == 3
-    if public[P_TRICK] == 0 and public[P_RULES + R_FIRST_TRICK_POINTS] == 0:
+    if public[P_TRICK] == 0 and public[P_RULES + R_FIRST_TRICK_POINTS] == 0 and pts == 0:
         return highest_card(follow)  # trick 1 carries no points: shed the highest club
+    if under & QS_BIT and threat < 0 and not (omnibus and trick & JD_BIT):
+        return QUEEN_SPADES  # lose the trick with the queen rather than keep it
     if (
         omnibus
         and over & JD_BIT

@@ -22,6 +22,13 @@ fewer playouts per world cost little, and an exact search of the last four trick
 played worse than the playouts (the max^n opponents know every card), so the exact
 search covers the last two tricks only.
 
+Two choices are made before any search (:func:`sure_choices`): the QS is dropped
+whenever it loses the trick (a discard, or a spade under an AS or KS already played),
+unless the seat winning the trick so far holds every point taken and at least one (it
+may be shooting the moon: then the search decides); and on trick 1, once it carries
+points, the search picks only among the cards that do not beat the winning card, when
+there is one.
+
 The pass is a heuristic (:func:`pass_cards`): QS when it is poorly guarded, AS/KS when the
 spades are short, high hearts, then the high cards of short side suits. The New Moon
 choice ends the game in the shooter's favour when it can, else keeps the margin to the
@@ -709,9 +716,43 @@ def decide(public, private, legal, rng, worlds, playouts, exact_cards, noise, ti
     return best
 
 
+@njit(cache=True)
+def sure_choices(public, legal):
+    """Return the cards of ``legal`` left to search (module doc): only the QS when it can
+    be dropped on a trick it cannot win (unless the trick's winner so far holds every
+    point taken, at least one); on trick 1 once it carries points, only the cards that
+    do not beat the winning card when there is one; else ``legal``.
+    """
+    n = public[P_TRICK_LEN]
+    if n == 0:
+        return legal
+    led = public[P_LED_SUIT]
+    suit = SUIT_MASK << (13 * led)
+    best = -1
+    wseat = -1
+    k0 = public[P_N_PLAYS] - n
+    for k in range(k0, k0 + n):
+        c = public[P_PLAY_CARD + k]
+        if c // 13 == led and c > best:
+            best = c
+            wseat = public[P_PLAY_SEAT + k]
+    if legal & QS_BIT and (led != 2 or best > QUEEN_SPADES):
+        total = 0
+        for s in range(4):
+            total += public[P_POINTS + s]
+        if not (total > 0 and public[P_POINTS + wseat] == total):
+            return QS_BIT
+    if public[P_TRICK] == 0 and card_points(public[P_TRICK_CARDS]) > 0:
+        losing = legal & ~(suit & ~((1 << best) - 1))
+        if losing:
+            return losing
+    return legal
+
+
 @njit(PLAY_SIG, cache=True)
 def play(public, private, legal, rng, params):
     """Play the card with the lowest mean deal score over sampled worlds (module doc)."""
+    legal = sure_choices(public, legal)
     worlds = max(1, int(params[0]))
     playouts = max(1, int(params[1]))
     exact_cards = int(params[2])

@@ -7,8 +7,8 @@ OpenSpiel's points (26 - ``returns()``). Each finished deal is then scored again
 every combination of OpenSpiel's scoring parameters (``jd_bonus`` x
 ``avoid_all_tricks_bonus``): hsim's ``score_deal`` kernel on the recorded facts (points,
 tricks, JD taker), OpenSpiel by replaying the deal's action list in a game loaded with
-those parameters. OpenSpiel is used only here and in ``scripts/openspiel_diff.py``; hsim
-never imports it. The mapping and the encodings are documented in ``docs/openspiel.md``.
+those parameters. The card, seat and rules mapping is the package's own (:mod:`hsim.openspiel`, the
+only hsim module that imports OpenSpiel); it is documented in ``docs/openspiel.md``.
 
 Design notes
 - OpenSpiel's action for a card is ``rank * 4 + suit`` with suits C, D, H, S; hsim's card
@@ -57,76 +57,32 @@ from hsim.cards import (
     format_card,
     format_mask,
     mask_of,
-    parse_card,
 )
 from hsim.engine.hearts import score_deal
 from hsim.engine.layout import D_DEAL_SCORE, D_JACK_DIAMONDS, D_POINTS, D_TRICKS
+from hsim.openspiel import (  # noqa: F401 - the mapping, used here and by the tests
+    CARD_TO_OS,
+    DIRECTIONS,
+    OS_DEFAULTS,
+    OS_PASS_ACTION,
+    OS_TO_CARD,
+    PASS_SHIFT,
+    PLAY_PARAMS,
+    SCORE_PARAMS,
+    hsim_rules,
+    os_game,
+    os_hands,
+    os_mask,
+)
 from hsim.position import IllegalPlayError, Position
 from hsim.rules import Rules, canonical, parse_rules
 
-# -- OpenSpiel's parameters and encodings --------------------------------------------------
+# -- OpenSpiel's parameters and encodings: hsim.openspiel (the package's bridge) ------------
 
-#: OpenSpiel ``hearts`` parameters and their defaults (checked against pyspiel in the tests).
-OS_DEFAULTS: dict[str, bool] = {
-    "pass_cards": True,
-    "no_pts_on_first_trick": True,
-    "can_lead_any_club": False,
-    "jd_bonus": False,
-    "avoid_all_tricks_bonus": False,
-    "must_break_hearts": True,
-    "qs_breaks_hearts": True,
-    "can_lead_hearts_instead_of_qs": False,
-}
-#: The parameters that change which cards are legal (32 combinations).
-PLAY_PARAMS = (
-    "no_pts_on_first_trick",
-    "can_lead_any_club",
-    "can_lead_hearts_instead_of_qs",
-    "qs_breaks_hearts",
-    "must_break_hearts",
-)
-#: The parameters that change only the scores (4 combinations).
-SCORE_PARAMS = ("jd_bonus", "avoid_all_tricks_bonus")
 SCORE_COMBOS: tuple[tuple[bool, bool], ...] = tuple(itertools.product((False, True), repeat=2))
-DIRECTIONS = ("left", "right", "across", "hold")
-#: OpenSpiel's pass-direction chance outcomes: 0 No Pass, 1 Left, 2 Across, 3 Right.
-OS_PASS_ACTION = {"hold": 0, "left": 1, "across": 2, "right": 3}
-#: Seats a pass moves by (hsim and OpenSpiel agree).
-PASS_SHIFT = {"left": 1, "across": 2, "right": 3}
-
-_SUIT_OS_TO_HSIM = (CLUBS, DIAMONDS, HEARTS, SPADES)  # OpenSpiel's suit order C, D, H, S
-OS_TO_CARD: tuple[int, ...] = tuple(_SUIT_OS_TO_HSIM[a % 4] * 13 + a // 4 for a in range(52))
-CARD_TO_OS: tuple[int, ...] = tuple(OS_TO_CARD.index(c) for c in range(52))
-_OS_BIT = tuple(1 << c for c in OS_TO_CARD)
-
 POINTS_MASK = HEARTS_MASK | 1 << QUEEN_SPADES
 QS_BIT = 1 << QUEEN_SPADES
 CLUBS_MASK = SUIT_MASKS[CLUBS]
-
-
-def hsim_rules(params: Mapping[str, bool]) -> Rules:
-    """Return the hsim rule set equivalent to OpenSpiel ``hearts`` with ``params``.
-
-    params: any of OpenSpiel's eight parameters (missing ones take OpenSpiel's defaults).
-    The pass direction itself is not a rule: both engines get it explicitly.
-    """
-    p = {**OS_DEFAULTS, **params}
-    no_pts, jd = p["no_pts_on_first_trick"], p["jd_bonus"]
-    return Rules(
-        passing="cycle" if p["pass_cards"] else "none",
-        lead_any_club=p["can_lead_any_club"],
-        first_trick_points="forbidden" if no_pts else "allowed",
-        # OpenSpiel lets a trick-1 hand of only hearts and QS play any of them.
-        first_trick_only_points="any" if no_pts else "queen",
-        hearts_must_be_broken=p["must_break_hearts"],
-        queen_breaks_hearts=p["qs_breaks_hearts"],
-        lead_hearts_instead_of_queen=p["can_lead_hearts_instead_of_qs"],
-        # jd_bonus: -10 for the JD taker, moon or not; a moon does not need the JD.
-        omnibus=jd,
-        moon_requires_jack=not jd,
-        jack_in_moon_deal=jd,
-        no_trick_bonus="no_tricks" if p["avoid_all_tricks_bonus"] else "off",
-    )
 
 
 def _flip(name: str) -> Callable[[Rules], Rules]:
@@ -147,29 +103,6 @@ MUTATIONS: dict[str, Callable[[Rules], Rules]] = {
 }
 #: hsim directions swapped against OpenSpiel's (a wrong seat/direction mapping).
 DIRECTION_MUTATIONS = {"swap_left_right": {"left": "right", "right": "left"}}
-
-_GAMES: dict[tuple, pyspiel.Game] = {}
-
-
-def os_game(params: Mapping[str, bool]) -> pyspiel.Game:
-    """Return OpenSpiel's ``hearts`` loaded with ``params`` (cached per process)."""
-    key = tuple(sorted({**OS_DEFAULTS, **params}.items()))
-    if key not in _GAMES:
-        _GAMES[key] = pyspiel.load_game("hearts", dict(key))
-    return _GAMES[key]
-
-
-def os_mask(actions: Iterable[int]) -> int:
-    """Return the hsim card mask of a list of OpenSpiel card actions."""
-    m = 0
-    for a in actions:
-        m |= _OS_BIT[a]
-    return m
-
-
-def os_hands(state: pyspiel.State) -> list[int]:
-    """Return the hands OpenSpiel holds now (hsim masks, player 0 first)."""
-    return [mask_of(parse_card(c) for c in hand) for hand in state.to_struct().hands]
 
 
 # -- branch counters --------------------------------------------------------------------

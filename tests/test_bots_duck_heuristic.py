@@ -176,9 +176,10 @@ def test_heuristic_drops_the_queen_under_the_ace():
     assert card("heuristic", pos) == "QS"
 
 
-def test_duck_stays_under_with_its_highest_spade():
+def test_duck_drops_the_queen_under_the_ace():
+    # it used to keep the QS and drop the KS (tests/test_blind_spots.py: the kind)
     pos = position(ACE_THEN_KING_QUEEN, "2C AC 3C 4C 2S AS")
-    assert card("duck", pos) == "KS"
+    assert card("duck", pos) == "QS"
 
 
 def test_heuristic_sheds_the_highest_club_on_trick_one():

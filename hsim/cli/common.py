@@ -272,8 +272,9 @@ def position_options(fn):
     return fn
 
 
-def build_position(deal_text, pass_direction, passes, plays, rules):
-    """Return (spec, Position) from the position flags; clear errors for bad input."""
+def build_position(deal_text, pass_direction, passes, plays, rules, scores=(0, 0, 0, 0)):
+    """Return (spec, Position) from the position flags (and the game scores before the
+    deal); clear errors for bad input."""
     from hsim.notation import PositionSpec
     from hsim.position import IllegalPlayError
 
@@ -287,7 +288,7 @@ def build_position(deal_text, pass_direction, passes, plays, rules):
         raise click.UsageError("give the position with --deal (and --passes / --plays)")
     try:
         spec = PositionSpec.parse(deal_text, pass_direction, passes, plays)
-        return spec, spec.position(rules)
+        return spec, spec.position(rules, scores)
     except (CardParseError, IllegalPlayError) as exc:
         raise user_error(exc) from None
 
@@ -314,6 +315,25 @@ def load_one(spec: str, rules: Rules) -> tuple:
         return (loaded,)
     except StrategyError as exc:
         raise user_error(exc) from None
+
+
+def parse_scores(text: str | None) -> tuple[int, ...]:
+    """Read ``--scores 30,10,10,10`` (game scores before the deal, seat 0 first).
+
+    :raises click.BadParameter: not 4 integers >= 0.
+    """
+    if not text:
+        return (0, 0, 0, 0)
+    try:
+        scores = tuple(int(x) for x in text.replace(" ", "").split(","))
+    except ValueError:
+        scores = ()
+    if len(scores) != 4 or min(scores) < 0 or max(scores) >= 1 << 31:
+        raise click.BadParameter(
+            f"{text!r}: give 4 game scores, seat 0 first, each 0 .. 2**31 - 1: 30,10,10,10",
+            param_hint="--scores",
+        )
+    return scores
 
 
 allow_partial_option = click.option(

@@ -17,6 +17,7 @@ from hsim.cli.common import (
     check_run,
     load_one,
     load_specs,
+    parse_scores,
     position_options,
     rule_option,
     rules_option,
@@ -191,32 +192,72 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     type=click.IntRange(min=0),
     default=0,
     show_default=True,
-    help="Run seed of the strategy's random stream (game 0, the seat to act).",
+    help="Run seed of the strategy's random stream.",
 )
-def choose(spec, preset, rule_items, deal_text, pass_direction, passes, plays, seed):
-    """Print the card a strategy plays at a position.
+@click.option(
+    "--game",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Game index of the strategy's random stream: the stream of the deciding seat in "
+    "that game of run --seed.",
+)
+@click.option(
+    "--seat",
+    type=click.IntRange(min=0, max=3),
+    default=None,
+    help="At a pass: the seat whose 3 cards to ask (default: seat 0; passes are blind).",
+)
+@click.option(
+    "--scores",
+    "scores_text",
+    default=None,
+    metavar="S0,S1,S2,S3",
+    help="Game scores before the deal, seat 0 first (default 0,0,0,0); New Moon asks the "
+    "shooter only from 26.",
+)
+def choose(
+    spec,
+    preset,
+    rule_items,
+    deal_text,
+    pass_direction,
+    passes,
+    plays,
+    seed,
+    game,
+    seat,
+    scores_text,
+):
+    """Print a strategy's decision at a position: its 3 passed cards at a pass, its card in
+    play, its New Moon choice (add, subtract or default) once a moon deal is over.
+
+    The strategy sees only the deciding seat's observation and draws from the random
+    stream of that seat in game --game of run --seed: the same seed and game give the
+    same answer. The first line is the answer; stderr says whose decision it was.
 
     \b
-    Example:
+    Examples:
       hsim choose --strategy lowcard --deal 2C3C.../.../.../... --plays "2C"
+      hsim choose --strategy heuristic --deal ... --pass-direction left --seat 2
+      hsim choose --strategy pimc --rules 'classic(moon=new_moon)' --scores 30,0,0,0 \\
+        --deal ... --plays '...all 52 cards of a moon deal...'
     """
-    from hsim.cards import format_card, format_mask
-    from hsim.choose import choose as ask
+    from hsim.choose import decide
     from hsim.strategy import StrategyError
 
     rules, _ = build_rules(preset, rule_items)
     announce_compile([spec])
-    _, position = build_position(deal_text, pass_direction, passes, plays, rules)
+    scores = parse_scores(scores_text)
+    _, position = build_position(deal_text, pass_direction, passes, plays, rules, scores)
     (strategy,) = load_one(spec, rules)
+    if seat is not None and position.phase != "pass":
+        raise click.UsageError(
+            f"--seat picks a passer; the position is in its {position.phase} phase"
+        )
     try:
-        card = ask(strategy, position, seed)
+        decision = decide(strategy, position, seed, game, seat)
     except (ValueError, StrategyError) as exc:
         raise user_error(exc) from None
-    legal = position.legal()
-    if not (0 <= card < 52 and legal >> card & 1):
-        shown = format_card(card) if 0 <= card < 52 else str(card)
-        raise click.ClickException(
-            f"strategy {spec!r} chose {shown}, which is not legal here "
-            f"(legal: {format_mask(legal)})"
-        )
-    click.echo(format_card(card))
+    click.echo(str(decision))
+    click.echo(f"{decision.kind} of seat {decision.seat}", err=True)
