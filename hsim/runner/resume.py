@@ -218,7 +218,9 @@ def resume_run(
         if cluster is not None:
             from hsim.runner.cluster import absolute_specs
 
-            config = dataclasses.replace(config, players=absolute_specs(config.players))
+            config = dataclasses.replace(
+                config, players=absolute_specs(config.players), labels=config.names
+            )
             cluster_info = runner.check_cluster(cluster, run_dir, players, config)
             workers = cluster_info["threads"]
         if workers is None:
@@ -285,7 +287,7 @@ def _nothing_to_do(run_dir, manifest, config, done) -> RunResult:
         0.0,
         0.0,
         False,
-        runner._summary(sums, config.labels),
+        runner._summary(sums, config.names),
         None,
         config.seed,
     )

@@ -120,8 +120,11 @@ class RunConfig:
     def __post_init__(self) -> None:
         if self.rules_preset is None:
             object.__setattr__(self, "rules_preset", preset_of(self.rules))
-        if self.labels is None:
-            object.__setattr__(self, "labels", self.players)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Each seat's label: ``labels``, or the ``players`` specs when it is None."""
+        return self.players if self.labels is None else self.labels
 
     @property
     def rotations(self) -> int:
@@ -298,7 +301,7 @@ class ChunkTask:
             part_digits(config.stop * config.rotations - 1),
             config.decision_timeout or None,
             responsive,
-            config.labels,
+            config.names,
         )
 
     def __call__(self, start: int, stop: int) -> tuple[np.ndarray, dict[str, dict]]:
@@ -408,7 +411,9 @@ def run_tournament(
     if cluster is not None:
         from hsim.runner.cluster import absolute_specs
 
-        config = dataclasses.replace(config, players=absolute_specs(config.players))
+        config = dataclasses.replace(
+            config, players=absolute_specs(config.players), labels=config.names
+        )
     try:
         players = check_config(config, workers)  # every setting, before the folder
         compile_s = time.perf_counter() - t0
@@ -438,7 +443,7 @@ def run_tournament(
                 "preset": config.rules_preset,
                 "options": config.rules.to_dict(),
             },
-            "players": recorded_players(players, run_dir, config.labels),
+            "players": recorded_players(players, run_dir, config.names),
             "seed": config.seed,
             "first_game": config.first_game,
             "games": config.games,
@@ -620,7 +625,7 @@ def play_chunks(
         elapsed,
         compile_s,
         _compiled(players),
-        _summary(sums, config.labels),
+        _summary(sums, config.names),
         error,
         config.seed,
         signals.signum if status == "interrupted" else None,

@@ -149,7 +149,7 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     if isinstance(players, str) or not all(isinstance(p, str) for p in players):
         raise ConfigError(f"players must be one spec string per seat, not {players!r}")
     labels = config.labels
-    if (
+    if labels is not None and (
         not isinstance(labels, (tuple, list))
         or len(labels) != len(players)
         or not all(isinstance(x, str) for x in labels)
