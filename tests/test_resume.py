@@ -25,6 +25,7 @@ from hsim.runner.manifest import JOURNAL, read_manifest
 from hsim.runner.resume import resume_run
 from hsim.runner.run import RunConfig, RunError, run_tournament
 from hsim.runner.verify import verify_run
+from tests.conftest import PY_BOTS
 
 PLAYERS = "random,lowcard,random,lowcard"
 GAMES, CHUNK, SEED = 1200, 100, 11
@@ -412,3 +413,59 @@ def test_resume_refuses_a_strategy_failure_and_a_complete_run_is_left_alone(tmp_
     part.write_bytes(part.read_bytes()[:100])
     assert resume_run(tmp_path / "c", workers=1, progress=False).games_played == 4
     assert verify_run(tmp_path / "c").ok
+
+
+def test_resume_from_another_cwd_keeps_a_strategy_files_label(tmp_path, monkeypatch):
+    """A strategy file given by a relative path: the parts a resume (started from another
+    folder) writes carry the label the user gave, exactly as an uninterrupted run's do,
+    and replay --trust still finds the file."""
+    from hsim.replay import replay_run
+
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    (work / "bots").mkdir(parents=True)
+    elsewhere.mkdir()
+    (work / "bots" / "mybot.py").write_text(PY_BOTS.read_text())
+    players = ("random", "bots/mybot.py:PyLowcard", "lowcard", "random")
+    config = RunConfig(Rules(), players, 12, 3, chunk_size=3)
+    monkeypatch.chdir(work)
+    run_tournament(config, Path("../runs/ref"), workers=1, progress=False)
+    run_tournament(config, Path("../runs/cut"), workers=1, progress=False)
+    cut = tmp_path / "runs" / "cut"
+    recorded = read_manifest(cut)["players"][1]
+    assert recorded["spec"] == "../../work/bots/mybot.py:PyLowcard"  # relative to the run
+    assert str(Path.home()) not in (cut / "run.json").read_text()
+    _interrupt_by_hand(cut, keep=1)
+    monkeypatch.chdir(elsewhere)
+    result = resume_run(cut, workers=1, progress=False)
+    assert result.status == "complete" and result.games_played == 9
+    assert [row["strategy"] for row in result.summary] == list(players)
+    _assert_same(tmp_path / "runs" / "ref", cut)
+    for dataset in ("deals", "games"):
+        assert set(_read(cut)[dataset]["strategy"]) == set(players)
+    assert verify_run(cut).ok
+    # replay from a third folder still finds the file, relative to the run folder
+    monkeypatch.chdir(tmp_path)
+    manifest, _, records, _, recorded_rows = replay_run(cut, 7, trust=True)
+    assert records and recorded_rows is not None
+
+
+def test_a_label_naming_the_home_directory_is_recorded_without_it(tmp_path, monkeypatch):
+    """run.json names no home directory, yet a resume restores the label exactly."""
+    from hsim.loader import load
+    from hsim.runner.resume import recorded_label
+    from hsim.runner.validate import recorded_players
+
+    home = tmp_path / "home"
+    (home / "bots").mkdir(parents=True)
+    (home / "bots" / "b.py").write_text(PY_BOTS.read_text())
+    monkeypatch.setenv("HOME", str(home))
+    spec = f"{home}/bots/b.py:PyLowcard"
+    players = [load(s) for s in ("random", spec, "~/bots/b.py:PyRandom")]
+    entries = recorded_players(players, tmp_path / "runs" / "r")
+    assert str(home) not in json.dumps(entries)
+    assert entries[0] == {**players[0].describe()}  # a built-in: no label
+    assert entries[1]["spec"] == "../../home/bots/b.py:PyLowcard"
+    assert entries[1]["label"] == "~/bots/b.py:PyLowcard" and entries[1]["label_home"]
+    assert entries[2]["label"] == "~/bots/b.py:PyRandom" and "label_home" not in entries[2]
+    assert [recorded_label(e) for e in entries] == ["random", spec, "~/bots/b.py:PyRandom"]
+    assert recorded_label({"spec": "../x.py:A"}) == "../x.py:A"  # a run.json before labels

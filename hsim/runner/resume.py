@@ -50,9 +50,11 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path) -> RunConfig:
         rules = dataclasses.replace(Rules(), **{k: v for k, v in options.items() if k in known})
         score_also = tuple(parse_rules(text) for text in manifest.get("score_also") or ())
         specs = tuple(_spec_from_run(p["spec"], manifest, run_dir) for p in manifest["players"])
+        labels = tuple(recorded_label(p) for p in manifest["players"])
         config = RunConfig(
             rules=rules,
             players=specs,
+            labels=labels,
             games=_int(manifest, "games"),
             seed=_int(manifest, "seed"),
             first_game=_int(manifest, "first_game"),
@@ -77,6 +79,23 @@ def _int(manifest: dict[str, Any], key: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError(f"{key} is {value!r}, not an integer")
     return value
+
+
+def recorded_label(player: dict[str, Any]) -> str:
+    """Return the label (the spec as the user gave it) a run.json ``players`` entry
+    records for its seat, as the run's parts name it in their ``strategy`` column.
+
+    ``label`` is written with the home directory as ``~`` (``label_home``: it was); a
+    run.json written before labels were recorded gives its ``spec``.
+
+    :raises TypeError: the label is not a string (a damaged ``run.json``).
+    """
+    label = player.get("label", player["spec"])
+    if not isinstance(label, str):
+        raise TypeError(f"a player's label is {label!r}, not a string")
+    if player.get("label_home") is True:
+        label = label.replace("~", str(Path.home()))
+    return label
 
 
 def _spec_from_run(spec: str, manifest: dict[str, Any], run_dir: Path) -> str:
@@ -199,7 +218,9 @@ def resume_run(
         if cluster is not None:
             from hsim.runner.cluster import absolute_specs
 
-            config = dataclasses.replace(config, players=absolute_specs(config.players))
+            config = dataclasses.replace(
+                config, players=absolute_specs(config.players), labels=config.names
+            )
             cluster_info = runner.check_cluster(cluster, run_dir, players, config)
             workers = cluster_info["threads"]
         if workers is None:
@@ -266,7 +287,7 @@ def _nothing_to_do(run_dir, manifest, config, done) -> RunResult:
         0.0,
         0.0,
         False,
-        runner._summary(sums, config.players),
+        runner._summary(sums, config.names),
         None,
         config.seed,
     )

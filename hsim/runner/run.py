@@ -98,7 +98,11 @@ class RunConfig:
     rules_preset: the preset the canonical rules string is written against (default: the
     preset the rules differ least from, e.g. ``kierki3`` for 3-player Kierki rules).
     decision_timeout: seconds a plain-Python strategy may take per decision (None or 0:
-    no limit); it does not change results.
+    no limit); it does not change results. labels: each seat's name in the datasets'
+    ``strategy`` column and the summary (default: ``players``, the specs as the user gave
+    them). A run keeps its labels when its specs are rewritten to load the same files from
+    elsewhere (a cluster's absolute paths; a resume's paths relative to the run folder), so
+    every part of a run names its strategies alike.
     """
 
     rules: Rules
@@ -111,10 +115,16 @@ class RunConfig:
     duplicate: bool = False
     score_also: tuple[Rules, ...] = ()
     decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT
+    labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.rules_preset is None:
             object.__setattr__(self, "rules_preset", preset_of(self.rules))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Each seat's label: ``labels``, or the ``players`` specs when it is None."""
+        return self.players if self.labels is None else self.labels
 
     @property
     def rotations(self) -> int:
@@ -204,17 +214,20 @@ def run_chunk(
     digits: int = 12,
     decision_timeout: float | None = None,
     responsive: bool = False,
+    labels: tuple[str, ...] | None = None,
 ) -> tuple[np.ndarray, dict[str, dict]]:
     """Play games (or, with ``duplicate``, boards) ``start..stop-1``, write their parts,
     return (the per-player summary sums, the parts' row counts and checksums).
 
     A duplicate board is played once per rotation of the players over the seats; the
     deals depend only on (seed, board), so every rotation gets the same hands.
-    Sums: int64[n seats, SUMMARY_COLS]; parts: see :func:`hsim.runner.sink.write_parts`.
+    labels: each player's name in the parts' ``strategy`` column (default: ``specs``; see
+    :class:`RunConfig`). Sums: int64[n seats, SUMMARY_COLS]; parts: see
+    :func:`hsim.runner.sink.write_parts`.
     :raises StrategyError: see :func:`hsim.play.play_range`.
     """
     players = worker_players(rules, specs)
-    names = list(specs)
+    names = list(labels if labels is not None else specs)
     n = rules.players
     deal_tables, game_tables = [], []
     out = np.zeros((n, SUMMARY_COLS), np.int64)
@@ -272,6 +285,7 @@ class ChunkTask:
     digits: int
     decision_timeout: float | None
     responsive: bool = False  # played in the run's main process: see play_range
+    labels: tuple[str, ...] | None = None  # the datasets' strategy names (None: specs)
 
     @classmethod
     def of(cls, config: RunConfig, run_dir: Path, responsive: bool = False) -> ChunkTask:
@@ -287,6 +301,7 @@ class ChunkTask:
             part_digits(config.stop * config.rotations - 1),
             config.decision_timeout or None,
             responsive,
+            config.names,
         )
 
     def __call__(self, start: int, stop: int) -> tuple[np.ndarray, dict[str, dict]]:
@@ -303,6 +318,7 @@ class ChunkTask:
             self.digits,
             self.decision_timeout,
             self.responsive,
+            self.labels,
         )
 
 
@@ -395,7 +411,9 @@ def run_tournament(
     if cluster is not None:
         from hsim.runner.cluster import absolute_specs
 
-        config = dataclasses.replace(config, players=absolute_specs(config.players))
+        config = dataclasses.replace(
+            config, players=absolute_specs(config.players), labels=config.names
+        )
     try:
         players = check_config(config, workers)  # every setting, before the folder
         compile_s = time.perf_counter() - t0
@@ -425,7 +443,7 @@ def run_tournament(
                 "preset": config.rules_preset,
                 "options": config.rules.to_dict(),
             },
-            "players": recorded_players(players, run_dir),
+            "players": recorded_players(players, run_dir, config.names),
             "seed": config.seed,
             "first_game": config.first_game,
             "games": config.games,
@@ -607,7 +625,7 @@ def play_chunks(
         elapsed,
         compile_s,
         _compiled(players),
-        _summary(sums, config.players),
+        _summary(sums, config.names),
         error,
         config.seed,
         signals.signum if status == "interrupted" else None,

@@ -148,6 +148,13 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     players = config.players
     if isinstance(players, str) or not all(isinstance(p, str) for p in players):
         raise ConfigError(f"players must be one spec string per seat, not {players!r}")
+    labels = config.labels
+    if labels is not None and (
+        not isinstance(labels, (tuple, list))
+        or len(labels) != len(players)
+        or not all(isinstance(x, str) for x in labels)
+    ):
+        raise ConfigError(f"labels must be one name per player ({len(players)}), not {labels!r}")
     return load_players(list(players), rules)
 
 
@@ -165,12 +172,29 @@ def without_home(value: Any) -> Any:
     return value
 
 
-def recorded_players(players: list[LoadedStrategy], run_dir: Path) -> list[dict[str, Any]]:
+def recorded_players(
+    players: list[LoadedStrategy], run_dir: Path, labels: tuple[str, ...] | None = None
+) -> list[dict[str, Any]]:
     """Return the manifest's ``players``: each strategy's description, with a strategy
-    file's path relative to ``run_dir`` (:func:`hsim.loader.recorded_spec`)."""
+    file's path relative to ``run_dir`` (:func:`hsim.loader.recorded_spec`, used to find
+    the file again) and, where it differs from that, ``label``: the seat's name in the
+    datasets (``labels``, default each spec as loaded), which a resume writes into its
+    parts unchanged. A name or label naming the home directory is written with ``~`` (a
+    label with ``label_home: true``: a resume by the same user restores it).
+    """
     from hsim.loader import recorded_spec
 
-    return [{**p.describe(), "spec": recorded_spec(p.spec, run_dir)} for p in players]
+    out = []
+    for i, p in enumerate(players):
+        entry = {**p.describe(), "spec": recorded_spec(p.spec, run_dir)}
+        entry["name"] = without_home(entry["name"])
+        label = p.spec if labels is None else labels[i]
+        if label != entry["spec"]:
+            entry["label"] = without_home(label)
+            if entry["label"] != label:
+                entry["label_home"] = True
+        out.append(entry)
+    return out
 
 
 # -- a run folder's manifest -------------------------------------------------------------------
