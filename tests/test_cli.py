@@ -236,3 +236,22 @@ def test_every_compiling_command_gives_the_compile_notice(args, tmp_path, monkey
     assert asked[0] == {"ladder": (["random", "lowcard"], []), "perft": ([], ["perft"]),
                         "choose": (["lowcard"], []),
                         "sprt": (["lowcard", "random"], [])}.get(args[0], asked[0])  # fmt: skip
+
+
+def test_output_into_a_closed_pipe_stops_quietly():
+    """`hsim rules | head -1`: a reader that went away is no error (no message, no
+    traceback; exit 141 as a command ended by SIGPIPE)."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "hsim.cli", "rules"],
+            stdout=w,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(w)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import select
 import signal
 import sys
 import tempfile
@@ -97,6 +98,13 @@ class Group(click.Group):
             raise
         except HsimError as exc:
             raise user_error(exc) from None
+        except BrokenPipeError as exc:
+            if not _reader_gone(sys.stdout):
+                raise UserError(_os_message(exc)) from None
+            # `hsim replay ... | head`: the reader has what it wanted; stop quietly, as a
+            # command that SIGPIPE ends does (and keep Python's exit flush from failing)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise click.exceptions.Exit(141) from None
         except OSError as exc:
             raise UserError(_os_message(exc)) from None
         except KeyboardInterrupt:
@@ -111,6 +119,16 @@ class Group(click.Group):
         finally:
             if installed:
                 signal.signal(signal.SIGINT, signal.SIG_DFL if old is None else old)
+
+
+def _reader_gone(stream) -> bool:
+    """Return whether ``stream`` is a pipe whose reading end was closed."""
+    try:
+        poll = select.poll()
+        poll.register(stream.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poll.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _install_sigint():

@@ -86,11 +86,15 @@ def _init_worker(parent_pid: int) -> None:
 @contextlib.contextmanager
 def signals_blocked():
     """Block SIGINT and SIGTERM in this thread for the block (they wait, not lost):
-    processes spawned meanwhile start with them blocked.
+    processes spawned meanwhile start with them blocked, and a stop is raised only at the
+    block's end.
     """
+    from hsim.runner.signals import deferred
+
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
-        yield
+        with deferred():  # a stop taken by another thread waits too (see deferred)
+            yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 

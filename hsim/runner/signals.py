@@ -25,6 +25,8 @@ from hsim.stop import StopRequested
 
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 GRACE_S = 2.5
+#: The installed :class:`StopSignals` of this process, innermost last (see :func:`deferred`).
+_INSTALLED: list[StopSignals] = []
 
 
 class StopSignals:
@@ -54,6 +56,7 @@ class StopSignals:
         """Install the handlers (main thread only; elsewhere: nothing is installed)."""
         if threading.current_thread() is not threading.main_thread():
             return self
+        _INSTALLED.append(self)
         for signum in EXIT_CODES:
             self._old[signum] = signal.signal(signum, self._handle)
         r, w = os.pipe()
@@ -69,6 +72,8 @@ class StopSignals:
     def restore(self) -> None:
         """Put the previous handlers back and end the watcher."""
         self._done.set()
+        if self in _INSTALLED:
+            _INSTALLED.remove(self)
         for signum, old in self._old.items():
             signal.signal(signum, old if old is not None else signal.SIG_DFL)
         self._old.clear()
@@ -133,6 +138,18 @@ class StopSignals:
         """Raise the stop that arrived meanwhile, if any."""
         if self.signum is not None and not self._quiet:
             raise StopRequested(self.signum)
+
+
+def deferred() -> contextlib.AbstractContextManager:
+    """Return a section in which the installed stop handlers raise nothing; a stop that
+    arrives meanwhile is raised at its end (no handlers installed: a no-op).
+
+    Blocking the signals in the main thread is not enough for this: another thread (the
+    watcher, a progress bar's monitor) can take the signal, and Python then runs the
+    handler in the main thread at once, for example halfway through writing a new
+    worker's start-up data into its pipe (the worker then prints a traceback).
+    """
+    return _INSTALLED[-1].critical() if _INSTALLED else contextlib.nullcontext()
 
 
 class _Critical:
