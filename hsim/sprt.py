@@ -2,11 +2,12 @@
 
 Boards are duplicate boards (every rotation of the players over the seats, the same
 deals), played in chunks of ``batch`` boards by :func:`hsim.runner.run.run_chunk`, on a
-process pool when ``workers > 1``. Each board gives one value, the candidate's advantage
-in points per deal (``deal_score``: after the moon and bonuses), positive when the
-candidate did better; the values go to :class:`hsim.analysis.sprt.SequentialTest` in board
-order, so the verdict and the board count at which it falls are the same for any number
-of workers. Two designs:
+process pool when ``workers > 1`` or a Dask cluster (both through
+:func:`hsim.runner.pool.run_chunks`, as ``hsim tournament`` plays). Each board gives one
+value, the candidate's advantage in points per deal (``deal_score``: after the moon and
+bonuses), positive when the candidate did better; the values go to
+:class:`hsim.analysis.sprt.SequentialTest` in board order, so the verdict and the board
+count at which it falls are the same for any number of workers. Two designs:
 
 - *against the baseline* (default, as ``hsim ladder``): the candidate and copies of the
   baseline at every other seat (three; two in 3-player Kierki); the value is the baseline
@@ -34,11 +35,9 @@ import json
 import math
 import os
 import shutil
-import signal
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from multiprocessing import get_context
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +46,11 @@ import pandas as pd
 
 from hsim.analysis.sprt import SequentialTest, check_bounds, llr_bounds
 from hsim.analysis.stats import Interval
-from hsim.errors import EXIT_USAGE, HsimError, note_signal
+from hsim.errors import EXIT_USAGE, HsimError
 from hsim.ladder import board_advantages
 from hsim.rules import Rules, canonical, preset_of
+from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost
+from hsim.stop import StopRequested
 from hsim.strategy import StrategyError
 
 SPRT_FILE = "sprt.json"
@@ -215,11 +216,6 @@ def board_values(config: SprtConfig, parts: dict[str, pd.DataFrame]) -> np.ndarr
     return (diff if kierki else -diff).to_numpy()
 
 
-def _init_worker() -> None:
-    # The parent handles Ctrl-C: it lets running chunks finish, then stops.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _claim(out: Path, overwrite: bool):
     """Check ``out``, lock it (one test per folder, :mod:`hsim.runner.lock`) and empty it;
     return the lock."""
@@ -296,13 +292,20 @@ def _progress_bar(total: int, enabled: bool):
     )
 
 
-class _Stop(Exception):
-    """SIGTERM, turned into an orderly stop like Ctrl-C."""
+@dataclasses.dataclass(frozen=True)
+class BoardsTask:
+    """One chunk of boards at every table of a test, ``task(start, stop)``: a picklable
+    callable for any executor (:func:`hsim.runner.pool.run_chunks`). tables: one
+    :class:`hsim.runner.run.ChunkTask` per table, each writing its table's folder.
 
+    :raises StrategyError: see :func:`hsim.play.play_range`.
+    """
 
-def _raise_stop(signum, frame):
-    note_signal(signum)  # so that a stop raised inside a strategy is not its error
-    raise _Stop()
+    tables: tuple[Any, ...]
+
+    def __call__(self, start: int, stop: int) -> None:
+        for task in self.tables:
+            task(start, stop)
 
 
 def run_sprt(
@@ -313,13 +316,17 @@ def run_sprt(
     progress: bool = False,
     argv: list[str] | None = None,
     cluster=None,
+    retries: int = DEFAULT_RETRIES,
 ) -> SprtResult:
     """Play duplicate boards until the SPRT of ``config`` decides or ``max_boards``.
 
     workers: processes (1 plays in this process). cluster: a
     :class:`hsim.runner.cluster.DaskCluster` to play the chunks on instead (every worker
-    is checked first; give strategy files by absolute path). The result (verdict, boards, LLR trace,
-    datasets) is the same for any ``workers``. Ctrl-C or SIGTERM stops the test: the
+    is checked first; give strategy files by absolute path). retries: times a chunk is
+    played again when its worker was lost (see :func:`hsim.runner.pool.run_chunks`). The
+    result (verdict, boards, LLR trace, datasets) is the same for any ``workers``; chunks
+    already running when the verdict falls finish, and their boards are removed. Ctrl-C
+    or SIGTERM stops the test: the
     result then has status "interrupted" and no verdict, and the boards the test used stay
     in ``out``.
 
@@ -328,8 +335,9 @@ def run_sprt(
         is written).
     :raises SprtError: ``out`` exists (without ``overwrite``), is not an sprt folder, or
         another test is using it.
-    :raises SprtFailed: a strategy failed in a game (``sprt.json`` then says ``failed``; in
-        the first game nothing is written), or a cluster worker failed its start check
+    :raises SprtFailed: a strategy failed in a game, a chunk's worker was lost more than
+        ``retries`` times or the disk failed (``sprt.json`` then says ``failed``; in the
+        first game nothing is written), or a cluster worker failed its start check
         (nothing written).
     """
     from hsim.loader import load_players
@@ -358,15 +366,19 @@ def run_sprt(
             raise SprtFailed(f"sprt cannot use the cluster (nothing written): {exc}") from None
     lock = _claim(out, overwrite)
     try:
-        return _run(config, out, workers, progress, argv, tables, loaded, t0, cluster)
+        return _run(config, out, workers, progress, argv, tables, loaded, t0, cluster, retries)
     finally:
         lock.release()
 
 
-def _run(config, out, workers, progress, argv, tables, loaded, t0, cluster=None) -> SprtResult:
+def _run(
+    config, out, workers, progress, argv, tables, loaded, t0, cluster=None, retries=DEFAULT_RETRIES
+) -> SprtResult:
     """Play and test into the claimed folder ``out`` (see :func:`run_sprt`)."""
     from hsim.runner.manifest import now, write_manifest
-    from hsim.runner.run import run_chunk
+    from hsim.runner.pool import process_pool, run_chunks
+    from hsim.runner.run import ChunkTask
+    from hsim.runner.signals import StopSignals
 
     manifests = {}
     for table in tables:
@@ -377,9 +389,7 @@ def _run(config, out, workers, progress, argv, tables, loaded, t0, cluster=None)
         write_manifest(folder, manifests[table])
 
     test = SequentialTest(config.d0, config.d1, config.alpha, config.beta, config.batch)
-    starts = range(0, config.max_boards, config.batch)
     deals_seen: dict[int, int] = {}
-    state: dict[str, Any] = {"status": "complete", "error": None}
     sprt_doc = {"config": _config_dict(config), "started": now(), "status": "running"}
     _write_json(out / SPRT_FILE, sprt_doc)
 
@@ -400,82 +410,112 @@ def _run(config, out, workers, progress, argv, tables, loaded, t0, cluster=None)
     done: dict[int, np.ndarray] = {}
     next_start = 0  # the first chunk not yet fed to the test
 
-    def feed() -> None:
+    def ranges() -> Iterator[tuple[int, int]]:
+        # Read lazily by run_chunks: no chunk is started once the test has its verdict.
+        for start in range(0, config.max_boards, config.batch):
+            if test.verdict is not None:
+                return
+            yield start, min(start + config.batch, config.max_boards)
+
+    def record(chunk: tuple[int, int], _result: Any) -> None:
+        # Chunks end in any order; the test sees them in board order.
         nonlocal next_start
-        while test.verdict is None and next_start in done:
-            values = done.pop(next_start)
-            test.add(values)
-            bar.update(len(values))
-            bar.set_postfix_str(f"LLR {test.llr:+.2f} in [{test.lower:+.2f}, {test.upper:+.2f}]")
-            next_start += config.batch
-
-    old_term = signal.signal(signal.SIGTERM, _raise_stop)
-    executor = None
-    t_run = time.perf_counter()
-    try:
-        args = (config.rules,)
-        if workers <= 1 and cluster is None:
-            for start in starts:
-                stop = min(start + config.batch, config.max_boards)
-                for table, specs in tables.items():
-                    run_chunk(*args, specs, config.seed, start, stop, str(out / table), True)
-                done[start] = chunk_values(start)
-                feed()
-                if test.verdict is not None:
-                    break
-        else:
-            if cluster is not None:
-                executor, ahead = cluster.executor(), cluster.window()
-            else:
-                executor = ProcessPoolExecutor(
-                    workers, mp_context=get_context("spawn"), initializer=_init_worker
+        with signals.critical():
+            done[chunk[0]] = chunk_values(chunk[0])
+            while test.verdict is None and next_start in done:
+                values = done.pop(next_start)
+                test.add(values)
+                bar.update(len(values))
+                bar.set_postfix_str(
+                    f"LLR {test.llr:+.2f} in [{test.lower:+.2f}, {test.upper:+.2f}]"
                 )
-                ahead = 2 * workers
-            jobs = ((start, table) for start in starts for table in tables)
-            job = next(jobs, None)
-            pending: dict[Any, tuple[int, str]] = {}
-            waiting: dict[int, int] = {}  # chunk start -> tables still running
-            while test.verdict is None and (job or pending):
-                while job and len(pending) < ahead:
-                    start, table = job
-                    job = next(jobs, None)
-                    stop = min(start + config.batch, config.max_boards)
-                    fut = executor.submit(
-                        run_chunk,
-                        *args,
-                        tables[table],
-                        config.seed,
-                        start,
-                        stop,
-                        str(out / table),
-                        True,
-                    )
-                    pending[fut] = (start, table)
-                    waiting[start] = waiting.get(start, 0) + 1
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    start, _table = pending.pop(fut)
-                    fut.result()
-                    waiting[start] -= 1
-                    if waiting[start] == 0:
-                        done[start] = chunk_values(start)
-                feed()
-    except (KeyboardInterrupt, _Stop):
-        state["status"] = "interrupted"
-    except StrategyError as exc:
-        state.update(status="failed", error=str(exc))
-    except Exception as exc:  # a worker died, the disk is full, ...
-        state.update(status="failed", error=f"{type(exc).__name__}: {exc}")
-    finally:
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
-        signal.signal(signal.SIGTERM, old_term)
-        bar.close()
-    if state["status"] == "complete" and test.verdict is None:
-        test.finish()  # max boards reached: a last look at every board played
-    elapsed = time.perf_counter() - t_run
+                next_start += config.batch
 
-    # Keep exactly the boards the test used, so the folder is the same for any workers.
+    local = workers <= 1 and cluster is None
+    task = BoardsTask(
+        tuple(
+            ChunkTask(
+                config.rules,
+                specs,
+                config.seed,
+                str(out / table),
+                True,
+                (),
+                ("base",),
+                12,
+                None,
+                local,  # played in this process: responsive to a stop (see play_range)
+            )
+            for table, specs in tables.items()
+        )
+    )
+    signals = StopSignals().install()
+    t_run = time.perf_counter()
+
+    def finish(status: str, error: str | None) -> SprtResult:
+        return _record_end(
+            config, out, tables, manifests, test, deals_seen, sprt_doc, status, error,
+            time.perf_counter() - t_run, t_run - t0,
+        )  # fmt: skip
+
+    def hard_stop(signum: int) -> None:
+        # The main thread did not stop in time: record the stop; the process then exits.
+        finish("interrupted", None)
+        sys.stderr.write(f"\ninterrupted without a verdict; the boards used are in {out}\n")
+
+    signals.hard_stop = hard_stop
+    status, error = "complete", None
+    try:
+        if cluster is not None:
+            run_chunks(
+                cluster.executor,
+                task,
+                ranges(),
+                record,
+                window=cluster.window(),
+                retries=retries,
+                lost=cluster.lost_errors(),
+            )
+        elif local:
+            for a, b in ranges():
+                record((a, b), task(a, b))
+        else:
+            run_chunks(
+                lambda: process_pool(workers),
+                task,
+                ranges(),
+                record,
+                window=2 * workers,
+                retries=retries,
+            )
+    except (StopRequested, KeyboardInterrupt):
+        status = "interrupted"
+    except (StrategyError, WorkerLost) as exc:
+        status, error = "failed", str(exc)
+    except Exception as exc:  # the disk is full, ...
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+    finally:
+        signals.quiet()  # from here a signal is only noted: the clean-up must finish
+        bar.close()
+    try:
+        with signals.cleanup_lock:
+            if status == "complete" and test.verdict is None:
+                test.finish()  # max boards reached: a last look at every board played
+            result = finish(status, error)
+    finally:
+        signals.restore()
+    if status == "failed":
+        raise SprtFailed(f"sprt failed: {error}\n(the boards played are kept in {out})")
+    return result
+
+
+def _record_end(
+    config, out, tables, manifests, test, deals_seen, sprt_doc, status, error, elapsed, compile_s
+) -> SprtResult:
+    """Keep exactly the boards the test used (so the folder is the same for any workers),
+    write the final ``run.json`` of every table, ``trace.parquet`` and ``sprt.json``.
+    """
+    from hsim.runner.manifest import now, write_manifest
     from hsim.runner.sink import remove_temporary
 
     used = test.n
@@ -488,7 +528,7 @@ def _run(config, out, workers, progress, argv, tables, loaded, t0, cluster=None)
         manifest = manifests[table]
         manifest.update(
             {
-                "status": "complete" if state["status"] == "complete" else state["status"],
+                "status": status,
                 "games": used or config.max_boards,
                 "games_done": used * config.rules.players,
                 "completed_ranges": [[0, used]] if used else [],
@@ -496,8 +536,8 @@ def _run(config, out, workers, progress, argv, tables, loaded, t0, cluster=None)
                 "elapsed_s": round(elapsed, 3),
             }
         )
-        if state["error"]:
-            manifest["error"] = state["error"]
+        if error:
+            manifest["error"] = error
         write_manifest(out / table, manifest)
 
     deals = sum(v for s, v in deals_seen.items() if s < used)
@@ -513,18 +553,16 @@ def _run(config, out, workers, progress, argv, tables, loaded, t0, cluster=None)
         list(test.trace),
         elapsed,
         out,
-        "complete" if state["status"] == "complete" else state["status"],
+        status,
     )
     trace = pd.DataFrame(result.trace, columns=["boards", "llr"])
     trace["lower"], trace["upper"] = test.lower, test.upper
     trace.to_parquet(out / TRACE_FILE, index=False)
-    sprt_doc.update(result.to_dict(), status=state["status"], finished=now())
-    sprt_doc["compile_s"] = round(t_run - t0, 3)
-    if state["error"]:
-        sprt_doc["error"] = state["error"]
+    sprt_doc.update(result.to_dict(), status=status, finished=now())
+    sprt_doc["compile_s"] = round(compile_s, 3)
+    if error:
+        sprt_doc["error"] = error
     _write_json(out / SPRT_FILE, sprt_doc)
-    if state["status"] == "failed":
-        raise SprtFailed(f"sprt failed: {state['error']}\n(the boards played are kept in {out})")
     return result
 
 

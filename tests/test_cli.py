@@ -211,6 +211,8 @@ DEAL = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
         ["replay", "--seed", "1", "--game", "0", "--players", "random,random,random,random"],
         ["perft", "--deal", DEAL, "--depth", "1"],
         ["choose", "--strategy", "lowcard", "--deal", DEAL],
+        ["sprt", "--candidate", "lowcard", "--baseline", "random", "--bounds", "0,0.5",
+         "--max-boards", "8"],
     ],
     ids=lambda a: a[0],
 )  # fmt: skip
@@ -225,14 +227,15 @@ def test_every_compiling_command_gives_the_compile_notice(args, tmp_path, monkey
 
     monkeypatch.setattr(_jit, "compile_notice", notice)
     out = ["--out", str(tmp_path / "o"), "--workers", "1", "--no-progress"]
-    extra = out if args[0] in ("tournament", "ladder", "compare-rules") else []
+    extra = out if args[0] in ("tournament", "ladder", "compare-rules", "sprt") else []
     r = CliRunner().invoke(main, [*args, *extra])
-    assert r.exit_code == 0, r.output
+    assert r.exit_code in ((0, 1, 3) if args[0] == "sprt" else (0,)), r.output  # sprt: verdict
     assert r.stderr.startswith("compiling NOTICE\n")
     if args[0] in ("tournament", "compare-rules", "replay"):
         assert asked == [(["random"] * 4, [])]
     assert asked[0] == {"ladder": (["random", "lowcard"], []), "perft": ([], ["perft"]),
-                        "choose": (["lowcard"], [])}.get(args[0], asked[0])  # fmt: skip
+                        "choose": (["lowcard"], []),
+                        "sprt": (["lowcard", "random"], [])}.get(args[0], asked[0])  # fmt: skip
 
 
 def test_output_into_a_closed_pipe_stops_quietly():

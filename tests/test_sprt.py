@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -262,3 +263,42 @@ def test_a_folder_in_use_by_another_test_is_refused(tmp_path):
         held.release()
     assert run_sprt(config, out, overwrite=True).verdict == "H1"
     assert not (out / ".hsim.lock").exists()
+
+
+@pytest.mark.parametrize("retries", [0, 2])
+def test_a_lost_worker_is_replayed_up_to_retries(tmp_path, retries):
+    import signal
+    import time
+    import uuid
+
+    out, pause = tmp_path / "r", tmp_path / "pause"
+    env = dict(os.environ, HSIM_TEST_TAG=uuid.uuid4().hex, HSIM_TEST_PAUSE="chunk@16",
+               HSIM_TEST_PAUSE_FILE=str(pause))  # fmt: skip
+    args = ["sprt", "--candidate", "random", "--baseline", MIRROR, "--bounds", "-0.001,0.001",
+            "--max-boards", "32", "--no-progress", "--json"]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hsim.cli", *args, "--workers", "2", "--retries", str(retries),
+         "--out", str(out)],
+        cwd=os.getcwd(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (pause.exists() and pause.read_text().strip()):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    os.kill(int(pause.read_text()), signal.SIGKILL)  # the worker playing boards 16..23
+    stdout, stderr = proc.communicate(timeout=120)
+    saved = json.loads((out / SPRT_FILE).read_text())
+    assert "Traceback" not in stderr
+    if retries == 0:
+        assert proc.returncode == 4 and saved["status"] == "failed", stderr
+        # a broken pool fails every chunk in flight: whichever it reports first
+        assert re.search(r"games \d+\.\.\d+: the worker playing them was lost 1 times", stderr)
+        return
+    code, reference, _ = sprt(*args[1:-2], "--workers", "1", "--out", str(tmp_path / "w1"))
+    doc = json.loads(stdout)
+    assert proc.returncode == code == 3 and saved["status"] == "complete", stderr
+    assert (doc["verdict"], doc["boards"]) == (None, 32)  # as undisturbed: 32 boards, no verdict
+    assert doc["trace"] == reference["trace"] and doc["deals"] == reference["deals"]
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(out / "deals"), pd.read_parquet(tmp_path / "w1" / "deals")
+    )

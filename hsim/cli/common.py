@@ -391,3 +391,12 @@ def announce_compile(specs=(), parts=(), engine: bool = True) -> None:
     line = _jit.compile_notice(specs, parts, engine)
     if line:
         click.echo(line, err=True)
+
+
+retries_option = click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Times a chunk is played again when its worker dies (killed, out of memory).",
+)

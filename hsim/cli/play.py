@@ -20,6 +20,7 @@ from hsim.cli.common import (
     player_option,
     player_specs,
     players_option,
+    retries_option,
     rule_option,
     rules_option,
     user_error,
@@ -28,13 +29,6 @@ from hsim.cli.common import (
 from hsim.rules import RulesError, scoring_variant
 from hsim.stop import StopRequested
 
-retries_option = click.option(
-    "--retries",
-    type=click.IntRange(min=0),
-    default=2,
-    show_default=True,
-    help="Times a chunk is played again when its worker dies (killed, out of memory).",
-)
 decision_timeout_option = click.option(
     "--decision-timeout",
     type=click.FloatRange(min=0),

@@ -13,9 +13,11 @@ from click.core import ParameterSource
 
 from hsim.cli.common import (
     HELP,
+    announce_compile,
     build_rules,
     cluster_from_options,
     cluster_option,
+    retries_option,
     rule_option,
     rules_option,
 )
@@ -103,6 +105,7 @@ def _rate(ctx, param, value: float) -> float:
     "bots such as pimc.",
 )
 @cluster_option
+@retries_option
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -135,6 +138,7 @@ def sprt(
     seed,
     workers,
     cluster_address,
+    retries,
     out,
     overwrite,
     as_json,
@@ -213,6 +217,7 @@ def sprt(
             raise click.UsageError(
                 "--plot needs matplotlib: pip install 'hsim[plot]' (or pip install matplotlib)"
             ) from None
+    announce_compile(list(dict.fromkeys(s for t in config.tables().values() for s in t)))
     source = click.get_current_context().get_parameter_source("workers")
     given = None if source == ParameterSource.DEFAULT else workers
     try:
@@ -225,6 +230,7 @@ def sprt(
                 progress,
                 argv=["hsim", *sys.argv[1:]],
                 cluster=cluster,
+                retries=retries,
             )
     except click.UsageError:
         raise
