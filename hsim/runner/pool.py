@@ -161,6 +161,17 @@ def run_chunks(
     executor = make_executor()
     idle_rebuilds = 0  # pools replaced since a chunk last finished
 
+    def lose(item: tuple[int, int], exc: BaseException) -> None:
+        """Count a loss of ``item``'s worker; queue it again, or raise past ``retries``."""
+        failures[item] = failures.get(item, 0) + 1
+        if failures[item] > retries:
+            raise WorkerLost(
+                f"games {item[0]}..{item[1] - 1}: the worker playing them was "
+                f"lost {failures[item]} times ({type(exc).__name__}: {exc}); "
+                "out of memory? (--retries sets how often a chunk is replayed)"
+            ) from None
+        again.append(item)
+
     def fill() -> bool:
         """Submit up to the window; return True when the executor is broken."""
         while len(pending) < window:
@@ -186,7 +197,10 @@ def run_chunks(
                         f"the workers keep dying before finishing any chunk ({idle_rebuilds} "
                         "pools in a row); out of memory?"
                     )
-                again.extend(pending.values())
+                # A pool found broken at a submit fails every chunk in flight, as a
+                # wait would have shown: each counts as lost.
+                for item in pending.values():
+                    lose(item, BrokenExecutor("a worker of the pool died"))
                 pending.clear()
                 stop(executor, True)
                 executor = make_executor()
@@ -198,14 +212,7 @@ def run_chunks(
                 try:
                     result = future.result()
                 except lost as exc:
-                    failures[item] = failures.get(item, 0) + 1
-                    if failures[item] > retries:
-                        raise WorkerLost(
-                            f"games {item[0]}..{item[1] - 1}: the worker playing them was "
-                            f"lost {failures[item]} times ({type(exc).__name__}: {exc}); "
-                            "out of memory? (--retries sets how often a chunk is replayed)"
-                        ) from None
-                    again.append(item)
+                    lose(item, exc)
                     broken |= isinstance(exc, BrokenExecutor)
                     continue
                 idle_rebuilds = 0
