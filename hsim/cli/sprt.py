@@ -286,17 +286,18 @@ def _print_table(config, result) -> None:
         if ci is None
         else f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] points per deal (95% CI)"
     )
+    d0, d1 = _signed(config.d0), _signed(config.d1)
     if result.verdict == "H1":
-        verdict = f"H1 accepted: advantage {config.d1:+g} rather than {config.d0:+g}"
+        verdict = f"H1 accepted: the advantage is {d1} (H1) rather than {d0} (H0)"
     elif result.verdict == "H0":
-        verdict = f"H0 accepted: advantage {config.d0:+g} rather than {config.d1:+g}"
+        verdict = f"H0 accepted: the advantage is {d0} (H0) rather than {d1} (H1)"
     else:
         verdict = f"none ({result.boards} boards, --max-boards {config.max_boards})"
     rates = f"alpha {config.alpha:g}, beta {config.beta:g}"
     rows = [
         ("candidate", config.candidate),
         ("baseline", against),
-        ("bounds", f"H0 {config.d0:+g}, H1 {config.d1:+g} ({rates})"),
+        ("bounds", f"H0 {d0}, H1 {d1} ({rates})"),
         ("boards", f"{result.boards:,}"),
         ("deals", f"{result.deals:,}"),
         ("advantage", advantage),
@@ -307,3 +308,8 @@ def _print_table(config, result) -> None:
     ]
     for name, value in rows:
         click.echo(f"{name:<10}  {value}")
+
+
+def _signed(value: float) -> str:
+    """Return ``+0.3``, ``-0.3`` or ``0`` (points per deal, for the table)."""
+    return f"{value:+g}" if value else "0"
