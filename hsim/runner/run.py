@@ -75,8 +75,10 @@ if TYPE_CHECKING:
     from hsim.runner.cluster import DaskCluster
 
 GAMES_PER_WORKER = 20_000
+#: Largest default chunk (games) on the local pool.
+LOCAL_CHUNK = 2_000
 #: Largest default chunk (games) on a Dask cluster, where a task costs milliseconds: 10,000
-#: random games play ~1 s (the local pool's default is at most 2,000).
+#: random games play ~1 s.
 CLUSTER_CHUNK = 10_000
 DEFAULT_DECISION_TIMEOUT = 60.0
 # Per seat: points, deals, wins, moons, games, sum of places.
@@ -142,9 +144,11 @@ class RunConfig:
         """One past the last game (duplicate: board) index."""
         return self.first_game + self.games
 
-    def size_for(self, workers: int) -> int:
-        """Return the games (duplicate: boards) per chunk for ``workers`` workers."""
-        largest = 2000 // self.rotations
+    def size_for(self, workers: int, most_games: int = LOCAL_CHUNK) -> int:
+        """Return the games (duplicate: boards) per chunk for ``workers`` workers: about
+        8 chunks per worker, of at most ``most_games`` games (``chunk_size`` if set).
+        """
+        largest = most_games // self.rotations
         return self.chunk_size or max(1, min(largest, math.ceil(self.games / (workers * 8))))
 
     def ranges(self, size: int, done: set[int] | dict = frozenset()) -> Iterator[tuple[int, int]]:
@@ -423,8 +427,7 @@ def run_tournament(
             cluster_info = check_cluster(cluster, run_dir, players, config)
             workers = cluster_info["threads"]  # sizes the chunks
             if config.chunk_size is None:  # a Dask task costs ~10 ms: chunks of ~1 s of play
-                largest = CLUSTER_CHUNK // config.rotations
-                size = max(1, min(largest, math.ceil(config.games / (workers * 8))))
+                size = config.size_for(workers, CLUSTER_CHUNK)
                 config = dataclasses.replace(config, chunk_size=size)
         try:
             lock = claim_new(run_dir, overwrite)
