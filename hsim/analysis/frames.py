@@ -132,15 +132,6 @@ class Run:
         return chosen.reset_index(drop=True).assign(censored=False)
 
 
-def manifest_rules(manifest: dict[str, Any]) -> Rules:
-    """Return the rules a run was played under, from its manifest."""
-    options = manifest.get("rules", {}).get("options")
-    if options:
-        known = {k: v for k, v in options.items() if k in RULE_FIELDS}
-        return dataclasses.replace(Rules(), **known)
-    return parse_rules(manifest["rules"]["string"])
-
-
 def as_rules(text: str, base: Rules) -> Rules:
     """Read a rules string (``classic(omnibus=true)``) or assignments (``omnibus=true,…``)
     applied on top of ``base``.
