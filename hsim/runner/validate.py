@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any
 from hsim.engine.layout import MAX_EXTRA
 from hsim.errors import ConfigError, ManifestError
 from hsim.rng import MAX_SEED, check_seed
-from hsim.runner.columns import RECORD_MODES, SCHEMA_VERSION
 from hsim.rules import (
     KIERKI_NO_SCORINGS,
     PRESETS,
@@ -47,6 +46,7 @@ from hsim.rules import (
     RulesError,
     canonical,
 )
+from hsim.runner.columns import RECORD_MODES, SCHEMA_VERSION
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.loader import LoadedStrategy

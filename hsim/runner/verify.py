@@ -241,9 +241,7 @@ def without_deals(run_dir: Path, manifest: dict[str, Any]) -> str | None:
     )
 
 
-def require_complete(
-    run_dir: Path, allow_partial: bool = False, deals: bool = True
-) -> list[str]:
+def require_complete(run_dir: Path, allow_partial: bool = False, deals: bool = True) -> list[str]:
     """Refuse an incomplete or damaged run folder before it is analysed.
 
     Returns warnings (empty for a complete, intact run; with ``allow_partial``, how
