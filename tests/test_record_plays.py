@@ -179,7 +179,11 @@ def test_duplicate_and_other_scorings_plays_rebuild_every_deal(tmp_path):
 @pytest.mark.parametrize(
     ("preset", "options", "players"),
     [
-        ("kierki4", ("rebel=true", "allow_no_trump=true"), ("kierki", "random", "lowcard", "kierki")),
+        (
+            "kierki4",
+            ("rebel=true", "allow_no_trump=true"),
+            ("kierki", "random", "lowcard", "kierki"),
+        ),
         ("kierki3", ("stop_when_no_penalties=true",), ("kierki", "random", "kierki")),
     ],
 )
@@ -281,8 +285,18 @@ def test_bad_record_modes_are_refused(tmp_path):
         (["--record", "plays", "--chunk-size", "20000"], "1..10000"),
     ):
         result = CliRunner().invoke(
-            main, ["tournament", "--players", "random,random,random,random", "--games", "2",
-                   "--out", str(out), "--no-progress", *argv],  # fmt: skip
+            main,
+            [
+                "tournament",
+                "--players",
+                "random,random,random,random",
+                "--games",
+                "2",
+                "--out",
+                str(out),
+                "--no-progress",
+                *argv,
+            ],  # fmt: skip
         )
         assert result.exit_code == 2 and words in result.output, result.output
         assert "Traceback" not in result.output and not out.exists()
