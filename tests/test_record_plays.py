@@ -53,8 +53,9 @@ def _play(tmp_path, name, preset="classic", options=(), players=HEARTS_PLAYERS, 
     kw.setdefault("games", 6)
     kw.setdefault("chunk_size", 3)
     workers = kw.pop("workers", 1)
+    overwrite = kw.pop("overwrite", False)
     config = RunConfig(make_rules(preset, options), players, seed=11, **kw)
-    run_tournament(config, tmp_path / name, workers=workers, progress=False)
+    run_tournament(config, tmp_path / name, workers, overwrite, progress=False)
     return tmp_path / name
 
 
@@ -164,6 +165,13 @@ def test_hearts_plays_rebuild_every_deal(tmp_path):
     assert _check_hearts(run, make_rules("classic", options)) > 20
 
 
+def test_a_python_seat_records_the_same_plays_as_the_compiled_loop(tmp_path):
+    # The plain-Python driver runs the same kernels, with the plays columns too.
+    python = ("tests.bots.python_bots:PyRandom", *HEARTS_PLAYERS[1:])
+    run = _play(tmp_path, "py", players=python, record="plays", games=3)
+    assert _check_hearts(run, make_rules("classic")) > 5
+
+
 def test_duplicate_and_other_scorings_plays_rebuild_every_deal(tmp_path):
     rules = make_rules("classic")
     also = (make_rules("classic", ("end_score=150",)),)
@@ -208,6 +216,8 @@ def test_the_datasets_do_not_depend_on_the_workers(tmp_path):
 
 def test_each_mode_writes_its_datasets_and_the_same_games(tmp_path):
     runs = {m: _play(tmp_path, m, record=m) for m in ("games", "deals", "plays")}
+    # --overwrite takes a plays run folder as a run folder
+    _play(tmp_path, "plays", record="plays", overwrite=True)
     for mode, run in runs.items():
         manifest = json.loads((run / "run.json").read_text())
         assert manifest["record"] == mode
