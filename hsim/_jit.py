@@ -26,6 +26,9 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 COMPILED_MARKERS = (b"numba", b"njit", b"@kernel")
+#: Modules without compiled code whose values the engine compiles in: the card constants,
+#: and the rules fields that number the rules vector (``hsim.engine.layout``'s ``R_*``).
+COMPILED_IN = ("cards.py", "rules.py")
 
 
 def _compiled_sources() -> list[tuple[str, Path]]:
@@ -41,14 +44,19 @@ def _compiled_sources() -> list[tuple[str, Path]]:
 def source_hash() -> str:
     """Return a short hash of the source of every module that holds compiled code.
 
-    Every module of ``hsim.engine`` counts (its constants are compiled in), and any other
-    module whose text mentions numba, ``njit`` or ``@kernel``; editing a module without
-    compiled code (the CLI, the analysis) keeps the cache.
+    Every module of ``hsim.engine`` counts (its constants are compiled in), those of
+    :data:`COMPILED_IN`, and any other module whose text mentions numba, ``njit`` or
+    ``@kernel``; editing a module without compiled code (the CLI, the analysis) keeps the
+    cache.
     """
     h = hashlib.sha256()
     for name, path in _compiled_sources():
         data = path.read_bytes()
-        if name.startswith("engine/") or any(marker in data for marker in COMPILED_MARKERS):
+        if (
+            name.startswith("engine/")
+            or name in COMPILED_IN
+            or any(marker in data for marker in COMPILED_MARKERS)
+        ):
             h.update(name.encode())
             h.update(data)
     return h.hexdigest()[:16]
