@@ -70,8 +70,6 @@ from hsim.runner.columns import (
 )
 from hsim.seating import game_number, player_of
 
-__all__ = ["SCHEMA_VERSION"]
-
 TMP_PREFIX = ".tmp-"
 #: This machine, in temporary part names (letters, digits, '-' and '.' only).
 _WRITER = "".join(c if c.isalnum() or c in "-." else "_" for c in socket.gethostname())
