@@ -58,13 +58,14 @@ def write_plays(public, deal_out, row, n) -> None:
 
 def decode_plays(code: np.ndarray) -> tuple[np.ndarray, ...]:
     """Return (card, seat, trick, leader, winner) of play codes (int64 arrays of the
-    codes :func:`write_plays` writes); trick, leader and winner are -1 in a lottery deal.
+    codes :func:`write_plays` writes), as int8 arrays; trick, leader and winner are -1 in
+    a lottery deal.
     """
     code = np.asarray(code, np.int64)
     return (
-        code & 63,
-        (code >> 6) & 3,
-        ((code >> 14) & 31) - 1,
-        ((code >> 8) & 7) - 1,
-        ((code >> 11) & 7) - 1,
+        (code & 63).astype(np.int8),
+        ((code >> 6) & 3).astype(np.int8),
+        (((code >> 14) & 31) - 1).astype(np.int8),
+        (((code >> 8) & 7) - 1).astype(np.int8),
+        (((code >> 11) & 7) - 1).astype(np.int8),
     )

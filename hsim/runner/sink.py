@@ -246,26 +246,31 @@ def plays_table(
     n = len(strategies)
     firsts = rows[::n]
     slots = rows[:, DEAL_COLS : DEAL_COLS + PLAY_SLOTS].reshape(len(firsts), n * PLAY_SLOTS)
+    # About 52 rows a deal: narrow arrays early, and the wide ones freed once read.
     deal_at, play = np.nonzero(slots >= 0)
     code = slots[deal_at, play]
+    del slots
+    play = play.astype(np.int8)
     card, seat, trick, leader, winner = decode_plays(code)
+    del code
+    deal = firsts[deal_at, D_DEAL].astype(np.int16)
     board = firsts[deal_at, D_GAME]
+    del deal_at
     game, rot, player = seating(board, seat, rotation, duplicate, n)
-    no_trick = trick < 0
-    position = np.where(no_trick, -1, (seat - leader) % n)
+    position = np.where(trick < 0, -1, (seat - leader) % n).astype(np.int8)
     return pa.table(
         {
             "game": game,
             "board": board,
             "rotation": rot,
-            "deal": firsts[deal_at, D_DEAL].astype(np.int16),
-            "play": play.astype(np.int8),
+            "deal": deal,
+            "play": play,
             "trick": _small_ints(trick, 0),
             "position": _small_ints(position, 0),
-            "seat": seat.astype(np.int8),
+            "seat": seat,
             "player": player,
             "strategy": _labels(player, strategies),
-            "card": card.astype(np.int8),
+            "card": card,
             "leader": _small_ints(leader, 0),
             "winner": _small_ints(winner, 0),
         },
