@@ -317,3 +317,14 @@ def test_bad_record_modes_are_refused(tmp_path):
     assert not check.ok and any("'record'" in p for p in check.damaged)
     (run / "run.json").write_text(json.dumps({**manifest, "schema_version": 99}))
     assert any("schema_version" in p for p in verify_run(run).damaged)
+
+
+@pytest.mark.parametrize("record", [["plays"], {"mode": "plays"}, None, 5])
+def test_a_run_json_record_that_is_not_a_string_is_named_by_resume(tmp_path, record):
+    run = _play(tmp_path, "r", games=3)
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "record": record, "status": "failed",
+                                              "error_kind": "disk"}))  # fmt: skip
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert f"record is {record!r}, not one of games, deals, plays" in result.output

@@ -291,7 +291,7 @@ def datasets_of(manifest: dict) -> tuple[str, ...]:
     :raises ValueError: ``record`` is not one of ``games``, ``deals``, ``plays``.
     """
     record = manifest.get("record", DEFAULT_RECORD)
-    if record not in RECORD_DATASETS:
+    if not isinstance(record, str) or record not in RECORD_DATASETS:
         raise ValueError(f"record is {record!r}, not one of {', '.join(RECORD_DATASETS)}")
     return RECORD_DATASETS[record]
 
