@@ -154,3 +154,10 @@ def test_verify_of_a_good_run_and_of_no_run(good, tmp_path):
     assert result.exit_code == 0 and "complete, 30 games" in result.output
     result = CliRunner().invoke(main, ["verify", str(tmp_path)])
     assert result.exit_code == 1 and "not an hsim run folder" in result.output
+
+
+@pytest.mark.parametrize("damage", [_truncate, _corrupt, _delete_one], ids=["cut", "bad", "one"])
+def test_the_games_of_a_damaged_part_are_named_as_missing(run, damage):
+    damage(run)  # chunk 0..9 is recorded in run.json, but its parts are not intact
+    check = verify_run(run)
+    assert "10 of 30 games (33.3%) are missing (games 0..9)" in check.problems, check.problems

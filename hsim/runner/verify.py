@@ -107,6 +107,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     parts = recorded_parts(run_dir, manifest)
     listed: set[str] = set()
     covered = 0
+    present: dict[int, dict] = {}  # the chunks whose parts are all there and intact
     rows_per_game = per * players * scorings
     for start in sorted(parts):
         entry = parts[start]
@@ -145,9 +146,10 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
                 _damage(check, f"{problem} (its other dataset's part is there)")
         if good:
             covered += stop - start
+            present[start] = entry
     check.games_present = covered * per
     if covered < games:
-        missing = _missing_ranges(first, first + games, size, parts)
+        missing = _missing_ranges(first, first + games, size, present)
         shown = ", ".join(f"{a}..{b - 1}" for a, b in missing[:5])
         more = f" and {len(missing) - 5} more ranges" if len(missing) > 5 else ""
         what = "boards" if per > 1 else "games"
