@@ -161,3 +161,19 @@ def test_the_games_of_a_damaged_part_are_named_as_missing(run, damage):
     damage(run)  # chunk 0..9 is recorded in run.json, but its parts are not intact
     check = verify_run(run)
     assert "10 of 30 games (33.3%) are missing (games 0..9)" in check.problems, check.problems
+
+
+def test_resume_of_a_complete_run_deletes_the_files_verify_names(run):
+    _extra(run)
+    (run / "games" / "notes.txt").write_text("mine")
+    (run / "deals" / ".part-000000000000.parquet.tmp").write_bytes(b"x")
+    assert not verify_run(run).ok
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "deleted 3 files that are not parts of the run" in result.output
+    assert "games/notes.txt" in result.output
+    assert verify_run(run).ok and require_complete(run) == []
+    entry = read_manifest(run)["resumes"][-1]
+    assert entry["parts_removed"] == 3 and entry["previous_status"] == "complete"
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert "already complete: nothing to resume" in result.output

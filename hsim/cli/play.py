@@ -238,7 +238,15 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     except StopRequested as exc:
         _stopped_before_start(exc)
     if result.status == "complete" and result.games_played == 0:
-        click.echo(f"{run_dir} is already complete: nothing to resume")
+        if result.removed:
+            shown = ", ".join(result.removed[:5])
+            more = f" and {len(result.removed) - 5} more" if len(result.removed) > 5 else ""
+            click.echo(
+                f"{run_dir} is complete: deleted {len(result.removed)} files that are not "
+                f"parts of the run ({shown}{more})"
+            )
+        else:
+            click.echo(f"{run_dir} is already complete: nothing to resume")
         return
     from hsim.runner.manifest import read_manifest
 

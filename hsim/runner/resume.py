@@ -179,7 +179,8 @@ def resume_run(
     :class:`hsim.runner.cluster.DaskCluster` to play the missing chunks on instead (any
     run can be resumed on a cluster or locally: the datasets are the same). decision_timeout:
     a new limit for plain-Python decisions (-1: the run's own). A ``complete`` run whose
-    parts are all intact is left as it is (``games_played`` 0); one with a missing or
+    parts are all intact is not played again (``games_played`` 0): only the files of its
+    datasets that are not its parts are deleted (``removed``); one with a missing or
     damaged part has that part played again.
 
     :raises RunError: no or a damaged ``run.json``, a live owner (named), a run that
@@ -236,7 +237,8 @@ def resume_run(
         done = done_chunks(run_dir, manifest, config)
         missing = config.games - sum(e["stop"] - e["start"] for e in done.values())
         if status == "complete" and missing == 0:
-            return _nothing_to_do(run_dir, manifest, config, done)
+            removed = _remove_strays(run_dir, manifest, config, done, argv)
+            return _nothing_to_do(run_dir, manifest, config, done, removed)
         if workers is None and cluster is None:
             workers = runner.default_workers(missing * config.rotations)
         players = runner.check_config(config, workers or 1, None if cluster else pool)
@@ -304,7 +306,30 @@ def _rewrite_journal(run_dir: Path, done: dict[int, dict]) -> None:
     os.replace(tmp, run_dir / JOURNAL)
 
 
-def _nothing_to_do(run_dir, manifest, config, done) -> RunResult:
+def _remove_strays(run_dir, manifest, config, done, argv) -> tuple[str, ...]:
+    """Delete the files of a complete run's datasets that are not its parts (a copy, a
+    stray file, a temporary file: verify reports them and readers refuse the run), as a
+    resume of an incomplete run does; record it in ``resumes``; return what was deleted.
+    Called under the folder's lock.
+    """
+    listed = {e[d]["file"] for e in done.values() for d in config.datasets}
+    removed = tuple(remove_unlisted(run_dir, listed))
+    if removed:
+        manifest.setdefault("resumes", []).append(
+            {
+                "started": now(),
+                "argv": argv,
+                "workers": 0,
+                "games_missing": 0,
+                "parts_removed": len(removed),
+                "previous_status": "complete",
+            }
+        )
+        write_manifest(run_dir, manifest)
+    return removed
+
+
+def _nothing_to_do(run_dir, manifest, config, done, removed=()) -> RunResult:
     import numpy as np
 
     sums = np.zeros((config.rules.players, runner.SUMMARY_COLS), np.int64)
@@ -320,4 +345,5 @@ def _nothing_to_do(run_dir, manifest, config, done) -> RunResult:
         runner._summary(sums, config.names),
         None,
         config.seed,
+        removed=removed,
     )

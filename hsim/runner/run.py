@@ -195,6 +195,7 @@ class RunResult:
     seed: int = 0
     signum: int | None = None  # the signal that interrupted the run
     games_played: int = 0  # games played by this call (a resume: the missing ones)
+    removed: tuple[str, ...] = ()  # files a resume deleted from the datasets (not parts)
 
     @property
     def exit_code(self) -> int:
