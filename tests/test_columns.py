@@ -89,3 +89,31 @@ def test_the_script_prints_and_rewrites(tmp_path, capsys):
     assert columns.main(["--write", str(copy)]) == 0
     assert copy.read_text() == text
     assert columns.main(["--bogus"]) == 2
+
+
+@pytest.mark.parametrize("preset", ["classic", "kierki4"])
+def test_every_part_reads_with_every_category_of_its_string_columns(tmp_path, preset):
+    """results/README.md: a string column's categories are every value it can take in the
+    run, the same in every part (pandas concatenates parts read one by one as categoricals).
+    max_deals=9 ends some Hearts games by max_deals and others by end_score."""
+    import pandas as pd
+
+    from hsim.engine.layout import ENDED_BY
+
+    options = {"max_deals": 9} if preset == "classic" else {}
+    players = ("random", "lowcard") * 2 if preset == "classic" else ("kierki", "random") * 2
+    config = RunConfig(make_rules(preset, options), players, games=8, seed=2, chunk_size=2,
+                       record="plays")  # fmt: skip
+    run_tournament(config, tmp_path / "run", progress=False)
+    for dataset in ("deals", "games", "plays"):
+        parts = sorted((tmp_path / "run" / dataset).glob("part-*.parquet"))
+        frames = [pd.read_parquet(p) for p in parts]
+        for col in COLUMNS[dataset]:
+            if not pa.types.is_dictionary(col.type):
+                continue
+            seen = {tuple(f[col.name].cat.categories) for f in frames}
+            assert len(seen) == 1, (dataset, col.name, seen)
+            assert isinstance(pd.concat(frames)[col.name].dtype, pd.CategoricalDtype)
+    games = pd.read_parquet(tmp_path / "run" / "games")
+    assert games.ended_by.cat.categories.tolist() == list(ENDED_BY)
+    assert games.strategy.cat.categories.tolist() == list(dict.fromkeys(players))

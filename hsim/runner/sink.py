@@ -82,7 +82,9 @@ ENCODED = {
         "kind", "trump", "passed", "received", "hearts", "tricks", "points", "deal_score",
         "score",
     },
-    "games": {"place", "score"},
+    # strategy and ended_by too: a string column not dictionary-encoded in Parquet reads
+    # back with the values of its part only, in their order (categories differ by part).
+    "games": {"place", "score", "strategy", "ended_by"},
     "plays": {
         "game", "board", "rotation", "deal", "trick", "seat", "player", "strategy", "card",
         "leader", "winner",
