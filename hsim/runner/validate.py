@@ -162,8 +162,13 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     check_games(config.games, config.first_game, config.rotations)
     check_seed(config.seed)
     if config.chunk_size is not None:
-        most = MAX_PLAYS_CHUNK_SIZE if config.record == "plays" else MAX_CHUNK_SIZE
-        check_int("--chunk-size", config.chunk_size, 1, most)
+        size = config.chunk_size
+        if config.record == "plays" and type(size) is int and size > MAX_PLAYS_CHUNK_SIZE:
+            raise ConfigError(
+                f"--chunk-size {size} is out of range with --record plays (a row per card "
+                f"played, held in memory per chunk): give an integer 1..{MAX_PLAYS_CHUNK_SIZE}"
+            )
+        check_int("--chunk-size", config.chunk_size, 1, MAX_CHUNK_SIZE)
     check_workers(workers)
     check_scorings(rules, config.score_also, config.rules_preset)
     players = config.players
