@@ -328,3 +328,25 @@ def test_a_run_json_record_that_is_not_a_string_is_named_by_resume(tmp_path, rec
     result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert f"record is {record!r}, not one of games, deals, plays" in result.output
+
+
+@pytest.mark.parametrize("preset", ["classic", "kierki4"])
+def test_a_run_with_plain_and_dictionary_string_parts_is_read(tmp_path, monkeypatch, preset):
+    """A schema-5 run resumed by an hsim of schema 4 (or whose run.json says 4) holds
+    parts of both forms; the readers take them (they refused with ArrowInvalid)."""
+    players = HEARTS_PLAYERS if preset == "classic" else ("kierki", "random") * 2
+    run = _play(tmp_path, "mixed", preset, players=players, record="plays")
+    manifest = json.loads((run / "run.json").read_text())
+    dropped = manifest["parts"].pop()
+    (run / "run.json").write_text(json.dumps({**manifest, "status": "interrupted",
+                                              "schema_version": 4}))  # fmt: skip
+    for dataset in ("deals", "games", "plays"):
+        (run / dropped[dataset]["file"]).unlink()
+    resume_run(run, workers=1, progress=False)
+    kinds = {"dictionary" in str(pq.read_schema(p).field("strategy").type)
+             for p in (run / "deals").glob("*.parquet")}  # fmt: skip
+    assert kinds == {True, False}
+    for args in (["report", str(run)], ["report", str(run), "--json"],
+                 ["replay", str(run), "--game", "4"]):  # fmt: skip
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output

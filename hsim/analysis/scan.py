@@ -181,6 +181,23 @@ def game_batches(
         yield pa.concat_tables(pending)
 
 
+def _wide_dictionaries(table: pa.Table) -> pa.Table:
+    """Return ``table`` with every dictionary column's indices int32: what the plain
+    strings of a schema-4 part read as (``read_dictionary``), so that the parts of a run
+    holding both forms (schema 5 stores int8 indices) concatenate.
+    """
+    fields = list(table.schema)
+    wide = [
+        pa.field(f.name, pa.dictionary(pa.int32(), f.type.value_type), f.nullable)
+        if pa.types.is_dictionary(f.type) and f.type.index_type != pa.int32()
+        else f
+        for f in fields
+    ]
+    if wide == fields:
+        return table
+    return table.cast(pa.schema(wide, metadata=table.schema.metadata))
+
+
 def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.Table]:
     """Yield a part's rows in batches of about ``rows`` rows. A part read in one batch
     (hsim's parts are) whose rows are not sorted by game is sorted in memory (stable, so
@@ -199,7 +216,7 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
         ]
         part = pq.ParquetFile(path, read_dictionary=strings)
         if part.metadata.num_rows <= rows:
-            table = part.read(columns=cols)
+            table = _wide_dictionaries(part.read(columns=cols))
             g = table.column("game").to_numpy()
             if np.any(np.diff(g) < 0):
                 table = table.take(np.argsort(g, kind="stable"))
@@ -215,7 +232,7 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
                 )
             if len(g):
                 last = g[-1]
-            yield pa.Table.from_batches([batch])
+            yield _wide_dictionaries(pa.Table.from_batches([batch]))
     except (OSError, pa.ArrowException) as exc:
         raise RunFolderError(
             f"{path} could not be read ({exc}); the run folder is damaged"
