@@ -62,6 +62,7 @@ from hsim.engine.layout import (
     ST_OK,
     V_HAND,
 )
+from hsim.engine.seats import seat_codes
 from hsim.errors import describe, strategy_failure
 from hsim.loader import LoadedStrategy
 from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
@@ -251,6 +252,7 @@ def play_range(
     params = np.zeros((N_SEATS, width), np.float64)
     for s, p in enumerate(seats):
         params[s, : len(p.params)] = p.params
+    codes = seat_codes([p.compiled for p in seats])
     if rules.is_kierki:
         loop_fns = (play_fns, trump_fns)
         loop = play_kierki_games
@@ -276,6 +278,7 @@ def play_range(
                 game,
                 min(stop - game, at_once),
                 rules_arr,
+                codes,
                 *loop_fns,
                 params,
                 state.public,

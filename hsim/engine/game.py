@@ -5,7 +5,8 @@ and names the seat and the kind of decision; the answer goes to ``submit_pass``,
 ``submit_play`` or ``submit_moon``, which validate it and move the game on (scoring a
 finished deal, ending the game). :func:`play_games` drives that loop in compiled code
 for compiled strategies, given as first-class function values (one bundle per seat,
-signatures in :mod:`hsim.engine.signatures`); the plain-Python driver in
+signatures in :mod:`hsim.engine.signatures`) and called through them, except the light
+built-in bots it calls directly (:mod:`hsim.engine.seats`); the plain-Python driver in
 :mod:`hsim.play` drives the same kernels for Python strategies.
 """
 
@@ -118,6 +119,7 @@ from hsim.engine.layout import (
     X_ENDED,
     X_SCORES,
 )
+from hsim.engine.seats import C_MOON, C_PASS, C_PLAY, call_moon, call_pass, call_play
 from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
 from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
 
@@ -383,6 +385,7 @@ PLAY_GAMES_SIG = types.int64(
     types.int64,
     types.int64,
     _I1,
+    _I2,
     types.UniTuple(PASS_FN, 4),
     types.UniTuple(PLAY_FN, 4),
     types.UniTuple(MOON_FN, 4),
@@ -402,6 +405,7 @@ def play_games(
     first_game,
     n_games,
     rules,
+    codes,
     pass_fns,
     play_fns,
     moon_fns,
@@ -415,10 +419,13 @@ def play_games(
 ):
     """Play games ``first_game ..`` with compiled seats; return how many were completed.
 
-    Stops early, between games, when ``deal_out`` could not hold another game of
-    ``max_deals`` deals, or on an error (``hidden[H_ERROR_CODE]`` set, the failing game
-    in ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``). Rows are appended from the
-    counters ``hidden[H_DEAL_ROWS]`` and ``hidden[H_GAME_ROWS]``.
+    codes: int64[4, 4], how each seat's decisions are called
+    (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
+    ``pass_fns``, ``play_fns``, ``moon_fns`` (one per seat). Stops early, between games,
+    when ``deal_out`` could not hold another game of ``max_deals`` deals, or on an error
+    (``hidden[H_ERROR_CODE]`` set, the failing game in ``hidden[H_GAME]`` and seat in
+    ``hidden[H_DECIDER]``). Rows are appended from the counters ``hidden[H_DEAL_ROWS]``
+    and ``hidden[H_GAME_ROWS]``.
     """
     need = N_SEATS * max_deals_of(rules, hidden)
     done = 0
@@ -433,13 +440,19 @@ def play_games(
             s = hidden[H_DECIDER]
             if st == ST_NEED_PLAY:
                 legal = legal_plays(public, rules, private[s, V_HAND])
-                card = play_fns[s](public, private[s], legal, rngs[1 + s], params[s])
+                card = call_play(
+                    codes[s, C_PLAY], play_fns[s], public, private[s], legal, rngs[1 + s], params[s]
+                )
                 st = submit_play(public, private, hidden, rules, card, deal_out, game_out)
             elif st == ST_NEED_PASS:
-                cards = pass_fns[s](public, private[s], rngs[1 + s], params[s])
+                cards = call_pass(
+                    codes[s, C_PASS], pass_fns[s], public, private[s], rngs[1 + s], params[s]
+                )
                 st = submit_pass(public, private, hidden, cards)
             else:
-                choice = moon_fns[s](public, private[s], rngs[1 + s], params[s])
+                choice = call_moon(
+                    codes[s, C_MOON], moon_fns[s], public, private[s], rngs[1 + s], params[s]
+                )
                 st = submit_moon(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:
                 return done

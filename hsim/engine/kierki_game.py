@@ -138,6 +138,7 @@ from hsim.engine.layout import (
     V_PASSED,
     V_RECEIVED,
 )
+from hsim.engine.seats import C_PLAY, C_TRUMP, call_play, call_trump
 from hsim.engine.signatures import PLAY_FN, TRUMP_FN
 from hsim.rng import below
 
@@ -479,6 +480,7 @@ PLAY_KIERKI_SIG = types.int64(
     types.int64,
     types.int64,
     _I1,
+    _I2,
     types.UniTuple(PLAY_FN, MAX_SEATS),
     types.UniTuple(TRUMP_FN, MAX_SEATS),
     _F2,
@@ -497,6 +499,7 @@ def play_kierki_games(
     first_game,
     n_games,
     rules,
+    codes,
     play_fns,
     trump_fns,
     params,
@@ -509,10 +512,12 @@ def play_kierki_games(
 ):
     """Play Kierki games ``first_game ..`` with compiled seats; return how many completed.
 
-    ``play_fns`` and ``trump_fns`` hold one function per seat (with 3 players the fourth
-    is never called). Stops early, between games, when ``deal_out`` or ``game_out``
-    could not hold another game, or on an error (``hidden[H_ERROR_CODE]`` set, the
-    failing game in ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``).
+    codes: int64[4, 4], how each seat's decisions are called
+    (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
+    ``play_fns`` or ``trump_fns`` (one per seat; with 3 players the fourth is never
+    called). Stops early, between games, when ``deal_out`` or ``game_out`` could not
+    hold another game, or on an error (``hidden[H_ERROR_CODE]`` set, the failing game in
+    ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``).
     """
     n = rules[R_PLAYERS]
     need = n * n_deals(n, rules[R_REBEL])
@@ -528,10 +533,14 @@ def play_kierki_games(
             s = hidden[H_DECIDER]
             if st == ST_NEED_PLAY:
                 legal = kierki_legal(public, rules, private[s, V_HAND])
-                card = play_fns[s](public, private[s], legal, rngs[1 + s], params[s])
+                card = call_play(
+                    codes[s, C_PLAY], play_fns[s], public, private[s], legal, rngs[1 + s], params[s]
+                )
                 st = submit_kierki_play(public, private, hidden, rules, card, deal_out, game_out)
             else:
-                choice = trump_fns[s](public, private[s], rngs[1 + s], params[s])
+                choice = call_trump(
+                    codes[s, C_TRUMP], trump_fns[s], public, private[s], rngs[1 + s], params[s]
+                )
                 st = submit_trump(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:
                 return done
