@@ -15,13 +15,10 @@ from __future__ import annotations
 from numba import njit, types
 
 from hsim._jit import kernel
-from hsim.engine.bits import popcount
+from hsim.engine.common import write_game_rows, write_seat_row
 from hsim.engine.hearts import (
-    HEARTS_MASK,
-    JACK_DIAMONDS,
     N_SEATS,
     N_TRICKS,
-    QUEEN_SPADES,
     apply_passes,
     game_end,
     jack_taker_of,
@@ -29,7 +26,6 @@ from hsim.engine.hearts import (
     moon_choice_asked,
     moon_shooter,
     pass_direction,
-    place_of,
     play_card,
     score_deal,
     shuffle_deal,
@@ -37,34 +33,9 @@ from hsim.engine.hearts import (
     valid_pass,
 )
 from hsim.engine.layout import (
-    D_AFTER_END,
-    D_DEAL,
-    D_DEAL_SCORE,
-    D_GAME,
-    D_HAND,
-    D_HEARTS,
-    D_JACK_DIAMONDS,
     D_KIND,
-    D_MOON,
-    D_MOON_CHOICE,
-    D_PASS_DIR,
-    D_PASSED,
-    D_POINTS,
-    D_QUEEN_SPADES,
-    D_RECEIVED,
-    D_SCORE,
-    D_SEAT,
-    D_TRICKS,
     DEAL_COLS,
     EXTRA_STRIDE,
-    G_DEALS,
-    G_ENDED_BY,
-    G_GAME,
-    G_PLACE,
-    G_SCORE,
-    G_SCORING,
-    G_SEAT,
-    G_WINNER,
     H_BASE_OVER,
     H_DEAL_ROWS,
     H_DECIDER,
@@ -89,7 +60,6 @@ from hsim.engine.layout import (
     P_POINTS,
     P_RULES,
     P_SCORES,
-    P_TAKEN,
     P_TO_ACT,
     P_TRICK,
     P_TRICKS_WON,
@@ -110,10 +80,7 @@ from hsim.engine.layout import (
     ST_NEED_PASS,
     ST_NEED_PLAY,
     ST_OK,
-    V_DEALT,
     V_HAND,
-    V_PASSED,
-    V_RECEIVED,
     V_SEAT,
     X_DEALS,
     X_ENDED,
@@ -200,49 +167,14 @@ def submit_pass(public, private, hidden, cards) -> int:
 def write_deal_rows(public, private, hidden, deal_score, scores, outcome, shooter, deal_out):
     """Append one deal row per seat to ``deal_out`` (columns D_* of the layout)."""
     row = hidden[H_DEAL_ROWS]
+    after_end = hidden[H_BASE_OVER]
     for s in range(N_SEATS):
         r = deal_out[row + s]
-        taken = public[P_TAKEN + s]
-        r[D_GAME] = hidden[H_GAME]
-        r[D_DEAL] = public[P_DEAL]
-        r[D_SEAT] = s
-        r[D_PASS_DIR] = public[P_PASS_DIR]
-        r[D_HAND] = private[s, V_DEALT]
-        r[D_PASSED] = private[s, V_PASSED]
-        r[D_RECEIVED] = private[s, V_RECEIVED]
-        r[D_HEARTS] = popcount(taken & HEARTS_MASK)
-        r[D_QUEEN_SPADES] = (taken >> QUEEN_SPADES) & 1
-        r[D_JACK_DIAMONDS] = (taken >> JACK_DIAMONDS) & 1
-        r[D_TRICKS] = public[P_TRICKS_WON + s]
-        r[D_POINTS] = public[P_POINTS + s]
-        r[D_MOON] = 1 if s == shooter else 0
-        r[D_MOON_CHOICE] = outcome if s == shooter else 0
-        r[D_DEAL_SCORE] = deal_score[s]
-        r[D_SCORE] = scores[s]
-        r[D_AFTER_END] = hidden[H_BASE_OVER]
+        moon = outcome if s == shooter else 0
+        write_seat_row(r, public, private, hidden, s, deal_score[s], scores[s], moon, after_end)
         for c in range(D_KIND, DEAL_COLS):  # Kierki's columns
             r[c] = -1
     hidden[H_DEAL_ROWS] = row + N_SEATS
-
-
-@kernel
-def write_game_rows(hidden, game_out, scores, deals, ended_by, scoring) -> None:
-    """Append one game row per seat to ``game_out`` (columns G_* of the layout)."""
-    row = hidden[H_GAME_ROWS]
-    low = scores[0]
-    for s in range(1, N_SEATS):
-        low = min(low, scores[s])
-    for s in range(N_SEATS):
-        g = game_out[row + s]
-        g[G_GAME] = hidden[H_GAME]
-        g[G_SEAT] = s
-        g[G_SCORE] = scores[s]
-        g[G_PLACE] = place_of(scores, s)
-        g[G_WINNER] = 1 if scores[s] == low else 0
-        g[G_DEALS] = deals
-        g[G_ENDED_BY] = ended_by
-        g[G_SCORING] = scoring
-    hidden[H_GAME_ROWS] = row + N_SEATS
 
 
 @kernel
@@ -274,7 +206,7 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
             public[P_SCORES + s] = scores[s]
         ended_by = game_end(rules, scores, deals)
         if ended_by >= 0:
-            write_game_rows(hidden, game_out, scores, deals, ended_by, 0)
+            write_game_rows(hidden, game_out, scores, N_SEATS, deals, ended_by, 0, False)
             hidden[H_BASE_OVER] = 1
         else:
             all_over = False
@@ -293,7 +225,7 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
         ended_by = game_end(x_rules, x_scores, deals)
         if ended_by >= 0:
             hidden[base + X_ENDED] = 1
-            write_game_rows(hidden, game_out, x_scores, deals, ended_by, k + 1)
+            write_game_rows(hidden, game_out, x_scores, N_SEATS, deals, ended_by, k + 1, False)
         else:
             all_over = False
     if all_over:
