@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from hsim._jit import kernel
 from hsim.cards import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES
-from hsim.engine.bits import popcount
+from hsim.engine.bits import lowest_card, popcount
 from hsim.engine.layout import (
     D_AFTER_END,
     D_DEAL,
@@ -82,10 +82,10 @@ def shuffle_deck(hidden, cards: int, deal_rng) -> int:
     """
     deck = hidden[H_DECK : H_DECK + 52]
     size = 0
-    for c in range(52):
-        if (cards >> c) & 1:
-            deck[size] = c
-            size += 1
+    while cards:
+        deck[size] = lowest_card(cards)
+        cards &= cards - 1
+        size += 1
     for i in range(size - 1, 0, -1):
         j = below(deal_rng, i + 1)
         t = deck[i]
