@@ -109,6 +109,7 @@ from hsim.engine.layout import (
     V_DEALT,
     V_HAND,
 )
+from hsim.engine.plays import write_plays
 from hsim.engine.seats import C_PLAY, C_TRUMP, call_play, call_trump
 from hsim.engine.signatures import PLAY_FN, TRUMP_FN
 
@@ -291,6 +292,7 @@ def write_kierki_rows(public, private, hidden, deal_out) -> None:
         r[D_TRUMP] = hidden[H_TRUMP_CHOICE]
         r[D_TRUMP_CHOOSER] = public[P_TRUMP_CHOOSER]
         r[D_LOTTERY_PLACE] = public[P_OUT + s]
+    write_plays(public, deal_out, row, n)  # with --record plays only
     hidden[H_DEAL_ROWS] = row + n
 
 
