@@ -56,6 +56,7 @@ from hsim.engine.hearts import (
     jack_taker_of,
     legal_plays,
     pass_target,
+    play_card,
     score_deal,
 )
 from hsim.engine.layout import (
@@ -82,6 +83,7 @@ from hsim.engine.layout import (
     P_TRICKS_WON,
     P_VOIDS,
     PASS_HOLD,
+    PRIVATE_LEN,
     PUBLIC_LEN,
     R_FIRST_TRICK_BREAKS_HEARTS,
     R_FIRST_TRICK_POINTS,
@@ -90,13 +92,22 @@ from hsim.engine.layout import (
     R_QUEEN_BREAKS_HEARTS,
     R_QUEEN_WAITS,
     RULES_LEN,
+    V_DEALT,
     V_HAND,
     V_PASSED,
     V_SEAT,
 )
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
 from hsim.rng import below
+from hsim.strategies import heuristic
 from hsim.strategy import CompiledStrategy, Param
+
+# heuristic's own compiled play, with its default parameters: pimc's playout policy
+# (rollout=1) and its choice between cards of equal value.
+heuristic_play = heuristic.play
+HEURISTIC_PARAMS = np.array(
+    [float(p.default) for p in heuristic.STRATEGY.params.values()], np.float64
+)
 
 NOISE_SCALE = 1 << 20
 
@@ -442,6 +453,49 @@ def playout(st, scratch, rules, rng, noise, breaks):
         _step(st, c, breaks)
 
 
+@njit(cache=True)
+def world_private(public, private, hands, priv):
+    """Write into ``priv`` (int64[4, PRIVATE_LEN]) every seat's private row in a world.
+
+    The deciding seat keeps its own row; another seat gets its sampled hand, its hand
+    after the pass as its dealt hand (its pass is unknown) and no pass.
+    """
+    me = private[V_SEAT]
+    for s in range(4):
+        for k in range(PRIVATE_LEN):
+            priv[s, k] = 0
+        priv[s, V_SEAT] = s
+        priv[s, V_HAND] = hands[s]
+        priv[s, V_DEALT] = hands[s]
+    for i in range(public[P_N_PLAYS]):
+        s = public[P_PLAY_SEAT + i]
+        priv[s, V_DEALT] |= 1 << public[P_PLAY_CARD + i]
+    for k in range(PRIVATE_LEN):
+        priv[me, k] = private[k]
+
+
+@njit(cache=True)
+def heuristic_playout(pub, priv, rules, rng, noise, hparams):
+    """Play the deal out with ``heuristic`` in every seat (changes ``pub`` and ``priv``).
+
+    pub: a copy of the engine's public array, advanced with the engine's ``play_card``;
+    priv: int64[4, PRIVATE_LEN] (:func:`world_private`). Each seat sees only its own row,
+    as in a real game. With probability ``noise / NOISE_SCALE`` a seat plays a uniformly
+    random legal card instead.
+    """
+    while pub[P_TRICK] < 13:
+        s = pub[P_TO_ACT]
+        hand = priv[s, V_HAND]
+        legal = legal_plays(pub, rules, hand)
+        if legal & (legal - 1) == 0:
+            c = lowest_card(legal)
+        elif noise > 0 and below(rng, NOISE_SCALE) < noise:
+            c = nth_card(legal, below(rng, popcount(legal)))
+        else:
+            c = heuristic_play(pub, priv[s], legal, rng, hparams)
+        play_card(pub, priv, s, c)
+
+
 # -- the exact search -----------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _skip_equivalent(c, legal, live, special):
@@ -613,7 +667,8 @@ def queen_passes(public, rules, flags):
 
 @njit(cache=True)
 def pimc_values(
-    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total
+    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
+    rollout=0,
 ):
     """Write into ``total[c]`` the deciding seat's deal score summed over the worlds.
 
@@ -623,7 +678,9 @@ def pimc_values(
     noise: the policy's random-card probability in units of 1/NOISE_SCALE. infer: a world
     that gives the QS to a seat that passed up ``k`` chances to shed it
     (:func:`queen_passes`) is kept with probability ``infer ** k`` (resampled otherwise,
-    up to 30 times), in units of 1/NOISE_SCALE.
+    up to 30 times), in units of 1/NOISE_SCALE. rollout: the playout policy, 0
+    :func:`policy` for every seat (each sees every hand of the world), 1 ``heuristic``
+    for every seat (each sees only its own hand, :func:`heuristic_playout`).
     """
     me = private[V_SEAT]
     scratch, rules, before, special = _setup(public)
@@ -636,6 +693,10 @@ def pimc_values(
     ds = np.zeros(4, np.int64)
     ns = np.zeros(4, np.int64)
     work = np.zeros(S_LEN, np.int64)
+    pub = public.copy()
+    priv0 = np.zeros((4, PRIVATE_LEN), np.int64)
+    priv = np.zeros((4, PRIVATE_LEN), np.int64)
+    hparams = HEURISTIC_PARAMS.copy()  # writable, as the play signature wants
     live = (ALL_CARDS & ~public[P_PLAYED]) | public[P_TRICK_CARDS]
     reps = 0
     moves = legal
@@ -662,6 +723,8 @@ def pimc_values(
             if keep >= NOISE_SCALE or below(rng, NOISE_SCALE) < keep:
                 break
         init_state(public, hands, stack[0])
+        if rollout == 1:
+            world_private(public, private, hands, priv0)
         seed = rng[0]  # every card's playouts draw the same numbers (common random numbers)
         moves = reps
         while moves:
@@ -672,6 +735,24 @@ def pimc_values(
                 _step(stack[1], c, breaks)
                 _maxn(stack, aux, 1, scratch, rules, me, tie, before, ds, ns, special, breaks)
                 total[c] += aux[1, A_VAL + me]
+            elif rollout == 1:
+                rng[0] = seed
+                for _k in range(playouts):
+                    pub[:] = public
+                    priv[:, :] = priv0
+                    play_card(pub, priv, me, c)
+                    heuristic_playout(pub, priv, rules, rng, noise, hparams)
+                    score_deal(
+                        rules,
+                        pub[P_POINTS : P_POINTS + 4],
+                        pub[P_TRICKS_WON : P_TRICKS_WON + 4],
+                        jack_taker_of(pub),
+                        before,
+                        MOON_DEFAULT,
+                        ds,
+                        ns,
+                    )
+                    total[c] += ds[me]
             else:
                 rng[0] = seed
                 for _k in range(playouts):
@@ -690,13 +771,17 @@ def pimc_values(
 
 
 @njit(cache=True)
-def decide(public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer):
-    """Return pimc's card (see :func:`pimc_values`): the lowest total, ties to the policy."""
+def decide(
+    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout=0
+):
+    """Return pimc's card (see :func:`pimc_values`): the lowest total, ties to the policy
+    (``heuristic``'s card when ``rollout`` is 1)."""
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     total = np.zeros(52, np.int64)
     pimc_values(
-        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total
+        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
+        rollout,
     )
     best = -1
     moves = legal
@@ -710,8 +795,11 @@ def decide(public, private, legal, rng, worlds, playouts, exact_cards, noise, ti
     hands = np.zeros(4, np.int64)
     hands[private[V_SEAT]] = private[V_HAND]
     init_state(public, hands, st)
-    h = policy(st, legal, rng, 0)
-    if total[h] == total[best]:
+    if rollout == 1:
+        h = heuristic_play(public, private, legal, rng, HEURISTIC_PARAMS.copy())
+    else:
+        h = policy(st, legal, rng, 0)
+    if (legal >> h) & 1 and total[h] == total[best]:
         return h
     return best
 
@@ -759,7 +847,10 @@ def play(public, private, legal, rng, params):
     noise = int(params[3] * NOISE_SCALE)
     tie = int(params[4])
     infer = int(params[5] * NOISE_SCALE)
-    return decide(public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer)
+    rollout = int(params[6])
+    return decide(
+        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout
+    )
 
 
 # -- the pass and the moon choice -----------------------------------------------------------
@@ -853,6 +944,7 @@ STRATEGY = CompiledStrategy(
         "noise": Param(0.1, float, 0, 1),
         "tie": Param(1, int, -1, 1),
         "infer": Param(0.2, float, 0, 1),
+        "rollout": Param(1, int, 0, 1),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",
@@ -863,6 +955,8 @@ STRATEGY = CompiledStrategy(
         "seat, -1 the best, 0 the lowest card",
         "infer": "keep a world giving the QS to a seat that passed up k chances to shed it "
         "with probability infer**k (1: no inference)",
+        "rollout": "playout policy: 1 heuristic in every seat (each sees its own hand), "
+        "0 the fast noisy policy (sees every hand)",
     },
     description="perfect-information Monte Carlo: sampled deals, playouts, exact endings",
 )
