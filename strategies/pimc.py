@@ -57,6 +57,7 @@ from hsim.engine.hearts import (
     legal_plays,
     pass_target,
     play_card,
+    reset_deal,
     score_deal,
 )
 from hsim.engine.layout import (
@@ -95,6 +96,7 @@ from hsim.engine.layout import (
     V_DEALT,
     V_HAND,
     V_PASSED,
+    V_RECEIVED,
     V_SEAT,
 )
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
@@ -110,6 +112,7 @@ HEURISTIC_PARAMS = np.array(
 )
 
 NOISE_SCALE = 1 << 20
+PASS_SIGNAL = 8.0  # a pass whose least dangerous card is below this says little
 
 # The compact state of a deal in a sampled world (int64 array of S_LEN), for playouts
 # and the exact search: copying it is far cheaper than copying the engine's arrays.
@@ -666,9 +669,98 @@ def queen_passes(public, rules, flags):
 
 
 @njit(cache=True)
+def pass_surprises(public, private, hands):
+    """Count the cards the seat that passed to this one kept in world ``hands`` although
+    ``heuristic`` would have passed them before a card it did pass, beyond what its own
+    received cards can explain.
+
+    The passer's hand at the pass is its hand in the world, with the cards it has played
+    and those it passed (this seat's received cards). Each card it kept whose
+    ``heuristic`` pass danger (at that hand) exceeds the least dangerous card it passed is
+    a surprise. Across, the passer received this seat's pass, which is known and removed;
+    left or right it received three unknown cards, so the first three surprises are free.
+    0 when nothing was passed, or when the least dangerous card passed is a low card
+    (below PASS_SIGNAL: a pass of low cards, as a moon shooter's, says little).
+    """
+    direction = public[P_PASS_DIR]
+    received = private[V_RECEIVED]
+    if direction == PASS_HOLD or received == 0:
+        return 0
+    me = private[V_SEAT]
+    passer = -1
+    for s in range(4):
+        if s != me and pass_target(s, direction) == me:
+            passer = s
+    if passer < 0:
+        return 0
+    kept = hands[passer]
+    for i in range(public[P_N_PLAYS]):
+        if public[P_PLAY_SEAT + i] == passer:
+            kept |= 1 << public[P_PLAY_CARD + i]
+    kept &= ~received
+    free = 3
+    if pass_target(me, direction) == passer:
+        kept &= ~private[V_PASSED]
+        free = 0
+    before = kept | received
+    omnibus = public[P_RULES + R_OMNIBUS] != 0
+    guard = HEURISTIC_PARAMS[2]
+    low = 1e9
+    rest = received
+    while rest:
+        c = lowest_card(rest)
+        rest &= rest - 1
+        low = min(low, heuristic.pass_danger(before, c, omnibus, guard))
+    if low < PASS_SIGNAL:
+        return 0
+    count = 0
+    rest = kept
+    while rest:
+        c = lowest_card(rest)
+        rest &= rest - 1
+        if heuristic.pass_danger(before, c, omnibus, guard) > low:
+            count += 1
+    return max(0, count - free)
+
+
+@njit(cache=True)
+def play_surprises(public, private, hands, rng, hparams, limit, pub, priv):
+    """Count the cards the other seats played this deal that ``heuristic`` would not have
+    played in their seat had the world been ``hands`` (stopping at ``limit``).
+
+    The deal is replayed from its first lead with every seat's hand of the world plus the
+    cards it has played since (:func:`world_private`: another seat's pass is unknown); at
+    each play of another seat with a choice, ``heuristic`` is asked for its card from that
+    seat's view. pub, priv: scratch (int64[PUBLIC_LEN], int64[4, PRIVATE_LEN]).
+    """
+    n = public[P_N_PLAYS]
+    if n == 0 or limit <= 0:
+        return 0
+    me = private[V_SEAT]
+    pub[:] = public
+    world_private(public, private, hands, priv)
+    for i in range(n):
+        priv[public[P_PLAY_SEAT + i], V_HAND] |= 1 << public[P_PLAY_CARD + i]
+    reset_deal(pub, 4, public[P_PLAY_SEAT])
+    rules = public[P_RULES : P_RULES + RULES_LEN]
+    count = 0
+    for i in range(n):
+        s = public[P_PLAY_SEAT + i]
+        c = public[P_PLAY_CARD + i]
+        if s != me:
+            legal = legal_plays(pub, rules, priv[s, V_HAND])
+            if legal & (legal - 1) and heuristic_play(pub, priv[s], legal, rng, hparams) != c:
+                count += 1
+                if count >= limit:
+                    return count
+        play_card(pub, priv, s, c)
+    return count
+
+
+@njit(cache=True)
 def pimc_values(
     public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
-    rollout=0,
+    rollout=0, pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE,
 ):
     """Write into ``total[c]`` the deciding seat's deal score summed over the worlds.
 
@@ -678,7 +770,12 @@ def pimc_values(
     noise: the policy's random-card probability in units of 1/NOISE_SCALE. infer: a world
     that gives the QS to a seat that passed up ``k`` chances to shed it
     (:func:`queen_passes`) is kept with probability ``infer ** k`` (resampled otherwise,
-    up to 30 times), in units of 1/NOISE_SCALE. rollout: the playout policy, 0
+    up to 30 times), in units of 1/NOISE_SCALE; and one where the seat that passed to this
+    one kept ``k`` cards it would have passed first (:func:`pass_surprises`) with
+    probability ``pass_infer ** k`` (same units); and one where the other seats played
+    ``k`` cards ``heuristic`` would not have played there (:func:`play_surprises`) with
+    probability ``play_infer ** k``. When no try of 30 is kept, the likeliest one is used.
+    rollout: the playout policy, 0
     :func:`policy` for every seat (each sees every hand of the world), 1 ``heuristic``
     for every seat (each sees only its own hand, :func:`heuristic_playout`).
     """
@@ -709,7 +806,16 @@ def pimc_values(
         total[c] = 0
     flags = np.zeros(4, np.int64)
     queen_passes(public, rules, flags)
+    best_hands = np.zeros(4, np.int64)
+    play_limit = 0  # mismatches past which a world's weight is below 1/1000 (or 0)
+    if play_infer < NOISE_SCALE:
+        play_limit = 1
+        p = play_infer
+        while p * 1000 >= NOISE_SCALE and play_limit < 52:
+            p = p * play_infer // NOISE_SCALE
+            play_limit += 1
     for _ in range(worlds):
+        best_keep = -1
         for _try in range(30):
             sample_hands(public, private, rng, hands)
             holder = -1  # the QS is played when no hand holds it
@@ -720,8 +826,21 @@ def pimc_values(
             if holder >= 0 and holder != me and not (private[V_PASSED] & QS_BIT):
                 for _k in range(flags[holder]):
                     keep = keep * infer // NOISE_SCALE
+            if pass_infer < NOISE_SCALE:
+                for _k in range(pass_surprises(public, private, hands)):
+                    keep = keep * pass_infer // NOISE_SCALE
+            if play_limit > 0 and keep > 0:
+                k = play_surprises(public, private, hands, rng, hparams, play_limit, pub, priv)
+                for _k in range(k):
+                    keep = keep * play_infer // NOISE_SCALE
             if keep >= NOISE_SCALE or below(rng, NOISE_SCALE) < keep:
+                best_keep = -2
                 break
+            if keep > best_keep:
+                best_keep = keep
+                best_hands[:] = hands
+        if best_keep != -2:
+            hands[:] = best_hands
         init_state(public, hands, stack[0])
         if rollout == 1:
             world_private(public, private, hands, priv0)
@@ -772,7 +891,8 @@ def pimc_values(
 
 @njit(cache=True)
 def decide(
-    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout=0
+    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout=0,
+    pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE,
 ):
     """Return pimc's card (see :func:`pimc_values`): the lowest total, ties to the policy
     (``heuristic``'s card when ``rollout`` is 1)."""
@@ -781,7 +901,7 @@ def decide(
     total = np.zeros(52, np.int64)
     pimc_values(
         public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
-        rollout,
+        rollout, pass_infer, play_infer,
     )
     best = -1
     moves = legal
@@ -848,15 +968,21 @@ def play(public, private, legal, rng, params):
     tie = int(params[4])
     infer = int(params[5] * NOISE_SCALE)
     rollout = int(params[6])
+    pass_infer = int(params[7] * NOISE_SCALE)
+    play_infer = int(params[9] * NOISE_SCALE)
     return decide(
-        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout
+        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout,
+        pass_infer, play_infer,
     )
 
 
 # -- the pass and the moon choice -----------------------------------------------------------
 @njit(PASS_SIG, cache=True)
 def pass_cards(public, private, rng, params):
-    """Pass the three most dangerous cards (module doc); deterministic."""
+    """Pass ``heuristic``'s three cards (``passing`` 1), else the three most dangerous
+    cards by pimc's own table (module doc); deterministic."""
+    if params[8] == 1:
+        return heuristic.pass_cards(public, private, rng, HEURISTIC_PARAMS.copy())
     hand = private[V_HAND]
     spades = hand & SPADES_MASK
     low_spades = popcount(spades & ((1 << QUEEN_SPADES) - 1))
@@ -939,12 +1065,15 @@ STRATEGY = CompiledStrategy(
     # four tricks, already slow).
     params={
         "worlds": Param(80, int, 1, 10_000),
-        "playouts": Param(5, int, 1, 10_000),
+        "playouts": Param(1, int, 1, 10_000),
         "exact_cards": Param(8, int, 0, 16),
-        "noise": Param(0.1, float, 0, 1),
+        "noise": Param(0, float, 0, 1),
         "tie": Param(1, int, -1, 1),
         "infer": Param(0.2, float, 0, 1),
         "rollout": Param(1, int, 0, 1),
+        "pass_infer": Param(1, float, 0, 1),
+        "passing": Param(1, int, 0, 1),
+        "play_infer": Param(1, float, 0, 1),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",
@@ -957,6 +1086,11 @@ STRATEGY = CompiledStrategy(
         "with probability infer**k (1: no inference)",
         "rollout": "playout policy: 1 heuristic in every seat (each sees its own hand), "
         "0 the fast noisy policy (sees every hand)",
+        "pass_infer": "keep a world where the seat that passed to this one kept k cards "
+        "heuristic would have passed first with probability pass_infer**k (1: no inference)",
+        "passing": "the pass: 1 heuristic's (moon passes included), 0 pimc's own table",
+        "play_infer": "keep a world where the others played k cards heuristic would not "
+        "have played there with probability play_infer**k (1: no inference)",
     },
     description="perfect-information Monte Carlo: sampled deals, playouts, exact endings",
 )

@@ -44,8 +44,8 @@ from hsim.strategies import pimc
 
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
-# worlds, playouts, exact_cards, noise, tie, infer, rollout
-SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0])
+# worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer
+SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0])
 
 
 def random_position(gen, rules=None, direction="hold", n_plays=0):
