@@ -39,9 +39,10 @@ differences are paired over the same boards):
   +0.756 [+0.530, +0.982];
 - ``heuristic`` playouts, 1 per world, noise 0: +1.175 [+0.967, +1.384]
   (+0.419 [+0.218, +0.621] over the old);
-PASSING_LINE
-- with ``play_infer=0.2`` (the default) and heuristic's pass: +2.248 [+2.055, +2.440]
-  (+1.072 [+0.834, +1.311] over the line two above).
+- and ``heuristic``'s pass (``passing=1``): +1.419 [+1.232, +1.606] (+0.244
+  [+0.001, +0.486] over the line above);
+- and ``play_infer=0.2`` (the defaults): +2.248 [+2.055, +2.440] (+0.829 [+0.651,
+  +1.007] over the line above, +1.492 [+1.243, +1.740] over the old defaults).
 
 ``play_infer`` costs about 4x the time of a decision (the replay of the deal in every
 try). The earlier tuning with the noisy policy found that more worlds helped up to about
