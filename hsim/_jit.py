@@ -4,7 +4,8 @@ numba's on-disk cache does not notice when an inlined callee in another file cha
 (measured while building the engine), so a cache written by one version of hsim's
 source must never be read by another. The cache lives in ``$HSIM_CACHE_DIR`` (default
 ``~/.cache/hsim``) under a folder named by a hash of every module of ``hsim`` and of
-the built-in strategies that holds compiled code (:func:`source_hash`).
+the built-in strategies whose text ends up in compiled code: the compiled modules and the
+modules they import (:func:`source_hash`).
 A ``NUMBA_CACHE_DIR`` already set by the user is respected.
 
 Import this module before anything that defines ``@njit(cache=True)`` kernels.
@@ -16,6 +17,7 @@ import hashlib
 import importlib.util
 import os
 import pickle
+import re
 import sys
 import types
 import warnings
@@ -25,11 +27,16 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-COMPILED_MARKERS = (b"numba", b"njit", b"@kernel")
+#: Text that marks a module as defining compiled code (decorators and calls, not mentions).
+COMPILED_MARKERS = (b"@njit", b"njit(", b"@kernel", b"@intrinsic", b"@overload")
+_IMPORT = re.compile(
+    rb"^\s*(?:from\s+(hsim(?:\.\w+)*)\s+import\s+([\w, ()]+)|import\s+(hsim(?:\.\w+)*))", re.M
+)
 
 
 def _compiled_sources() -> list[tuple[str, Path]]:
-    """Return (name, path) of every hsim and built-in strategy module with compiled code."""
+    """Return (name, path) of every hsim and built-in strategy module, names relative to
+    the package (``engine/game.py``, ``strategies/pimc.py``)."""
     files = [(str(p.relative_to(PACKAGE_DIR)), p) for p in PACKAGE_DIR.rglob("*.py")]
     if not (PACKAGE_DIR / "strategies").exists():  # editable install: mapped from the repo
         spec = importlib.util.find_spec("hsim.strategies")  # locates without importing
@@ -38,19 +45,61 @@ def _compiled_sources() -> list[tuple[str, Path]]:
     return sorted(files)
 
 
-def source_hash() -> str:
-    """Return a short hash of the source of every module that holds compiled code.
-
-    Every module of ``hsim.engine`` counts (its constants are compiled in), and any other
-    module whose text mentions numba, ``njit`` or ``@kernel``; editing a module without
-    compiled code (the CLI, the analysis) keeps the cache.
+def _imported(data: bytes, names: set[str]) -> set[str]:
+    """Return the names (as in :func:`_compiled_sources`) of the hsim modules that the
+    module text ``data`` imports, found by reading its import lines (nothing is imported).
     """
+    found = set()
+    for match in _IMPORT.finditer(data):
+        dotted = (match.group(1) or match.group(3)).decode()
+        parts = dotted.split(".")[1:]
+        candidates = ["/".join(parts)]
+        if match.group(2):  # from hsim.x import y: y may be a module too
+            for name in re.split(rb"[\s,()]+", match.group(2)):
+                if name:
+                    candidates.append("/".join([*parts, name.decode()]))
+        for candidate in candidates:
+            for name in (f"{candidate}.py", f"{candidate}/__init__.py".lstrip("/")):
+                if name in names:
+                    found.add(name)
+    return found
+
+
+def _hashed(sources: dict[str, bytes]) -> list[str]:
+    """Return the names of ``sources`` (name -> text) whose text ends up in compiled code."""
+    todo = [
+        name
+        for name, data in sources.items()
+        if name.startswith("engine/") or any(marker in data for marker in COMPILED_MARKERS)
+    ]
+    counted: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in counted:
+            counted.add(name)
+            todo.extend(_imported(sources[name], set(sources)) - counted)
+    return sorted(counted)
+
+
+def hashed_modules() -> list[str]:
+    """Return the module names :func:`source_hash` covers: every module of
+    ``hsim.engine``, every module that defines compiled functions (``@njit``,
+    ``@kernel``, ...), and every hsim module those import, followed to the end (their
+    constants are compiled in: rules codes, card masks).
+    """
+    return _hashed({name: path.read_bytes() for name, path in _compiled_sources()})
+
+
+def source_hash() -> str:
+    """Return a short hash of the source of the modules of :func:`hashed_modules`.
+
+    Editing any other module (the CLI, the runner, the analysis) keeps the cache.
+    """
+    sources = {name: path.read_bytes() for name, path in _compiled_sources()}
     h = hashlib.sha256()
-    for name, path in _compiled_sources():
-        data = path.read_bytes()
-        if name.startswith("engine/") or any(marker in data for marker in COMPILED_MARKERS):
-            h.update(name.encode())
-            h.update(data)
+    for name in _hashed(sources):
+        h.update(name.encode())
+        h.update(sources[name])
     return h.hexdigest()[:16]
 
 

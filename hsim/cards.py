@@ -31,8 +31,27 @@ SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
 CLUBS, DIAMONDS, SPADES, HEARTS = 0, 1, 2, 3
 N_CARDS = 52
 
-SUIT_MASKS: tuple[CardMask, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+# The card constants, defined here only: the engine and the strategies import them (as
+# plain ints they are compiled into the kernels; hsim._jit counts this file in the hash
+# that keys the compiled-code cache).
+SUIT_MASK: CardMask = (1 << 13) - 1  # the 13 cards of one suit at clubs' place: << 13 * s
+SUIT_MASKS: tuple[CardMask, ...] = tuple(SUIT_MASK << (13 * s) for s in range(4))
+CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, HEARTS_MASK = SUIT_MASKS
 FULL_DECK: CardMask = (1 << N_CARDS) - 1
+TWOS: CardMask = sum(1 << (13 * s) for s in range(4))  # the four twos; << r gives rank r
+JACK_RANK, QUEEN_RANK, KING_RANK, ACE_RANK = (RANKS.index(r) for r in "JQKA")
+
+TWO_CLUBS: Card = CLUBS * 13
+JACK_DIAMONDS: Card = DIAMONDS * 13 + JACK_RANK
+QUEEN_SPADES: Card = SPADES * 13 + QUEEN_RANK
+KING_SPADES: Card = SPADES * 13 + KING_RANK
+ACE_SPADES: Card = SPADES * 13 + ACE_RANK
+KING_HEARTS: Card = HEARTS * 13 + KING_RANK
+ACE_HEARTS: Card = HEARTS * 13 + ACE_RANK
+QS_BIT: CardMask = 1 << QUEEN_SPADES
+JD_BIT: CardMask = 1 << JACK_DIAMONDS
+KH_BIT: CardMask = 1 << KING_HEARTS
+AH_BIT: CardMask = 1 << ACE_HEARTS
 
 
 class CardParseError(HsimError, ValueError):
@@ -148,12 +167,6 @@ def cards_of(mask: CardMask) -> Iterator[Card]:
 def format_mask(mask: CardMask, sep: str = " ") -> str:
     """Return the cards of ``mask`` as codes in increasing order, joined by ``sep``."""
     return sep.join(format_card(c) for c in cards_of(mask))
-
-
-TWO_CLUBS: Card = parse_card("2C")
-QUEEN_SPADES: Card = parse_card("QS")
-JACK_DIAMONDS: Card = parse_card("JD")
-HEARTS_MASK: CardMask = SUIT_MASKS[HEARTS]
 
 
 class CardSet(int):

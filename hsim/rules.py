@@ -61,6 +61,11 @@ DEFAULT_COUNT_MAX = 10_000
 PLAYER_COUNTS = (3, 4)
 
 
+def default_trump_points(players: int) -> int:
+    """Return the docs/rules.md B3 points per trump-deal trick: 20 for 3 players, else 15."""
+    return 20 if players == 3 else 15
+
+
 def _count_ok(name: str, value: Any) -> bool:
     if isinstance(value, bool) or not isinstance(value, int):
         return False
@@ -215,20 +220,16 @@ class Rules:
             )
 
     def to_array(self) -> np.ndarray:
-        """Return the options as the int64 vector the engine reads (``RULE_NAMES`` order).
-
-        Switches are 0/1, enumerations the index of the value in its choices, counts as is.
+        """Return the options as the int64 vector the engine reads: shape
+        ``(len(RULE_NAMES),)``, option ``name`` at ``RULE_INDEX[name]`` (the engine's
+        ``R_*`` indices are the same numbers), each value's :func:`option_code`;
+        ``trump_trick_value`` as :attr:`trump_points` (0 resolved for the player count).
+        :func:`rules_from_array` reads it back.
         """
         out = np.zeros(len(RULE_NAMES), dtype=np.int64)
-        for i, f in enumerate(dataclasses.fields(self)):
-            value = getattr(self, f.name)
-            choices = f.metadata["choices"]
-            if f.name == "trump_trick_value":
-                out[i] = self.trump_points
-            elif choices is BOOL or choices is None or choices is PLAYER_COUNTS:
-                out[i] = int(value)
-            else:
-                out[i] = choices.index(value)
+        for name in RULE_NAMES:
+            value = self.trump_points if name == "trump_trick_value" else getattr(self, name)
+            out[RULE_INDEX[name]] = option_code(name, value)
         return out
 
     @property
@@ -236,9 +237,7 @@ class Rules:
         """Points per trick in a Kierki trump deal: ``trump_trick_value``, or when it is 0
         the docs/rules.md B3 default, +15 for 4 players and +20 for 3.
         """
-        if self.trump_trick_value:
-            return self.trump_trick_value
-        return 20 if self.players == 3 else 15
+        return self.trump_trick_value or default_trump_points(self.players)
 
     @property
     def is_kierki(self) -> bool:
@@ -252,6 +251,84 @@ class Rules:
 
 RULE_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
 RULE_NAMES: tuple[str, ...] = tuple(RULE_FIELDS)
+#: Where each option sits in the engine's rules vector (``Rules.to_array``): field order.
+#: ``hsim.engine.layout`` derives its ``R_*`` indices from it, so reordering the fields
+#: renumbers both alike.
+RULE_INDEX: dict[str, int] = {name: i for i, name in enumerate(RULE_NAMES)}
+
+
+def _enumerated(name: str) -> tuple | None:
+    """Return the choices of option ``name`` when the engine codes it by position in them."""
+    choices = RULE_FIELDS[name].metadata["choices"]
+    if choices is None or choices is BOOL or choices is PLAYER_COUNTS:
+        return None  # counts and player counts as is, switches 0/1
+    return choices
+
+
+def option_code(name: str, value: Any) -> int:
+    """Return the int the engine reads for ``value`` of option ``name``.
+
+    Enumerated options: the index of ``value`` in the option's allowed values (so
+    ``option_code("passing", "none") == 1``); switches 0/1; counts and ``players`` the
+    number itself. The engine's option-code constants (``hsim.engine.layout``) are made
+    with this function, and :meth:`Rules.to_array` codes with it.
+
+    :raises RulesError: an unknown option, or a value the option does not take.
+    """
+    if name not in RULE_FIELDS:
+        parse_value(name, "")  # raises the unknown-name error
+    choices = _enumerated(name)
+    if choices is None:
+        if RULE_FIELDS[name].metadata["choices"] is BOOL:
+            if not isinstance(value, bool | np.bool_):
+                raise RulesError(f"{name} must be true or false, not {value!r}")
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise RulesError(f"{name} must be {_allowed(name)}, not {value!r}")
+        return int(value)
+    if value not in choices:
+        raise RulesError(f"{name}={value} is not valid; {name} takes {_allowed(name)}")
+    return choices.index(value)
+
+
+def rules_from_array(vector: Any) -> Rules:
+    """Read a rules vector (:meth:`Rules.to_array`) back into :class:`Rules`.
+
+    ``vector``: ints, length ``len(RULE_NAMES)`` (or longer, the engine's ``RULES_LEN``
+    slot, the rest ignored). ``trump_trick_value`` comes back as 0 when it is the
+    default for the player count (the vector holds the resolved points, docs/rules.md
+    B3), so ``rules_from_array(r.to_array()).to_array()`` equals ``r.to_array()``.
+
+    :raises RulesError: too short a vector, or a code outside an option's values.
+    """
+    values = [int(v) for v in np.asarray(vector).reshape(-1)]
+    if len(values) < len(RULE_NAMES):
+        raise RulesError(
+            f"a rules vector holds {len(RULE_NAMES)} options, this one only {len(values)}"
+        )
+    options: dict[str, Any] = {}
+    for name in RULE_NAMES:
+        code = values[RULE_INDEX[name]]
+        choices = _enumerated(name)
+        if choices is not None:
+            if not 0 <= code < len(choices):
+                top = len(choices) - 1
+                raise RulesError(f"{name} code {code} is not valid; its codes are 0..{top}")
+            options[name] = choices[code]
+        elif RULE_FIELDS[name].metadata["choices"] is BOOL:
+            if code not in (0, 1):
+                raise RulesError(f"{name} code {code} is not valid; switches are 0 or 1")
+            options[name] = bool(code)
+        else:
+            options[name] = code
+    if options["trump_trick_value"] == default_trump_points(options["players"]):
+        options["trump_trick_value"] = 0
+    try:
+        return Rules(**options)
+    except RulesError as e:
+        raise RulesError(f"not a valid rules vector: {e}") from None
+
+
 HEARTS_OPTIONS: tuple[str, ...] = RULE_NAMES[: RULE_NAMES.index("game")]
 KIERKI_OPTIONS: tuple[str, ...] = RULE_NAMES[RULE_NAMES.index("rebel") :]
 

@@ -219,13 +219,13 @@ def board_values(config: SprtConfig, parts: dict[str, pd.DataFrame]) -> np.ndarr
 def _claim(out: Path, overwrite: bool):
     """Check ``out``, lock it (one test per folder, :mod:`hsim.runner.lock`) and empty it;
     return the lock."""
-    from hsim.runner.lock import LOCK, FolderError, claim
+    from hsim.runner.lock import LOCK, OWNER, FolderError, claim
     from hsim.runner.manifest import MANIFEST
 
     if out.exists():
         if not out.is_dir():
             raise SprtError(f"--out {out} is a file, not a folder")
-        if any(p.name != LOCK for p in out.iterdir()):
+        if any(p.name not in (LOCK, OWNER) for p in out.iterdir()):
             if not overwrite:
                 raise SprtError(
                     f"output folder {out} already exists; choose another --out or pass "
@@ -242,7 +242,7 @@ def _claim(out: Path, overwrite: bool):
     except FolderError as exc:
         raise SprtError(str(exc)) from None
     for entry in out.iterdir():  # only once the folder is ours
-        if entry.name != LOCK:
+        if entry.name not in (LOCK, OWNER):
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     return lock
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from hsim._jit import kernel
-from hsim.engine.bits import highest_card
+from hsim.engine.bits import highest_by_rank, highest_card, lowest_by_rank, popcount
 from hsim.engine.hearts import (
     HEARTS_MASK,
     HIGH_SPADES,
@@ -37,36 +36,12 @@ from hsim.engine.signatures import PASS_SIG, PLAY_SIG
 from hsim.strategy import CompiledStrategy
 
 
-@kernel
-def highest_by_rank(cards: int) -> int:
-    """Return the highest-ranked card of non-empty mask ``cards`` (ties: H, S, D, C)."""
-    for rank in range(12, -1, -1):
-        for suit in range(3, -1, -1):
-            c = suit * 13 + rank
-            if (cards >> c) & 1:
-                return c
-    return -1
-
-
-@kernel
-def lowest_by_rank(cards: int) -> int:
-    """Return the lowest-ranked card of non-empty mask ``cards`` (ties: C, D, S, H)."""
-    for rank in range(13):
-        for suit in range(4):
-            c = suit * 13 + rank
-            if (cards >> c) & 1:
-                return c
-    return -1
-
-
 @njit(PASS_SIG, cache=True)
 def pass_cards(public, private, rng, params):
     """Pass the QS, AS, KS if held, then the highest-ranked cards."""
     hand = private[V_HAND]
     out = hand & (QS_BIT | HIGH_SPADES)
-    n = 0
-    for c in (QUEEN_SPADES, QUEEN_SPADES + 1, QUEEN_SPADES + 2):
-        n += (out >> c) & 1
+    n = popcount(out)
     while n < 3:
         c = highest_by_rank(hand & ~out)
         out |= 1 << c

@@ -69,6 +69,7 @@ from __future__ import annotations
 from numba import njit
 
 from hsim._jit import kernel
+from hsim.cards import ACE_HEARTS
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
     ALL_CARDS,
@@ -84,6 +85,7 @@ from hsim.engine.hearts import (
     score_ends_game,
 )
 from hsim.engine.layout import (
+    FIRST_TRICK_POINTS_FORBIDDEN,
     MOON_ADD,
     MOON_SUBTRACT,
     P_LEADER,
@@ -118,7 +120,6 @@ from hsim.strategy import CompiledStrategy, Param
 
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
 HIGH_DIAMONDS = DIAMONDS_MASK & ~((JD_BIT << 1) - 1)  # QD, KD, AD
-ACE_HEARTS = 51
 
 # params array order
 K_MOON_LOSERS = 0
@@ -550,7 +551,11 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
     over_safe = over & ~QS_BIT
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     last = n == 3
-    if public[P_TRICK] == 0 and public[P_RULES + R_FIRST_TRICK_POINTS] == 0 and pts == 0:
+    if (
+        public[P_TRICK] == 0
+        and public[P_RULES + R_FIRST_TRICK_POINTS] == FIRST_TRICK_POINTS_FORBIDDEN
+        and pts == 0
+    ):
         return highest_card(follow)  # trick 1 carries no points: shed the highest club
     if under & QS_BIT and threat < 0 and not (omnibus and trick & JD_BIT):
         return QUEEN_SPADES  # lose the trick with the queen rather than keep it

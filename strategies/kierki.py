@@ -76,7 +76,7 @@ from hsim.engine.kierki import (
     KIND_TRUMP,
     MEN_MASK,
     QUEENS_MASK,
-    RANK_ONE,
+    TWOS,
     deal_penalty_cards,
     deck_mask,
     hand_size,
@@ -509,7 +509,7 @@ def trump_choice(public, private, rng, params):
             best_key = key
             best = s
     if public[P_RULES + R_ALLOW_NO_TRUMP] and longest < 3:
-        top = popcount(seen & ((RANK_ONE << 12) | (RANK_ONE << 11)))
+        top = popcount(seen & ((TWOS << 12) | (TWOS << 11)))
         if top >= params[K_NT_HONOURS]:
             return TRUMP_NONE
     return best
@@ -553,7 +553,7 @@ def lottery_play(public, private, legal: int, help_weight: float) -> int:
         if row == 0 or c % 13 < lowest_card(row):
             key += run_value(hand, others, c, below(c), help_weight)
         if table == 0:  # the first card sets the rank every other suit opens with
-            rank = (RANK_ONE << (c % 13)) & ~(1 << c)
+            rank = (TWOS << (c % 13)) & ~(1 << c)
             key += popcount(hand & rank) - help_weight * popcount(others & rank)
         key += 0.001 * (c % 13)
         if key > best_key:

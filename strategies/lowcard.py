@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from hsim.engine.bits import highest_by_rank, lowest_by_rank
 from hsim.engine.layout import V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
 from hsim.strategy import CompiledStrategy
@@ -18,25 +19,18 @@ def pass_cards(public, private, rng, params):
     """Pass the three highest-ranked cards (ties: hearts, spades, diamonds, clubs)."""
     hand = private[V_HAND]
     out = 0
-    n = 0
-    for rank in range(12, -1, -1):
-        for suit in range(3, -1, -1):
-            c = suit * 13 + rank
-            if (hand >> c) & 1 and n < 3:
-                out |= 1 << c
-                n += 1
+    for _ in range(3):
+        c = highest_by_rank(hand & ~out)
+        if c < 0:
+            break
+        out |= 1 << c
     return out
 
 
 @njit(PLAY_SIG, cache=True)
 def play(public, private, legal, rng, params):
     """Play the lowest-ranked legal card (ties: clubs, diamonds, spades, hearts)."""
-    for rank in range(13):
-        for suit in range(4):
-            c = suit * 13 + rank
-            if (legal >> c) & 1:
-                return c
-    return -1
+    return lowest_by_rank(legal)
 
 
 STRATEGY = CompiledStrategy(

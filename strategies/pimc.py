@@ -90,6 +90,7 @@ from hsim.engine.hearts import (
     score_deal,
 )
 from hsim.engine.layout import (
+    FIRST_TRICK_POINTS_FORBIDDEN,
     MOON_ADD,
     MOON_DEFAULT,
     MOON_SUBTRACT,
@@ -689,7 +690,7 @@ def queen_passes(public, rules, flags):
             continue
         if c != QUEEN_SPADES:
             if c // 13 != led:
-                if i >= 4 or rules[R_FIRST_TRICK_POINTS]:
+                if i >= 4 or rules[R_FIRST_TRICK_POINTS] != FIRST_TRICK_POINTS_FORBIDDEN:
                     flags[seat] += 1
             elif led == 2 and best > QUEEN_SPADES:
                 flags[seat] += 1

@@ -1,6 +1,10 @@
 """hsim compare-rules: the same seeds under a base and variants, winner changes."""
 
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -148,3 +152,22 @@ def test_play_changed_counts_deals_dealt_in_both():
     assert play_changed(a, b) == {"deals": 1, "compared": 2}
     b.loc[0, "trump"] = 2  # a null against a value differs too
     assert play_changed(a, b) == {"deals": 2, "compared": 2}
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_comparison_exits_as_an_interrupted_run(tmp_path, sig, code):
+    out = tmp_path / "c"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hsim.cli", "compare-rules", "--no-progress", "--workers", "1",
+         "--players", PLAYERS, "--games", str(2**40), "--variant", "omnibus=true",
+         "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not list((out / "base" / "games").glob("part-*")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert "Traceback" not in err and "the base run was interrupted" in err

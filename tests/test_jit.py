@@ -101,3 +101,29 @@ def test_strategy_files_count_only_when_they_cache(tmp_path):
     assert _jit.strategy_source(f"{cached}:add_one") == cached.resolve()
     assert _jit.strategy_source(f"{plain}:Bot") is None
     assert _jit.strategy_source(f"{tmp_path}/missing.py:Bot") is None
+
+
+def test_the_cache_key_covers_what_compiled_code_reads_and_nothing_else():
+    covered = set(_jit.hashed_modules())
+    # Compiled modules, and the modules whose constants they compile in.
+    assert {"engine/game.py", "engine/bits.py", "strategies/heuristic.py"} <= covered
+    assert {"rules.py", "cards.py", "rng.py", "_jit.py"} <= covered
+    # Modules that only mention numba (the runner, the manifest) or never reach it.
+    assert not covered & {"runner/run.py", "runner/manifest.py", "cli/play.py", "analysis/scan.py"}
+
+
+def test_a_module_imported_by_compiled_code_is_followed_to_the_end():
+    sources = {
+        "engine/game.py": b"from hsim.rules import Rules\n",
+        "rules.py": b"from hsim import cards, errors\nimport hsim.notation\n",
+        "cards.py": b"",
+        "errors.py": b"",
+        "notation.py": b"",
+        "runner/run.py": b"# numba caches ...\nfrom hsim.engine import game\n",
+        "analysis/scan.py": b"from hsim.rules import Rules\n",
+        "strategies/mine.py": b"@njit(cache=True)\ndef f(x):\n    return x\n",
+    }
+    hashed = _jit._hashed(sources)
+    assert hashed == [
+        "cards.py", "engine/game.py", "errors.py", "notation.py", "rules.py", "strategies/mine.py",
+    ]  # fmt: skip

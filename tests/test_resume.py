@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -20,7 +21,7 @@ import pandas as pd
 import pytest
 
 from hsim.rules import Rules, make_rules
-from hsim.runner.lock import FolderError, claim, claim_new
+from hsim.runner.lock import FolderError, claim, claim_new, is_locked
 from hsim.runner.manifest import JOURNAL, read_manifest
 from hsim.runner.resume import resume_run
 from hsim.runner.run import RunConfig, RunError, run_tournament
@@ -198,8 +199,18 @@ lock.release()
 """
 
 
-def test_two_claims_started_together_exactly_one_owns_the_folder(tmp_path):
-    for i in range(20):
+@pytest.fixture(params=["flock", "no_flock"])
+def lock_mode(request, monkeypatch):
+    """Run a test with flock, and as on a file system without it (the O_EXCL owner file)."""
+    if request.param == "no_flock":
+        monkeypatch.setenv("HSIM_TEST_NO_FLOCK", "1")
+    else:
+        monkeypatch.delenv("HSIM_TEST_NO_FLOCK", raising=False)
+    return request.param
+
+
+def test_two_claims_started_together_exactly_one_owns_the_folder(tmp_path, lock_mode):
+    for i in range(20 if lock_mode == "flock" else 10):
         out = tmp_path / f"run{i}"
         start = time.time() + 0.3
         procs = [
@@ -218,7 +229,7 @@ def test_two_claims_started_together_exactly_one_owns_the_folder(tmp_path):
         assert "in use by hsim process" in refused or "already exists" in refused
 
 
-def test_two_tournaments_into_one_folder_one_wins_and_the_folder_is_whole(tmp_path):
+def test_two_tournaments_into_one_folder_one_wins_and_the_folder_is_whole(tmp_path, lock_mode):
     out = tmp_path / "run"
     procs = [_hsim("tournament", "--workers", "1", "--out", str(out), wait=False) for _ in range(2)]
     results = [p.communicate(timeout=300) for p in procs]
@@ -229,7 +240,7 @@ def test_two_tournaments_into_one_folder_one_wins_and_the_folder_is_whole(tmp_pa
     assert verify_run(out).ok
 
 
-def test_lock_names_its_owner_and_a_dead_owner_is_stale(tmp_path):
+def test_lock_names_its_owner_and_a_dead_owner_is_stale(tmp_path, lock_mode):
     out = tmp_path / "run"
     out.mkdir()
     lock = claim(out)
@@ -245,10 +256,44 @@ def test_lock_names_its_owner_and_a_dead_owner_is_stale(tmp_path):
     assert holder.stdout.readline().strip() == "held"
     with pytest.raises(FolderError, match=str(holder.pid)):
         claim(out)
+    assert is_locked(out)
     holder.kill()
     holder.wait()
-    assert (out / ".hsim.lock").exists()
+    assert (out / (".hsim.lock" if lock_mode == "flock" else ".hsim.owner")).exists()
+    assert not is_locked(out)
     claim(out).release()  # stale: taken at once
+
+
+def _owner_file(out, **owner):
+    out.mkdir(exist_ok=True)
+    (out / ".hsim.owner").write_text(json.dumps(owner) + "\n")
+
+
+def test_without_flock_an_owner_on_another_host_is_refused_with_the_file_to_delete(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("HSIM_TEST_NO_FLOCK", "1")
+    out = tmp_path / "run"
+    _owner_file(out, pid=os.getpid(), host="elsewhere.example", started="2026-12-01T00:00:00Z")
+    with pytest.raises(FolderError, match=r"on host elsewhere.example.*delete .*\.hsim\.owner"):
+        claim(out)
+    assert is_locked(out)  # cannot be checked from here: counted as held
+
+
+def test_without_flock_a_reused_pid_or_a_half_written_owner_file_is_stale(tmp_path, monkeypatch):
+    monkeypatch.setenv("HSIM_TEST_NO_FLOCK", "1")
+    out = tmp_path / "run"
+    # Our own pid, but a process started at another time: the pid was reused.
+    _owner_file(out, pid=os.getpid(), host=socket.gethostname(), process_start="1")
+    lock = claim(out)
+    assert json.loads((out / ".hsim.owner").read_text())["pid"] == os.getpid()
+    lock.release()
+    assert not (out / ".hsim.owner").exists()
+    # Killed between creating the file and writing it: empty, and older than 5 s.
+    (out / ".hsim.owner").write_text("")
+    old = time.time() - 60
+    os.utime(out / ".hsim.owner", (old, old))
+    claim(out).release()
 
 
 def test_out_inside_a_run_and_overwrite_of_the_cwd_are_refused(tmp_path, reference, monkeypatch):

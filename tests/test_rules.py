@@ -1,5 +1,6 @@
 import dataclasses
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,14 +11,18 @@ from hsim.rules import (
     PLAY_OPTIONS,
     PRESETS,
     RULE_FIELDS,
+    RULE_INDEX,
     RULE_NAMES,
     Rules,
     RulesError,
     canonical,
+    default_trump_points,
     describe_options,
     ineffective_options,
     make_rules,
+    option_code,
     parse_rules,
+    rules_from_array,
     scoring_variant,
 )
 
@@ -162,6 +167,110 @@ def test_rules_vector_indices_follow_the_field_order():
     vector = Rules(end_when="exceeded", heart_lead_ban="king_of_hearts").to_array()
     assert vector[layout.R_END_WHEN] == 1 and vector[layout.R_HEART_LEAD_BAN] == 1
     assert vector[layout.R_END_SCORE] == 100 and vector[layout.R_MAX_DEALS] == 200
+
+
+R_ALIASES = {"R_QUEEN_WAITS": "queen_waits_for_broken_hearts"}
+
+
+def test_every_rules_vector_index_is_its_field_position():
+    from hsim.engine import layout
+
+    seen = set()
+    for name, value in vars(layout).items():
+        if name.startswith("R_"):
+            field = R_ALIASES.get(name, name[2:].lower())
+            assert value == RULE_NAMES.index(field) == RULE_INDEX[field], name
+            seen.add(field)
+    assert seen == set(RULE_NAMES)  # no option without its index
+
+
+def _enumerations():
+    for name in RULE_NAMES:
+        choices = RULE_FIELDS[name].metadata["choices"]
+        if choices and all(isinstance(c, str) for c in choices):
+            yield name, choices
+
+
+def test_every_option_code_is_its_index_in_the_allowed_values():
+    """Each value of each enumerated option has its constant ``<OPTION>_<VALUE>`` in
+    hsim.engine.layout (the kernels compare the rules vector with these), equal to its
+    index in the option's allowed values: what ``Rules.to_array`` writes."""
+    from hsim.engine import kierki, layout
+
+    names = 0
+    for name, choices in _enumerations():
+        for i, value in enumerate(choices):
+            constant = getattr(layout, f"{name}_{value}".upper())
+            assert constant == i == option_code(name, value)
+            vector = Rules(**{name: value, "game": "kierki" if name != "game" else value})
+            assert vector.to_array()[RULE_INDEX[name]] == constant
+            names += 1
+    assert names == 21  # passing 2, first-trick 2 + 2, moon 2, bonus 3, end 2, game 2, B 6
+    # Kierki's kernels take their codes from the same derivation.
+    assert kierki.LOTTERY_LEADER_DEALER is layout.LOTTERY_LEADER_DEALER
+    assert kierki.HEART_LEAD_BAN_KING == layout.HEART_LEAD_BAN_KING_OF_HEARTS
+    assert kierki.TRUMP_CHOOSER_DEALER == layout.TRUMP_CHOOSER_DEALER
+
+
+def test_option_code_switches_counts_and_bad_values():
+    assert option_code("omnibus", True) == 1 and option_code("omnibus", False) == 0
+    assert option_code("end_score", 50) == 50 and option_code("players", 3) == 3
+    with pytest.raises(RulesError, match="passing=sometimes is not valid; passing takes"):
+        option_code("passing", "sometimes")
+    with pytest.raises(RulesError, match="unknown rule option 'pasing'"):
+        option_code("pasing", "none")
+    with pytest.raises(RulesError, match="omnibus must be true or false"):
+        option_code("omnibus", 1)
+
+
+def _any_value(name):
+    choices = RULE_FIELDS[name].metadata["choices"]
+    if choices:
+        return st.sampled_from(choices)
+    low = 0 if name == "trump_trick_value" else 1
+    return st.integers(low, 10_000 if name != "trump_trick_value" else 1_000)
+
+
+any_rules = (
+    st.fixed_dictionaries({n: _any_value(n) for n in RULE_NAMES})
+    .filter(lambda d: d["game"] == "kierki" or d["players"] == 4)
+    .map(lambda d: Rules(**d))
+)
+
+
+@given(any_rules)
+def test_to_array_round_trips_through_the_decoder(rules):
+    vector = rules.to_array()
+    back = rules_from_array(vector)
+    assert np.array_equal(back.to_array(), vector)
+    # The rules themselves, but a trump_trick_value naming the default comes back as 0.
+    if rules.trump_trick_value == default_trump_points(rules.players):
+        rules = dataclasses.replace(rules, trump_trick_value=0)
+    assert back == rules
+    # The engine's slot may be longer than the options.
+    from hsim.engine.layout import RULES_LEN
+
+    padded = np.zeros(RULES_LEN + 3, np.int64)
+    padded[: len(vector)] = vector
+    assert rules_from_array(padded) == back
+
+
+def test_the_decoder_refuses_a_vector_that_is_not_rules():
+    vector = Rules().to_array()
+    with pytest.raises(RulesError, match="holds 32 options, this one only 31"):
+        rules_from_array(vector[:-1])
+    bad = vector.copy()
+    bad[RULE_INDEX["no_trick_bonus"]] = 3
+    with pytest.raises(RulesError, match="no_trick_bonus code 3 is not valid; its codes are 0..2"):
+        rules_from_array(bad)
+    bad = vector.copy()
+    bad[RULE_INDEX["omnibus"]] = 2
+    with pytest.raises(RulesError, match="omnibus code 2 is not valid"):
+        rules_from_array(bad)
+    bad = vector.copy()
+    bad[RULE_INDEX["players"]] = 3  # Hearts for 3
+    with pytest.raises(RulesError, match="not a valid rules vector: Hearts is played by 4"):
+        rules_from_array(bad)
 
 
 NEW_OPTION_STRINGS = [

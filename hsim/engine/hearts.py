@@ -15,14 +15,38 @@ Design notes
 from __future__ import annotations
 
 from hsim._jit import kernel
+
+# Card constants are defined once, in hsim.cards; the kernels of this module and the
+# modules that import them from here use them.
+from hsim.cards import (  # noqa: F401  (re-exported)
+    ACE_SPADES,
+    CLUBS_MASK,
+    DIAMONDS_MASK,
+    FULL_DECK,
+    HEARTS_MASK,
+    JACK_DIAMONDS,
+    JD_BIT,
+    KING_SPADES,
+    QS_BIT,
+    QUEEN_SPADES,
+    SPADES_MASK,
+    SUIT_MASK,
+    TWO_CLUBS,
+)
 from hsim.engine.bits import popcount
 from hsim.engine.layout import (
+    END_WHEN_EXCEEDED,
+    FIRST_TRICK_ONLY_POINTS_QUEEN,
+    FIRST_TRICK_POINTS_FORBIDDEN,
     H_DECK,
     H_PENDING_PASS,
     MAX_TRICKS,
     MOON_ADD,
     MOON_DEFAULT,
+    MOON_NEW_MOON,
     MOON_SUBTRACT,
+    NO_TRICK_BONUS_NO_POINTS,
+    NO_TRICK_BONUS_NO_TRICKS,
     P_HEARTS_BROKEN,
     P_LEADER,
     P_LED_SUIT,
@@ -43,6 +67,7 @@ from hsim.engine.layout import (
     P_TRICKS_WON,
     P_VOIDS,
     PASS_HOLD,
+    PASSING_NONE,
     R_CLAMP_AT_ZERO,
     R_END_SCORE,
     R_END_WHEN,
@@ -74,21 +99,9 @@ from hsim.rng import below
 
 N_SEATS = 4
 N_TRICKS = 13
-SUIT_MASK = (1 << 13) - 1
-ALL_CARDS = (1 << 52) - 1
-CLUBS_MASK = SUIT_MASK
-DIAMONDS_MASK = SUIT_MASK << 13
-SPADES_MASK = SUIT_MASK << 26
-HEARTS_MASK = SUIT_MASK << 39
-TWO_CLUBS = 0
-JACK_DIAMONDS = 13 + 9
-QUEEN_SPADES = 26 + 10
-QS_BIT = 1 << QUEEN_SPADES
-JD_BIT = 1 << JACK_DIAMONDS
-KING_SPADES = QUEEN_SPADES + 1
-ACE_SPADES = QUEEN_SPADES + 2
+ALL_CARDS = FULL_DECK
 HIGH_SPADES = (1 << KING_SPADES) | (1 << ACE_SPADES)  # KS and AS, the cards over QS
-POINTS_MASK = HEARTS_MASK | QS_BIT
+POINTS_MASK = HEARTS_MASK | QS_BIT  # A1.8: the cards that carry points
 
 
 @kernel
@@ -103,7 +116,7 @@ def pass_direction(rules, deal: int) -> int:
 
     docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold; ``none`` holds.
     """
-    if rules[R_PASSING] == 1:
+    if rules[R_PASSING] == PASSING_NONE:
         return PASS_HOLD
     return deal % 4
 
@@ -229,12 +242,15 @@ def legal_plays(public, rules, hand: int) -> int:
             legal = follow  # A1.4
         else:
             legal = hand
-            if first_trick and rules[R_FIRST_TRICK_POINTS] == 0:
+            if first_trick and rules[R_FIRST_TRICK_POINTS] == FIRST_TRICK_POINTS_FORBIDDEN:
                 # A1.5: no points on trick 1 while holding a card that is not a point.
                 safe = hand & ~POINTS_MASK
                 if safe:
                     legal = safe
-                elif hand & QS_BIT and rules[R_FIRST_TRICK_ONLY_POINTS] == 0:
+                elif (
+                    hand & QS_BIT
+                    and rules[R_FIRST_TRICK_ONLY_POINTS] == FIRST_TRICK_ONLY_POINTS_QUEEN
+                ):
                     legal = QS_BIT
     if rules[R_QUEEN_WAITS] and unbroken and legal & QS_BIT and legal != QS_BIT:
         legal &= ~QS_BIT  # A1.7: QS waits while it is not the only legal card
@@ -339,7 +355,7 @@ def moon_choice_asked(rules, scores_before, shooter: int) -> bool:
     Asked under ``moon=new_moon`` when the shooter's score before the deal is 26 or
     more, or at any score with ``new_moon_any_score``.
     """
-    if shooter < 0 or rules[R_MOON] != 1:
+    if shooter < 0 or rules[R_MOON] != MOON_NEW_MOON:
         return False
     return rules[R_NEW_MOON_ANY_SCORE] != 0 or scores_before[shooter] >= 26
 
@@ -371,10 +387,12 @@ def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_sc
         if rules[R_OMNIBUS] and rules[R_JACK_IN_MOON_DEAL] and jack_taker >= 0:
             deal_score[jack_taker] -= 10
     else:
-        bonus = rules[R_NO_TRICK_BONUS]  # 1 no_points, 2 no_tricks
+        bonus = rules[R_NO_TRICK_BONUS]
         for s in range(N_SEATS):
             deal_score[s] = points[s]
-            if (bonus == 1 and points[s] == 0) or (bonus == 2 and tricks[s] == 0):
+            if (bonus == NO_TRICK_BONUS_NO_POINTS and points[s] == 0) or (
+                bonus == NO_TRICK_BONUS_NO_TRICKS and tricks[s] == 0
+            ):
                 deal_score[s] -= 5
         if rules[R_OMNIBUS] and jack_taker >= 0:
             deal_score[jack_taker] -= 10
@@ -394,7 +412,7 @@ def score_ends_game(rules, high: int) -> bool:
     ``end_score`` (``end_when=reached``) or above it (``end_when=exceeded``).
     ``no_draw`` and ``max_deals`` are :func:`game_end`'s.
     """
-    if rules[R_END_WHEN] == 1:
+    if rules[R_END_WHEN] == END_WHEN_EXCEEDED:
         return high > rules[R_END_SCORE]
     return high >= rules[R_END_SCORE]
 

@@ -16,9 +16,29 @@ Design notes
 from __future__ import annotations
 
 from hsim._jit import kernel
+from hsim.cards import (  # noqa: F401  (re-exported, as the strategies use them)
+    AH_BIT,
+    FULL_DECK,
+    HEARTS_MASK,
+    JACK_RANK,
+    KH_BIT,
+    KING_HEARTS,
+    KING_RANK,
+    QUEEN_RANK,
+    SUIT_MASK,
+    TWO_CLUBS,
+    TWOS,
+)
 from hsim.engine.bits import highest_card, lowest_card, popcount
-from hsim.engine.hearts import ALL_CARDS, HEARTS_MASK, SUIT_MASK, TWO_CLUBS
-from hsim.engine.layout import KIND_NAMES  # noqa: F401  (re-exported with the codes)
+from hsim.engine.layout import (  # noqa: F401  (re-exported with the codes)
+    HEART_LEAD_BAN_EVERY_HEART,
+    HEART_LEAD_BAN_KING_OF_HEARTS,
+    KIND_NAMES,
+    LOTTERY_LEADER_DEALER,
+    LOTTERY_LEADER_DEALER_LEFT,
+    TRUMP_CHOOSER_DEALER,
+    TRUMP_CHOOSER_DEALER_LEFT,
+)
 
 # Deal kinds (B1). The first six are the penalty deals B2.1-B2.6 in order.
 KIND_TRICKS = 0
@@ -32,24 +52,13 @@ KIND_TRUMP = 7
 KIND_LOTTERY = 8
 N_PENALTY_KINDS = 6  # B2.1-B2.6, always played
 
-# Option codes.
-LOTTERY_LEADER_DEALER = 0  # docs/rules.md B4: the dealer leads by default
-LOTTERY_LEADER_DEALER_LEFT = 1
-TRUMP_CHOOSER_DEALER_LEFT = 0  # B3 default
-TRUMP_CHOOSER_DEALER = 1
 NO_TRUMP = -1  # trump suit of a deal without trumps (penalty deals, allow_no_trump)
-HEART_LEAD_BAN_EVERY_HEART = 0  # B2 default: no heart lead while holding another suit
-HEART_LEAD_BAN_KING = 1  # only the KH may not be led while holding another card
+# The B2-B4 option codes (LOTTERY_LEADER_*, TRUMP_CHOOSER_*, HEART_LEAD_BAN_*) come from
+# hsim.engine.layout, derived from the rules' allowed values.
+HEART_LEAD_BAN_KING = HEART_LEAD_BAN_KING_OF_HEARTS  # only the KH may not be led
 
-QUEEN_RANK = 10
-JACK_RANK = 9
-KING_RANK = 11
-KING_HEARTS = 3 * 13 + KING_RANK
-KH_BIT = 1 << KING_HEARTS
-AH_BIT = KH_BIT << 1
-RANK_ONE = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the four twos; << r gives rank r
-QUEENS_MASK = RANK_ONE << QUEEN_RANK
-MEN_MASK = (RANK_ONE << JACK_RANK) | (RANK_ONE << KING_RANK)
+QUEENS_MASK = TWOS << QUEEN_RANK
+MEN_MASK = (TWOS << JACK_RANK) | (TWOS << KING_RANK)
 
 # B2 points per item, indexed [n_players - 3]: (3 players, 4 players).
 PTS_TRICK = (-15, -20)
@@ -71,8 +80,8 @@ LOTTERY_SECOND = (485, 500)
 def deck_mask(n_players: int) -> int:
     """Return the mask of the deck for ``n_players`` (3 or 4): 52 cards, 3 players no 2C (B1)."""
     if n_players == 3:
-        return ALL_CARDS & ~(1 << TWO_CLUBS)
-    return ALL_CARDS
+        return FULL_DECK & ~(1 << TWO_CLUBS)
+    return FULL_DECK
 
 
 @kernel
@@ -339,7 +348,7 @@ def lottery_legal(hand: int, table: int, start_rank: int, n_players: int) -> int
     """
     if table == 0:
         if n_players == 3:
-            return hand & ~RANK_ONE
+            return hand & ~TWOS
         return hand
     legal = 0
     for suit in range(4):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from numba import njit, types
 
 from hsim._jit import kernel
-from hsim.engine.bits import popcount
+from hsim.engine.bits import lowest_card, popcount
 from hsim.engine.game import _fail, new_game
 from hsim.engine.hearts import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES, reset_deal
 from hsim.engine.kierki import (
@@ -181,10 +181,11 @@ def begin_kierki_deal(public, private, hidden, rngs, rules) -> None:
     dealer = dealer_of(k, n)
     deck = hidden[H_DECK : H_DECK + 52]
     size = 0
-    for c in range(52):
-        if (deck_mask(n) >> c) & 1:
-            deck[size] = c
-            size += 1
+    cards = deck_mask(n)
+    while cards:  # the deck in card order, the 2C left out for 3 players (B1)
+        deck[size] = lowest_card(cards)
+        cards &= cards - 1
+        size += 1
     for i in range(size - 1, 0, -1):  # Fisher-Yates
         j = below(rngs[0], i + 1)
         t = deck[i]

@@ -54,7 +54,7 @@ strategy (the deck order, pending passes, the phase, error details).
 
 from __future__ import annotations
 
-from hsim.rules import KIERKI_KINDS, RULE_NAMES
+from hsim.rules import KIERKI_KINDS, RULE_INDEX, RULE_NAMES, option_code
 
 MAX_SEATS = 4
 MAX_TRICKS = 17  # Kierki with three players deals 17 cards each
@@ -125,44 +125,69 @@ H_KIERKI = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
 H_TRUMP_CHOICE = H_KIERKI  # Kierki: the trump choice of this deal (0..3, TRUMP_NONE), else -1
 HIDDEN_LEN = H_KIERKI + 4
 
-# Rules vector indices (docs/rules.md parts A, B), in the order of hsim.rules.RULE_NAMES
-# (tests/test_rules.py checks that every field has its index here, in order).
-R_PASSING = 0  # 0 cycle, 1 none
-R_LEAD_ANY_CLUB = 1
-R_FIRST_TRICK_POINTS = 2  # 0 forbidden, 1 allowed
-R_FIRST_TRICK_ONLY_POINTS = 3  # 0 queen, 1 any
-R_HEARTS_MUST_BE_BROKEN = 4
-R_QUEEN_BREAKS_HEARTS = 5
-R_FIRST_TRICK_BREAKS_HEARTS = 6
-R_LEAD_HEARTS_INSTEAD_OF_QUEEN = 7
-R_QUEEN_WAITS = 8
-R_MOON = 9  # 0 classic, 1 new_moon
-R_NEW_MOON_ANY_SCORE = 10
-R_MOON_REQUIRES_JACK = 11
-R_OMNIBUS = 12
-R_JACK_IN_MOON_DEAL = 13
-R_NO_TRICK_BONUS = 14  # 0 off, 1 no_points, 2 no_tricks
-R_CLAMP_AT_ZERO = 15
-R_PERFECT_100 = 16
-R_END_SCORE = 17
-R_END_WHEN = 18  # 0 reached, 1 exceeded
-R_NO_DRAW = 19
-R_MAX_DEALS = 20
-R_GAME = 21  # 0 hearts, 1 kierki
-R_PLAYERS = 22
-R_REBEL = 23
-R_TRUMP_TRICK_VALUE = 24
-R_TRUMP_CHOOSER = 25  # 0 dealer_left, 1 dealer
-R_ALLOW_NO_TRUMP = 26
-R_MUST_TRUMP = 27
-R_LOTTERY_LEADER = 28  # 0 dealer, 1 dealer_left
-R_STOP_WHEN_NO_PENALTIES = 29
-R_KING_OF_HEARTS_FIRST_CHANCE = 30
-R_HEART_LEAD_BAN = 31  # 0 every_heart, 1 king_of_hearts
-assert RULE_NAMES[R_MAX_DEALS] == "max_deals"
-assert RULE_NAMES[R_HEART_LEAD_BAN] == "heart_lead_ban"
-assert len(RULE_NAMES) == 32 <= RULES_LEN
+# Rules vector indices (docs/rules.md parts A, B) and option codes, derived from the
+# fields of hsim.rules.Rules and their allowed values (RULE_INDEX, option_code), never
+# numbered by hand: reordering the fields or an option's values renumbers the engine
+# alike. They are plain ints at import, so numba compiles them in (and hsim._jit keys the
+# cache on rules.py too).
+R_PASSING = RULE_INDEX["passing"]
+R_LEAD_ANY_CLUB = RULE_INDEX["lead_any_club"]
+R_FIRST_TRICK_POINTS = RULE_INDEX["first_trick_points"]
+R_FIRST_TRICK_ONLY_POINTS = RULE_INDEX["first_trick_only_points"]
+R_HEARTS_MUST_BE_BROKEN = RULE_INDEX["hearts_must_be_broken"]
+R_QUEEN_BREAKS_HEARTS = RULE_INDEX["queen_breaks_hearts"]
+R_FIRST_TRICK_BREAKS_HEARTS = RULE_INDEX["first_trick_breaks_hearts"]
+R_LEAD_HEARTS_INSTEAD_OF_QUEEN = RULE_INDEX["lead_hearts_instead_of_queen"]
+R_QUEEN_WAITS = RULE_INDEX["queen_waits_for_broken_hearts"]
+R_MOON = RULE_INDEX["moon"]
+R_NEW_MOON_ANY_SCORE = RULE_INDEX["new_moon_any_score"]
+R_MOON_REQUIRES_JACK = RULE_INDEX["moon_requires_jack"]
+R_OMNIBUS = RULE_INDEX["omnibus"]
+R_JACK_IN_MOON_DEAL = RULE_INDEX["jack_in_moon_deal"]
+R_NO_TRICK_BONUS = RULE_INDEX["no_trick_bonus"]
+R_CLAMP_AT_ZERO = RULE_INDEX["clamp_at_zero"]
+R_PERFECT_100 = RULE_INDEX["perfect_100"]
+R_END_SCORE = RULE_INDEX["end_score"]
+R_END_WHEN = RULE_INDEX["end_when"]
+R_NO_DRAW = RULE_INDEX["no_draw"]
+R_MAX_DEALS = RULE_INDEX["max_deals"]
+R_GAME = RULE_INDEX["game"]
+R_PLAYERS = RULE_INDEX["players"]  # the number of seats itself, 3 or 4
+R_REBEL = RULE_INDEX["rebel"]
+R_TRUMP_TRICK_VALUE = RULE_INDEX["trump_trick_value"]  # resolved: Rules.trump_points
+R_TRUMP_CHOOSER = RULE_INDEX["trump_chooser"]
+R_ALLOW_NO_TRUMP = RULE_INDEX["allow_no_trump"]
+R_MUST_TRUMP = RULE_INDEX["must_trump"]
+R_LOTTERY_LEADER = RULE_INDEX["lottery_leader"]
+R_STOP_WHEN_NO_PENALTIES = RULE_INDEX["stop_when_no_penalties"]
+R_KING_OF_HEARTS_FIRST_CHANCE = RULE_INDEX["king_of_hearts_first_chance"]
+R_HEART_LEAD_BAN = RULE_INDEX["heart_lead_ban"]
+assert len(RULE_NAMES) <= RULES_LEN
 assert X_SCORES == RULES_LEN
+
+# Option codes: the value of an enumerated option as the rules vector holds it, named
+# <OPTION>_<VALUE> (switches are 0/1 and counts the number, with no names).
+PASSING_CYCLE = option_code("passing", "cycle")
+PASSING_NONE = option_code("passing", "none")
+FIRST_TRICK_POINTS_FORBIDDEN = option_code("first_trick_points", "forbidden")
+FIRST_TRICK_POINTS_ALLOWED = option_code("first_trick_points", "allowed")
+FIRST_TRICK_ONLY_POINTS_QUEEN = option_code("first_trick_only_points", "queen")
+FIRST_TRICK_ONLY_POINTS_ANY = option_code("first_trick_only_points", "any")
+MOON_CLASSIC = option_code("moon", "classic")
+MOON_NEW_MOON = option_code("moon", "new_moon")
+NO_TRICK_BONUS_OFF = option_code("no_trick_bonus", "off")
+NO_TRICK_BONUS_NO_POINTS = option_code("no_trick_bonus", "no_points")
+NO_TRICK_BONUS_NO_TRICKS = option_code("no_trick_bonus", "no_tricks")
+END_WHEN_REACHED = option_code("end_when", "reached")
+END_WHEN_EXCEEDED = option_code("end_when", "exceeded")
+GAME_HEARTS = option_code("game", "hearts")
+GAME_KIERKI = option_code("game", "kierki")
+TRUMP_CHOOSER_DEALER_LEFT = option_code("trump_chooser", "dealer_left")
+TRUMP_CHOOSER_DEALER = option_code("trump_chooser", "dealer")
+LOTTERY_LEADER_DEALER = option_code("lottery_leader", "dealer")
+LOTTERY_LEADER_DEALER_LEFT = option_code("lottery_leader", "dealer_left")
+HEART_LEAD_BAN_EVERY_HEART = option_code("heart_lead_ban", "every_heart")
+HEART_LEAD_BAN_KING_OF_HEARTS = option_code("heart_lead_ban", "king_of_hearts")
 
 PASS_LEFT, PASS_RIGHT, PASS_ACROSS, PASS_HOLD = 0, 1, 2, 3
 PASS_DIRECTIONS = ("left", "right", "across", "hold")

@@ -6,6 +6,13 @@ lock when that process ends, however it ends (SIGKILL included), so a lock left 
 run is recognised as stale without guessing from pids; the file holds the owner's pid,
 host and start time, only to name it when a second run is refused.
 
+On a file system without ``flock`` (some network mounts answer ENOLCK or EOPNOTSUPP) the
+lock is instead the file ``RUN/.hsim.owner``, created exclusively (``O_EXCL``) and
+removed on release. A file left by a killed run is stale when it names a process of this
+host that is gone (its pid no longer runs, or runs a process started at another time);
+one naming another host cannot be checked from here, so it is refused with its path to
+delete once that run is known to be gone.
+
 :func:`claim_new` also checks where a new run may go (not inside another run folder,
 ``--overwrite`` not of the current directory or one of its parents) and, with
 ``overwrite``, empties the folder only after every check has passed.
@@ -28,9 +35,12 @@ from typing import Any
 from hsim.runner.manifest import JOURNAL, MANIFEST, now
 
 LOCK = ".hsim.lock"
+#: The lock where the file system has no flock (see the module docstring).
+OWNER = ".hsim.owner"
+_NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
 # What an hsim run folder may hold (and --overwrite may delete): its manifest, journal,
 # datasets and their temporary files.
-RUN_ENTRIES = {MANIFEST, f".{MANIFEST}.tmp", JOURNAL, "deals", "games", LOCK}
+RUN_ENTRIES = {MANIFEST, f".{MANIFEST}.tmp", JOURNAL, "deals", "games", LOCK, OWNER}
 
 
 class FolderError(Exception):
@@ -72,25 +82,148 @@ def owner_text(owner: dict[str, Any] | None) -> str:
 
 def read_owner(run_dir: Path) -> dict[str, Any] | None:
     """Return what the lock file of ``run_dir`` says about its owner, or None."""
+    for name in (LOCK, OWNER):
+        owner = _read_json(Path(run_dir) / name)
+        if owner:
+            return owner
+    return None
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        text = (Path(run_dir) / LOCK).read_text()
-        return json.loads(text) if text.strip() else None
+        text = path.read_text()
+        owner = json.loads(text) if text.strip() else None
+        return owner if isinstance(owner, dict) else None
     except (OSError, ValueError):
         return None
 
 
+def _flock(fd: int, operation: int) -> None:
+    """``fcntl.flock``, or OSError(EOPNOTSUPP) when a test asks for a file system without
+    it (``HSIM_TEST_NO_FLOCK=1``)."""
+    if os.environ.get("HSIM_TEST_NO_FLOCK") == "1":
+        raise OSError(errno.EOPNOTSUPP, "flock disabled for a test")
+    fcntl.flock(fd, operation)
+
+
+def _process_start(pid: int) -> str | None:
+    """Return the start time of process ``pid`` (clock ticks since boot, from /proc), or
+    None where it cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _owner_alive(owner: dict[str, Any]) -> bool | None:
+    """Return whether the process an owner file names still runs: True, False, or None
+    when that cannot be told from here (another host)."""
+    if owner.get("host") != socket.gethostname():
+        return None
+    pid = owner.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it runs, as another user
+    started = owner.get("process_start")
+    return not (started and _process_start(pid) not in (None, started))
+
+
+def _owner_record() -> bytes:
+    owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": now()}
+    started = _process_start(os.getpid())
+    if started:
+        owner["process_start"] = started
+    return (json.dumps(owner) + "\n").encode()
+
+
+def _claim_exclusive(run_dir: Path) -> FolderLock:
+    """Take the ``O_EXCL`` lock of ``run_dir`` (file systems without flock).
+
+    :raises FolderError: a live or unknown process owns the folder (the message names it).
+    """
+    path = run_dir / OWNER
+    for _ in range(200):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            owner = _read_json(path)
+            try:
+                age = time.time() - os.stat(path).st_mtime
+            except FileNotFoundError:
+                continue  # released meanwhile: try again
+            if owner is None and age < 5:  # being written by its owner
+                time.sleep(0.025)
+                continue
+            alive = _owner_alive(owner) if owner else False
+            if alive is False:
+                _remove_stale(run_dir, path)
+                continue
+            if alive is None:
+                raise FolderError(
+                    f"{run_dir} is in use by {owner_text(owner)}, which cannot be checked "
+                    f"from this host; if that run is gone, delete {path} and try again"
+                ) from None
+            raise FolderError(
+                f"{run_dir} is in use by {owner_text(owner)}; wait for it to finish or stop "
+                "it, or choose another folder"
+            ) from None
+        except OSError as exc:
+            raise FolderError(
+                f"cannot write {run_dir}: the lock file {path} cannot be created "
+                f"({exc.strerror or exc})"
+            ) from None
+        os.write(fd, _owner_record())
+        os.fsync(fd)
+        return FolderLock(path, fd)
+    raise FolderError(f"{run_dir}: could not take its lock {path}; try again")
+
+
+def _remove_stale(run_dir: Path, path: Path) -> None:
+    """Move a stale owner file out of the way. Two claimers may both find it stale: only
+    one rename succeeds, and a file that turns out to be a new owner's (its inode
+    changed between the look and the rename) is put back."""
+    try:
+        seen = os.stat(path).st_ino
+    except FileNotFoundError:
+        return
+    aside = run_dir / f".hsim.owner.stale-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return
+    if os.stat(aside).st_ino != seen:
+        with contextlib.suppress(OSError):
+            os.link(aside, path)  # fails if yet another owner has claimed meanwhile
+    with contextlib.suppress(OSError):
+        aside.unlink()
+
+
 def is_locked(run_dir: Path) -> bool:
-    """Return True when a live process holds the lock of ``run_dir``."""
+    """Return True when a live process holds the lock of ``run_dir`` (or, without flock,
+    its owner file names a process that runs or cannot be checked)."""
+    owner = _read_json(Path(run_dir) / OWNER)
+    if owner is not None and _owner_alive(owner) is not False:
+        return True
     path = Path(run_dir) / LOCK
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        _flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         return False
     except BlockingIOError:
         return True
+    except OSError as exc:
+        if exc.errno in _NO_FLOCK:
+            return False  # no flock here: the owner file above decides
+        raise
     finally:
         os.close(fd)
 
@@ -112,7 +245,7 @@ def claim(run_dir: Path) -> FolderLock:
                 f"({exc.strerror or exc})"
             ) from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             owner = None
@@ -127,11 +260,8 @@ def claim(run_dir: Path) -> FolderLock:
             ) from None
         except OSError as exc:
             os.close(fd)
-            if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP):
-                raise FolderError(
-                    f"{run_dir}: this file system does not support locks; choose a local "
-                    "--out folder"
-                ) from None
+            if exc.errno in _NO_FLOCK:  # the owner file is the lock on this file system
+                return _claim_exclusive(run_dir)
             raise
         try:  # the previous owner may have removed the file between our open and lock
             if os.stat(path).st_ino == os.fstat(fd).st_ino:
@@ -139,9 +269,8 @@ def claim(run_dir: Path) -> FolderLock:
         except FileNotFoundError:
             pass
         os.close(fd)
-    owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": now()}
     os.ftruncate(fd, 0)
-    os.pwrite(fd, (json.dumps(owner) + "\n").encode(), 0)
+    os.pwrite(fd, _owner_record(), 0)
     return FolderLock(path, fd)
 
 
@@ -160,7 +289,7 @@ def _fresh(run_dir: Path) -> bool:
     killed before it wrote its manifest).
     """
     for entry in run_dir.iterdir():
-        if entry.name == LOCK:
+        if entry.name in (LOCK, OWNER):
             continue
         if entry.name in ("deals", "games") and entry.is_dir() and not any(entry.iterdir()):
             continue
@@ -235,7 +364,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 "is not an hsim run folder; choose another --out"
             )
         for entry in run_dir.iterdir():  # every check passed: delete last
-            if entry.name == LOCK:
+            if entry.name in (LOCK, OWNER):
                 continue
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry)
@@ -245,7 +374,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
     except BaseException:
         if created:  # ours and still locked by us: nothing of anyone else's is in it
             for entry in run_dir.iterdir():
-                if entry.name != LOCK:
+                if entry.name not in (LOCK, OWNER):
                     shutil.rmtree(entry, ignore_errors=True)
         lock.release()
         if created:
