@@ -50,6 +50,7 @@ from hsim.engine.layout import (
     MAX_EXTRA,
     PH_DEAL_START,
     PH_GAME_OVER,
+    PLAY_SLOTS,
     PRIVATE_LEN,
     PUBLIC_LEN,
     ST_ERR_MOON,
@@ -181,21 +182,38 @@ def _invalid_answer(players, state, seed) -> StrategyError:
     return _error(players, state, seed, f"returned {ERROR_NAMES[code]}: {detail}")
 
 
-def _buffers(n_games: int, rules: Rules, scorings=()) -> tuple[np.ndarray, np.ndarray]:
+def _buffers(
+    n_games: int, rules: Rules, scorings=(), plays: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     # about 16 deals a game is generous for end_score 100; the loop refills if not.
+    cols = DEAL_COLS + (PLAY_SLOTS if plays else 0)
     most = max([rules.max_deals] + [r.max_deals for r in scorings])
     if rules.is_kierki:  # a fixed number of deals (docs/rules.md B1)
         most = n_deals(rules.players, int(rules.rebel))
         return (
-            np.zeros((rules.players * most * min(n_games, 4096), DEAL_COLS), np.int64),
+            np.zeros((rules.players * most * min(n_games, 4096), cols), np.int64),
             np.zeros((rules.players * min(n_games, 4096), GAME_COLS), np.int64),
         )
     deal_rows = N_SEATS * (min(n_games, 4096) * 16 + most)
     game_rows = N_SEATS * (1 + len(scorings)) * min(n_games, 4096)
     return (
-        np.zeros((deal_rows, DEAL_COLS), np.int64),
+        np.zeros((deal_rows, cols), np.int64),
         np.zeros((game_rows, GAME_COLS), np.int64),
     )
+
+
+#: Buffers kept between :func:`play_range` calls with ``reuse`` (one process plays one
+#: chunk at a time): a chunk then allocates (and page-faults) nothing but its results.
+_KEPT: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _kept_buffers(n_games: int, rules: Rules, scorings=(), plays: bool = False):
+    key = (min(n_games, 4096), rules.is_kierki, rules.players, rules.rebel, plays,
+           max([rules.max_deals] + [r.max_deals for r in scorings]), len(scorings))  # fmt: skip
+    if key not in _KEPT:
+        _KEPT.clear()  # one shape at a time: a process plays one run
+        _KEPT[key] = _buffers(n_games, rules, scorings, plays)
+    return _KEPT[key]
 
 
 def set_scorings(state: GameState, scorings=()) -> None:
@@ -222,6 +240,8 @@ def play_range(
     scorings: tuple[Rules, ...] = (),
     decision_timeout: float | None = None,
     responsive: bool = False,
+    plays: bool = False,
+    reuse: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play games ``first .. stop-1`` of run ``seed``; return (deal rows, game rows).
 
@@ -232,6 +252,10 @@ def play_range(
     limit; compiled strategies are not timed: they cannot block in Python). responsive:
     return to Python about every ``RESPONSIVE_CALL_S`` seconds (a run played in its main
     process, so that SIGINT and SIGTERM act at once); the records do not change.
+    plays: the deal rows also get the plays columns (int64[rows, DEAL_COLS +
+    PLAY_SLOTS]: each deal's order of play, :mod:`hsim.engine.plays`). reuse: play into
+    buffers kept for the next call (the runner's chunks); the rows returned may then be
+    views of them, valid until the next ``reuse`` call in this process.
 
     :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
         gave a pass, card or moon choice the rules do not allow; the message names the
@@ -240,7 +264,9 @@ def play_range(
         converted).
     """
     if any(p.kind == "python" for p in players):
-        return _play_range_python(rules, players, seed, first, stop, scorings, decision_timeout)
+        return _play_range_python(
+            rules, players, seed, first, stop, scorings, decision_timeout, plays
+        )
     rules_arr = rules.to_array()
     seats = players + players[:1] * (N_SEATS - len(players))  # 3-player Kierki: seat 3 idle
     pass_fns = tuple(p.compiled.pass_cards for p in seats)
@@ -259,7 +285,10 @@ def play_range(
         loop = play_games
     state = GameState()
     set_scorings(state, scorings)
-    deal_out, game_out = _buffers(stop - first, rules, scorings)
+    if reuse:
+        deal_out, game_out = _kept_buffers(stop - first, rules, scorings, plays)
+    else:
+        deal_out, game_out = _buffers(stop - first, rules, scorings, plays)
     deals, games = [], []
     run_seed = seed_to_u64(seed)
     game = first
@@ -291,13 +320,17 @@ def play_range(
             raise _error(players, state, seed, describe(exc)) from _cause(exc)
         if state.hidden[H_ERROR_CODE]:
             raise _invalid_answer(players, state, seed)
-        deals.append(deal_out[: state.hidden[H_DEAL_ROWS]].copy())
-        games.append(game_out[: state.hidden[H_GAME_ROWS]].copy())
         game += done
+        deal_rows = deal_out[: state.hidden[H_DEAL_ROWS]]
+        game_rows = game_out[: state.hidden[H_GAME_ROWS]]
+        if not (reuse and game >= stop and not deals):  # else: one call, returned as views
+            deal_rows, game_rows = deal_rows.copy(), game_rows.copy()
+        deals.append(deal_rows)
+        games.append(game_rows)
         if responsive:
             per_game = max(time.perf_counter() - t0, 1e-6) / max(done, 1)
             at_once = max(1, min(1 << 20, int(RESPONSIVE_CALL_S / per_game)))
-    return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)
+    return _concat(deals, deal_out.shape[1]), _concat(games, GAME_COLS)
 
 
 def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:
@@ -404,6 +437,7 @@ class PythonDriver:
         state: GameState | None = None,
         scorings: tuple[Rules, ...] = (),
         decision_timeout: float | None = None,
+        plays: bool = False,
     ) -> None:
         self.rules = rules
         self.timer = _DecisionTimer(decision_timeout)
@@ -415,7 +449,7 @@ class PythonDriver:
         if state is None:
             set_scorings(self.state, scorings)
         self.seats = [_Seat(p, s, self.state, rules) for s, p in enumerate(players)]
-        self.deal_out, self.game_out = _buffers(1, rules, scorings)
+        self.deal_out, self.game_out = _buffers(1, rules, scorings, plays)
         if rules.is_kierki:
             self._new_game, self._next = new_kierki_game, next_kierki_decision
             self._legal, self._submit_play = kierki_legal, submit_kierki_play
@@ -568,9 +602,11 @@ class PythonDriver:
         return self.deal_out[: h[H_DEAL_ROWS]].copy(), self.game_out[: h[H_GAME_ROWS]].copy()
 
 
-def _play_range_python(rules, players, seed, first, stop, scorings=(), decision_timeout=None):
+def _play_range_python(
+    rules, players, seed, first, stop, scorings=(), decision_timeout=None, plays=False
+):
     driver = PythonDriver(
-        rules, players, seed, scorings=scorings, decision_timeout=decision_timeout
+        rules, players, seed, scorings=scorings, decision_timeout=decision_timeout, plays=plays
     )
     deals, games = [], []
     driver.timer.install()
@@ -581,4 +617,4 @@ def _play_range_python(rules, players, seed, first, stop, scorings=(), decision_
             games.append(g)
     finally:
         driver.timer.uninstall()
-    return _concat(deals, DEAL_COLS), _concat(games, GAME_COLS)
+    return _concat(deals, driver.deal_out.shape[1]), _concat(games, GAME_COLS)

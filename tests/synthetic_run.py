@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hsim.rules import Rules, canonical
+from hsim.runner.columns import plain_strings
 from hsim.runner.sink import DEALS_SCHEMA, GAMES_SCHEMA, _labels, part_name
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
@@ -131,7 +132,7 @@ def _write_part(path: Path, first: int, n: int, deals: int, a: dict) -> None:
         "trump_chooser": nulls8,
         "lottery_place": nulls8,
     }
-    pq.write_table(pa.table(cols, schema=DEALS_SCHEMA), path / "deals" / part_name(first))
+    pq.write_table(_schema4(cols, DEALS_SCHEMA), path / "deals" / part_name(first))
     final = a["score"][:, -1, :]
     place = 1 + (final[:, None, :] < final[:, :, None]).sum(axis=2)
     g = np.repeat(np.arange(first, first + n, dtype=np.int64), 4)
@@ -150,4 +151,12 @@ def _write_part(path: Path, first: int, n: int, deals: int, a: dict) -> None:
         "deals": np.full(len(g), deals, np.int16),
         "ended_by": _labels(np.zeros(len(g), np.int64), ["end_score"]),
     }
-    pq.write_table(pa.table(games, schema=GAMES_SCHEMA), path / "games" / part_name(first))
+    pq.write_table(_schema4(games, GAMES_SCHEMA), path / "games" / part_name(first))
+
+
+def _schema4(cols: dict, schema: pa.Schema) -> pa.Table:
+    """Return ``cols`` as a table of schema version 4 (strings plain, not dictionaries):
+    the synthetic run stands for a run written before schema 5, which hsim still reads."""
+    plain = {k: v.cast(pa.string()) if isinstance(v, pa.DictionaryArray) else v
+             for k, v in cols.items()}  # fmt: skip
+    return pa.table(plain, schema=plain_strings(schema))

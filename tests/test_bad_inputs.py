@@ -2,7 +2,8 @@
 traceback, nothing written and nothing already there changed.
 
 Each row of ``CASES`` is (id, argv, exit code, words the message must hold). The argv may
-name ``{RUN}`` (a complete run folder), ``{PYRUN}`` (a run of a plain-Python strategy
+name ``{RUN}`` (a complete run folder), ``{GAMESRUN}`` (one recorded with ``--record
+games``), ``{PYRUN}`` (a run of a plain-Python strategy
 file), ``{BOTS}`` (a file of misbehaving strategies), ``{EXITS}`` (a file that calls
 ``sys.exit()`` when imported), ``{DAMAGED:kind}`` (a copy of ``{RUN}`` damaged as
 ``DAMAGES[kind]`` says) and ``{FILE}`` (a plain file in the way of a folder). Every case
@@ -122,6 +123,8 @@ DAMAGES = {
     "players-text": lambda m: {**m, "players": "random"},
     "preset-unknown": lambda m: {**m, "rules": {**m["rules"], "preset": "poker"}},
     "a-list": lambda m: [m],
+    "record-unknown": lambda m: {**m, "record": "cards"},
+    "schema-newer": lambda m: {**m, "schema_version": 99},
     "truncated": "TRUNCATE",
     "not-json": "this is not JSON\n",
     "no-manifest": "DELETE",
@@ -150,6 +153,10 @@ CASES = [
     _case("t-chunk-0", [*T, "--players", R4, "--chunk-size", "0"], 2, "--chunk-size"),
     _case("t-chunk-huge", [*T, "--players", R4, "--chunk-size", "10000000"], 2,
           "--chunk-size", "1..50000"),
+    _case("t-record-unknown", [*T, "--players", R4, "--record", "cards"], 2, "--record",
+          "games", "plays"),
+    _case("t-record-plays-chunk", [*T, "--players", R4, "--record", "plays", "--chunk-size",
+          "20000"], 2, "--chunk-size", "1..10000"),
     _case("t-workers-0", [*T, "--players", R4, "--workers", "0"], 2, "--workers"),
     _case("t-workers-huge", [*T, "--players", R4, "--workers", "100000"], 2,
           "--workers", "1..1024"),
@@ -294,6 +301,13 @@ CASES = [
     _case("r-run-and-players", ["replay", "{RUN}", "--game", "0", "--players", R4], 2,
           "drop --rules"),
     _case("r-not-a-run", ["replay", ".", "--game", "0"], 1, "not an hsim run folder"),
+    _case("r-games-only", ["replay", "{GAMESRUN}", "--game", "0"], 1, "--record games",
+          "no deals dataset", "--record deals"),
+    _case("rep-games-only", ["report", "{GAMESRUN}"], 1, "--record games", "no deals"),
+    _case("r-record-unknown", ["replay", "{DAMAGED:record-unknown}", "--game", "0"], 1,
+          "'record'", "cards"),
+    _case("rep-schema-newer", ["report", "{DAMAGED:schema-newer}"], 1, "schema_version",
+          "newer hsim"),
     *[
         _case(f"r-{kind}", ["replay", f"{{DAMAGED:{kind}}}", "--game", "0"], 1, *words)
         for kind, words in [
@@ -395,6 +409,9 @@ def workspace(tmp_path_factory):
     run = root / "run"
     rules = make_rules("classic")
     run_tournament(RunConfig(rules, ("random",) * 4, games=4, seed=3), run, progress=False)
+    games_run = root / "games-run"
+    config = RunConfig(rules, ("random",) * 4, games=4, seed=3, record="games")
+    run_tournament(config, games_run, progress=False)
     pyrun = root / "pyrun"
     cwd = os.getcwd()
     os.chdir(root)  # the run records the strategy file relative to itself
@@ -405,6 +422,7 @@ def workspace(tmp_path_factory):
         os.chdir(cwd)
     manifest = json.loads((run / "run.json").read_text())
     values = {"RUN": str(run), "PYRUN": str(pyrun), "BOTS": str(bots), "EXITS": str(exits)}
+    values["GAMESRUN"] = str(games_run)
     for kind, damage in DAMAGES.items():
         folder = root / f"damaged-{kind}"
         shutil.copytree(run, folder)

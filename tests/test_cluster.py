@@ -49,8 +49,8 @@ def _config(**kw) -> RunConfig:
     return RunConfig(**kw)
 
 
-def _assert_same_datasets(a: Path, b: Path) -> None:
-    for dataset in ("deals", "games"):
+def _assert_same_datasets(a: Path, b: Path, datasets=("deals", "games")) -> None:
+    for dataset in datasets:
         left, right = pd.read_parquet(a / dataset), pd.read_parquet(b / dataset)
         assert len(left) > 0
         pd.testing.assert_frame_equal(left, right)
@@ -140,6 +140,18 @@ def test_kierki_on_the_cluster_equals_the_local_pool(cluster, tmp_path):
     run_tournament(config, tmp_path / "pool", workers=1, progress=False)
     run_tournament(config, tmp_path / "dask", progress=False, cluster=cluster)
     _assert_same_datasets(tmp_path / "pool", tmp_path / "dask")
+
+
+@pytest.mark.parametrize("record", ["games", "plays"])
+def test_each_record_mode_on_the_cluster_equals_the_local_pool(cluster, tmp_path, record):
+    config = _config(games=6, chunk_size=2, duplicate=True, record=record)
+    run_tournament(config, tmp_path / "pool", workers=1, progress=False)
+    run_tournament(config, tmp_path / "dask", progress=False, cluster=cluster)
+    datasets = config.datasets
+    _assert_same_datasets(tmp_path / "pool", tmp_path / "dask", datasets)
+    written = sorted(p.name for p in (tmp_path / "dask").iterdir() if p.is_dir())
+    assert written == sorted(datasets)
+    assert pd.read_json(tmp_path / "dask" / "run.json", typ="series")["record"] == record
 
 
 def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
@@ -347,7 +359,9 @@ def test_a_cluster_run_killed_is_resumed_on_the_cluster(cluster, tmp_path):
 
     from hsim.runner.resume import resume_run
 
-    slow = f"{TESTS}/bots/python_bots.py:PyRandom(delay=0.0005)"
+    # Slow enough (~0.4 s a game) that the kill lands while most chunks are still to play,
+    # even on a loaded machine.
+    slow = f"{TESTS}/bots/python_bots.py:PyRandom(delay=0.003)"
     players = ("random", slow, "random", "lowcard")
     out = tmp_path / "dask"
     cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players", ",".join(players)]

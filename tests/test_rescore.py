@@ -17,7 +17,9 @@ def facts(deals: pd.DataFrame):
     n = len(d) // 4
     jack_rows = d.jack_diamonds.to_numpy().reshape(n, 4)
     jack = np.where(jack_rows.any(axis=1), jack_rows.argmax(axis=1), -1)
-    codes = d.moon_choice.map({"add": 1, "subtract": 2}).fillna(0).to_numpy(np.int64)
+    # astype(object): moon_choice is a categorical (schema 5), whose map cannot be filled.
+    codes = d.moon_choice.astype(object).map({"add": 1, "subtract": 2}).fillna(0)
+    codes = codes.to_numpy(np.int64)
     return (
         d.game.to_numpy()[::4],
         d.points.to_numpy().reshape(n, 4),

@@ -66,7 +66,7 @@ def test_manifest_describes_the_run(tmp_path):
     assert m["rules"]["string"] == "classic(omnibus=true,end_score=50)"
     assert m["rules"]["options"]["omnibus"] is True
     assert [p["spec"] for p in m["players"]] == list(PLAYERS)
-    assert m["seed"] == 7 and m["schema_version"] == SCHEMA_VERSION == 4 and m["seed_scheme"] == 1
+    assert m["seed"] == 7 and m["schema_version"] == SCHEMA_VERSION == 5 and m["seed_scheme"] == 1
     assert {"hsim", "numba", "numpy", "pyarrow", "hsim_git"} <= set(m["versions"])
     assert result.summary[1]["strategy"] == "lowcard"
     games = _read(tmp_path / "a", "games")
@@ -250,3 +250,27 @@ def test_kierki_runs_are_identical_for_any_workers_and_duplicate_seats_rotate(
     assert a["pass_direction"].isna().all()
     m = json.loads((tmp_path / "a" / "run.json").read_text())
     assert m["rules"]["options"]["players"] == n and m["rules"]["string"] == preset
+
+
+def test_the_pool_starts_before_the_first_game_is_played(monkeypatch):
+    # Workers start (spawn, imports, cache load) while the parent plays its check game.
+    from hsim.runner import run as runner
+    from hsim.runner.pool import stop_executor
+
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=4, seed=1)
+    assert runner.start_pool(config, 1) is None  # one worker: the run plays in-process
+    seen = []
+    real = runner.play_range
+
+    def play_range(*args, **kwargs):
+        seen.append(len(pool[0]._processes) if pool else 0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "play_range", play_range)
+    pool: list = []
+    runner.check_config(config, 2, pool)
+    try:
+        assert len(pool) == 1 and seen == [2]  # both workers spawned before the game
+        assert pool[0].submit(sum, (1, 2)).result(timeout=60) == 3
+    finally:
+        stop_executor(pool[0], kill=True)

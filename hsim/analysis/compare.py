@@ -290,7 +290,8 @@ def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int
     both = base_deals[keys + cols].merge(deals[keys + cols], on=keys, suffixes=("_a", "_b"))
     differs = np.zeros(len(both), bool)
     for c in cols:
-        a, b = both[f"{c}_a"], both[f"{c}_b"]
+        # As objects: categoricals of two runs compare only with the same categories.
+        a, b = both[f"{c}_a"].astype(object), both[f"{c}_b"].astype(object)
         same = (a == b).fillna(False).to_numpy(bool) | (a.isna() & b.isna()).to_numpy(bool)
         differs |= ~same
     per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()])

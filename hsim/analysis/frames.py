@@ -316,7 +316,10 @@ def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
     jack = np.where(jack_rows.any(axis=1), jack_rows.argmax(axis=1), -1)
     choice = np.zeros(n, np.int64)
     if played is not None and played.moon == "new_moon" and n:
-        codes = d["moon_choice"].map(_CHOICE_CODES).fillna(0).to_numpy(np.int64)
+        # astype(object): a categorical column (schema 5) maps to a categorical, which
+        # cannot take the fill value.
+        codes = d["moon_choice"].astype(object).map(_CHOICE_CODES).fillna(0)
+        codes = codes.to_numpy(np.int64)
         codes = codes.reshape(n, N_SEATS)
         score = d["score"].to_numpy(np.int64).reshape(n, N_SEATS)
         before = np.zeros_like(score)

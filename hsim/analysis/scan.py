@@ -75,7 +75,8 @@ def open_run(run_dir) -> RunFolder:
 
     :raises RunFolderError: no ``run.json`` (not a run folder), a ``run.json`` that is
         not JSON or has a bad field (:func:`hsim.runner.validate.load_manifest`), no
-        ``deals`` or ``games`` dataset, or a part file that is not readable Parquet.
+        ``deals`` or ``games`` dataset (a run recorded with ``--record games`` is refused,
+        saying so), or a part file that is not readable Parquet.
     """
     from hsim.runner.validate import load_manifest
 
@@ -87,6 +88,11 @@ def open_run(run_dir) -> RunFolder:
     files: dict[str, list[Path]] = {}
     schemas: dict[str, pa.Schema | None] = {}
     rows: dict[str, int] = {}
+    from hsim.runner.verify import without_deals
+
+    reason = without_deals(path, manifest)
+    if reason:
+        raise RunFolderError(reason)
     for name in DATASETS:
         folder = path / name
         if not folder.is_dir():

@@ -88,6 +88,14 @@ decision_timeout_option = click.option(
     help="Play every game once per rotation of the players over the seats, with "
     "the same deals, so card luck cancels (--games counts boards).",
 )
+@click.option(
+    "--record",
+    type=click.Choice(["games", "deals", "plays"]),
+    default="deals",
+    show_default=True,
+    help="What to write: games (the games dataset only), deals (also one row per seat "
+    "per deal) or plays (also one row per card played).",
+)
 @retries_option
 @decision_timeout_option
 @click.option(
@@ -108,6 +116,7 @@ def tournament(
     overwrite,
     score_also,
     duplicate,
+    record,
     retries,
     decision_timeout,
     progress,
@@ -153,6 +162,7 @@ def tournament(
         duplicate=duplicate,
         score_also=scorings,
         decision_timeout=decision_timeout,
+        record=record,
     )
     workers_default = default_workers(games * config.rotations)
     try:

@@ -118,6 +118,7 @@ from hsim.engine.layout import (
     X_ENDED,
     X_SCORES,
 )
+from hsim.engine.plays import write_plays
 from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
 from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
 
@@ -220,6 +221,7 @@ def write_deal_rows(public, private, hidden, deal_score, scores, outcome, shoote
         r[D_AFTER_END] = hidden[H_BASE_OVER]
         for c in range(D_KIND, DEAL_COLS):  # Kierki's columns
             r[c] = -1
+    write_plays(public, deal_out, row, N_SEATS)  # with --record plays only
     hidden[H_DEAL_ROWS] = row + N_SEATS
 
 

@@ -138,6 +138,7 @@ from hsim.engine.layout import (
     V_PASSED,
     V_RECEIVED,
 )
+from hsim.engine.plays import write_plays
 from hsim.engine.signatures import PLAY_FN, TRUMP_FN
 from hsim.rng import below
 
@@ -385,6 +386,7 @@ def write_kierki_rows(public, private, hidden, deal_out) -> None:
         r[D_TRUMP] = hidden[H_TRUMP_CHOICE]
         r[D_TRUMP_CHOOSER] = public[P_TRUMP_CHOOSER]
         r[D_LOTTERY_PLACE] = public[P_OUT + s]
+    write_plays(public, deal_out, row, n)  # with --record plays only
     hidden[H_DEAL_ROWS] = row + n
 
 

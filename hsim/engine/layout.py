@@ -232,6 +232,9 @@ D_AFTER_END = 16  # 1: dealt after the base game ended, for other scorings only
 # trump deal), the seat that chose it, lottery place (1, 2; 0 none).
 D_KIND, D_DEALER, D_TRUMP, D_TRUMP_CHOOSER, D_LOTTERY_PLACE = range(17, 22)
 DEAL_COLS = 22
+# --record plays: deal rows get PLAY_SLOTS more columns, the deal's plays in order
+# (hsim.engine.plays); 17 slots a row hold the 52 plays of 4 rows and 51 of 3.
+PLAY_SLOTS = 17
 
 # game rows (one per seat per game).
 G_GAME, G_SEAT, G_SCORE, G_PLACE, G_WINNER, G_DEALS, G_ENDED_BY = range(7)

@@ -40,7 +40,7 @@ OWNER = ".hsim.owner"
 _NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
 # What an hsim run folder may hold (and --overwrite may delete): its manifest, journal,
 # datasets and their temporary files.
-RUN_ENTRIES = {MANIFEST, f".{MANIFEST}.tmp", JOURNAL, "deals", "games", LOCK, OWNER}
+RUN_ENTRIES = {MANIFEST, f".{MANIFEST}.tmp", JOURNAL, "deals", "games", "plays", LOCK, OWNER}
 
 
 class FolderError(Exception):

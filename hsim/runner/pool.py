@@ -73,7 +73,7 @@ def die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="hsim-parent-watch", daemon=True).start()
 
 
-def _init_worker(parent_pid: int) -> None:
+def _init_worker(parent_pid: int, warm: tuple | None = None) -> None:
     # The parent handles SIGINT and SIGTERM (it stops the run and kills the workers).
     # The signals were blocked while this process was spawned, so a Ctrl-C during its
     # start-up waits here and is then dropped, instead of a traceback per worker.
@@ -81,6 +81,11 @@ def _init_worker(parent_pid: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     die_with_parent(parent_pid)
+    if warm is not None:
+        fn, args = warm
+        # A failure is left for the first chunk to raise again, with its message.
+        with contextlib.suppress(Exception):
+            fn(*args)
 
 
 @contextlib.contextmanager
@@ -99,17 +104,26 @@ def signals_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def process_pool(workers: int) -> ProcessPoolExecutor:
+def process_pool(workers: int, warm: tuple | None = None) -> ProcessPoolExecutor:
     """Return a spawn-context process pool of ``workers`` processes that ignore SIGINT
     and die with this process (see :func:`die_with_parent`).
+
+    warm: ``(fn, args)`` each worker calls as it starts (loading the players and their
+    compiled code, say; an exception is left for the first task to raise again); with it
+    every worker is started now, so that they start in parallel with the caller's own
+    work (a spawn pool otherwise starts a worker per task submitted).
     """
     with signals_blocked():
-        return ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             workers,
             mp_context=get_context("spawn"),
             initializer=_init_worker,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), warm),
         )
+        if warm is not None:
+            for _ in range(workers):  # each submit to a pool without an idle worker spawns one
+                pool.submit(os.getpid)
+    return pool
 
 
 def stop_executor(executor: Executor, kill: bool = False) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from hsim.rules import Rules, RulesError, parse_rules
 from hsim.runner import run as runner
+from hsim.runner.columns import DEFAULT_RECORD, SCHEMA_VERSION
 from hsim.runner.lock import FolderError, FolderLock, claim
 from hsim.runner.manifest import (
     JOURNAL,
@@ -33,7 +34,13 @@ from hsim.runner.manifest import (
 )
 from hsim.runner.pool import DEFAULT_RETRIES
 from hsim.runner.run import RunConfig, RunError, RunResult
-from hsim.runner.sink import DATASETS, file_sha256, remove_temporary, remove_unlisted
+from hsim.runner.sink import (
+    DATASETS,
+    datasets_of,
+    file_sha256,
+    remove_temporary,
+    remove_unlisted,
+)
 
 RESUMABLE = ("interrupted", "failed", "running", "complete")
 
@@ -63,6 +70,7 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path) -> RunConfig:
             duplicate=bool(manifest.get("duplicate")),
             score_also=score_also,
             decision_timeout=manifest.get("decision_timeout", runner.DEFAULT_DECISION_TIMEOUT),
+            record=datasets_record(manifest),
         )
     except (KeyError, TypeError, AttributeError, RulesError, ValueError) as exc:
         what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
@@ -72,6 +80,16 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path) -> RunConfig:
     if config.chunk_size is None or config.chunk_size < 1 or config.games < 1:
         raise RunError("run.json cannot be resumed: its chunk_size or games is not positive")
     return config
+
+
+def datasets_record(manifest: dict[str, Any]) -> str:
+    """Return the ``--record`` mode of a run's manifest (``deals`` when it has none: a run
+    written before the option existed).
+
+    :raises ValueError: an unknown mode.
+    """
+    datasets_of(manifest)  # checks the mode
+    return manifest.get("record", DEFAULT_RECORD)
 
 
 def _int(manifest: dict[str, Any], key: str) -> int:
@@ -107,11 +125,11 @@ def _spec_from_run(spec: str, manifest: dict[str, Any], run_dir: Path) -> str:
     return spec_from_run(spec, Path(cwd) if isinstance(cwd, str) else Path(run_dir))
 
 
-def intact(run_dir: Path, entry: dict[str, Any]) -> bool:
-    """Return True when both parts of journal ``entry`` exist with their recorded size
-    and sha256.
+def intact(run_dir: Path, entry: dict[str, Any], datasets: tuple[str, ...] = DATASETS) -> bool:
+    """Return True when every part (one per dataset of ``datasets``, the run's) of
+    journal ``entry`` exists with its recorded size and sha256.
     """
-    for dataset in DATASETS:
+    for dataset in datasets:
         part = entry.get(dataset)
         if not isinstance(part, dict):
             return False
@@ -139,7 +157,7 @@ def done_chunks(run_dir: Path, manifest: dict[str, Any], config: RunConfig) -> d
             aligned
             and config.first_game <= start < config.stop
             and entry.get("stop") == stop
-            and intact(run_dir, entry)
+            and intact(run_dir, entry, config.datasets)
         ):
             out[start] = entry
     return out
@@ -181,6 +199,7 @@ def resume_run(
         )
     signals = runner.StopSignals().install()
     lock: FolderLock | None = None
+    pool: list = []  # the process pool, started while this process plays the first game
     try:
         try:
             lock = claim(run_dir)
@@ -190,6 +209,12 @@ def resume_run(
             manifest = read_manifest(run_dir)
         except (ManifestError, OSError) as exc:
             raise RunError(f"cannot resume: {exc}") from None
+        version = manifest.get("schema_version")
+        if isinstance(version, int) and version > SCHEMA_VERSION:
+            raise RunError(
+                f"cannot resume {run_dir}: its parts have schema version {version}, written by "
+                f"a newer hsim (this one writes {SCHEMA_VERSION}); resume it with that hsim"
+            )
         status = manifest.get("status")
         if status not in RESUMABLE:
             raise RunError(f"cannot resume {run_dir}: its run.json has status {status!r}")
@@ -212,7 +237,9 @@ def resume_run(
         missing = config.games - sum(e["stop"] - e["start"] for e in done.values())
         if status == "complete" and missing == 0:
             return _nothing_to_do(run_dir, manifest, config, done)
-        players = runner.check_config(config, workers or 1)
+        if workers is None and cluster is None:
+            workers = runner.default_workers(missing * config.rotations)
+        players = runner.check_config(config, workers or 1, None if cluster else pool)
         compile_s = time.perf_counter() - t0
         cluster_info = None
         if cluster is not None:
@@ -226,7 +253,7 @@ def resume_run(
         if workers is None:
             workers = runner.default_workers(missing * config.rotations)
         with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
-            listed = {e[d]["file"] for e in done.values() for d in DATASETS}
+            listed = {e[d]["file"] for e in done.values() for d in config.datasets}
             remove_temporary(run_dir)
             removed = remove_unlisted(run_dir, listed)
             _rewrite_journal(run_dir, done)
@@ -256,8 +283,11 @@ def resume_run(
             signals,
             compile_s,
             cluster,
+            pool,
         )
     finally:
+        for executor in pool:  # not handed to play_chunks: the resume stopped before it
+            runner.stop_executor(executor, kill=True)
         if lock is not None:
             lock.release()
         signals.restore()

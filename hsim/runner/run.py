@@ -45,6 +45,7 @@ from hsim.play import DecisionTimeoutError, play_range
 from hsim.rng import SEED_SCHEME
 from hsim.rules import Rules, canonical, preset_of
 from hsim.runner import hooks
+from hsim.runner.columns import ALL_DATASETS, DEFAULT_RECORD, RECORD_DATASETS
 from hsim.runner.lock import FolderError, FolderLock, claim_new
 from hsim.runner.manifest import (
     JOURNAL,
@@ -54,14 +55,20 @@ from hsim.runner.manifest import (
     versions,
     write_manifest,
 )
-from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost, process_pool, run_chunks
+from hsim.runner.pool import (
+    DEFAULT_RETRIES,
+    WorkerLost,
+    process_pool,
+    run_chunks,
+    stop_executor,
+)
 from hsim.runner.signals import EXIT_CODES, StopSignals
 from hsim.runner.sink import (
-    DATASETS,
     SCHEMA_VERSION,
     deals_table,
     games_table,
     part_digits,
+    plays_table,
     remove_temporary,
     remove_unlisted,
     write_parts,
@@ -104,7 +111,9 @@ class RunConfig:
     ``strategy`` column and the summary (default: ``players``, the specs as the user gave
     them). A run keeps its labels when its specs are rewritten to load the same files from
     elsewhere (a cluster's absolute paths; a resume's paths relative to the run folder), so
-    every part of a run names its strategies alike.
+    every part of a run names its strategies alike. record: the datasets written
+    (``--record``): ``games`` (games only), ``deals`` (deals and games, the default) or
+    ``plays`` (deals, games and one row per card played).
     """
 
     rules: Rules
@@ -118,6 +127,7 @@ class RunConfig:
     score_also: tuple[Rules, ...] = ()
     decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT
     labels: tuple[str, ...] | None = None
+    record: str = DEFAULT_RECORD
 
     def __post_init__(self) -> None:
         if self.rules_preset is None:
@@ -138,6 +148,11 @@ class RunConfig:
     def scoring_names(self) -> tuple[str, ...]:
         """Return ``base`` and the canonical rules string of each other scoring."""
         return ("base", *(canonical(r, self.rules_preset) for r in self.score_also))
+
+    @property
+    def datasets(self) -> tuple[str, ...]:
+        """The datasets this run writes (:data:`hsim.runner.columns.RECORD_DATASETS`)."""
+        return RECORD_DATASETS[self.record]
 
     @property
     def stop(self) -> int:
@@ -219,6 +234,8 @@ def run_chunk(
     decision_timeout: float | None = None,
     responsive: bool = False,
     labels: tuple[str, ...] | None = None,
+    record: str = DEFAULT_RECORD,
+    schema_version: int = SCHEMA_VERSION,
 ) -> tuple[np.ndarray, dict[str, dict]]:
     """Play games (or, with ``duplicate``, boards) ``start..stop-1``, write their parts,
     return (the per-player summary sums, the parts' row counts and checksums).
@@ -226,14 +243,17 @@ def run_chunk(
     A duplicate board is played once per rotation of the players over the seats; the
     deals depend only on (seed, board), so every rotation gets the same hands.
     labels: each player's name in the parts' ``strategy`` column (default: ``specs``; see
-    :class:`RunConfig`). Sums: int64[n seats, SUMMARY_COLS]; parts: see
+    :class:`RunConfig`). record: the datasets to write (:class:`RunConfig`).
+    schema_version: the run's (4 for a run started by an older hsim: its strings stay
+    plain). Sums: int64[n seats, SUMMARY_COLS]; parts: see
     :func:`hsim.runner.sink.write_parts`.
     :raises StrategyError: see :func:`hsim.play.play_range`.
     """
     players = worker_players(rules, specs)
     names = list(labels if labels is not None else specs)
     n = rules.players
-    deal_tables, game_tables = [], []
+    datasets = RECORD_DATASETS[record]
+    tables: dict[str, list[pa.Table]] = {d: [] for d in datasets}
     out = np.zeros((n, SUMMARY_COLS), np.int64)
     for rotation in range(n if duplicate else 1):
         deals, games = play_range(
@@ -245,32 +265,48 @@ def run_chunk(
             score_also,
             decision_timeout,
             responsive,
+            plays=record == "plays",
+            reuse=True,
         )
-        deal_tables.append(deals_table(deals, names, rotation, duplicate))
-        game_tables.append(games_table(games, names, rotation, duplicate, list(scoring_names)))
-        deals = deals[deals[:, D_AFTER_END] == 0]  # the summary is the base game's
-        games = games[games[:, G_SCORING] == 0]
-        d_player = player_of(deals[:, D_SEAT], rotation, n)
-        g_player = player_of(games[:, G_SEAT], rotation, n)
-        out += np.stack(
-            (
-                np.bincount(d_player, deals[:, D_POINTS], n),
-                np.bincount(d_player, None, n),
-                np.bincount(g_player, games[:, G_WINNER], n),
-                np.bincount(d_player, deals[:, D_MOON], n),
-                np.bincount(g_player, None, n),
-                np.bincount(g_player, games[:, G_PLACE], n),
-            ),
-            axis=1,
-        ).astype(np.int64)
+        # The rows may be views of buffers the next play_range reuses: every table below
+        # copies what it takes (strided columns), before the next rotation is played.
+        if "deals" in tables:
+            tables["deals"].append(deals_table(deals, names, rotation, duplicate))
+        if "plays" in tables:
+            tables["plays"].append(plays_table(deals, names, rotation, duplicate))
+        tables["games"].append(games_table(games, names, rotation, duplicate, list(scoring_names)))
+        out += _chunk_sums(deals, games, rotation, n)
     hooks.pause("chunk", start)
     parts = write_parts(
         Path(run_dir),
         start,
-        {"deals": _sorted(deal_tables), "games": _sorted(game_tables)},
+        {d: _sorted(tables[d]) for d in datasets},
         digits,
+        schema_version,
     )
     return out, parts
+
+
+def _chunk_sums(deals: np.ndarray, games: np.ndarray, rotation: int, n: int) -> np.ndarray:
+    """Return the summary sums (int64[n players, SUMMARY_COLS]) of one rotation's rows:
+    the base game's (deals after its end, and other scorings' game rows, left out), by
+    weights and bincounts over the columns, without copying the rows.
+    """
+    base_deal = deals[:, D_AFTER_END] == 0
+    base_game = games[:, G_SCORING] == 0
+    d_player = player_of(deals[:, D_SEAT], rotation, n)
+    g_player = player_of(games[:, G_SEAT], rotation, n)
+    return np.stack(
+        (
+            np.bincount(d_player, deals[:, D_POINTS] * base_deal, n),
+            np.bincount(d_player, base_deal, n),
+            np.bincount(g_player, games[:, G_WINNER] * base_game, n),
+            np.bincount(d_player, deals[:, D_MOON] * base_deal, n),
+            np.bincount(g_player, base_game, n),
+            np.bincount(g_player, games[:, G_PLACE] * base_game, n),
+        ),
+        axis=1,
+    ).astype(np.int64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -290,10 +326,19 @@ class ChunkTask:
     decision_timeout: float | None
     responsive: bool = False  # played in the run's main process: see play_range
     labels: tuple[str, ...] | None = None  # the datasets' strategy names (None: specs)
+    record: str = DEFAULT_RECORD  # the datasets written (RunConfig.record)
+    schema_version: int = SCHEMA_VERSION  # the run's (4: strings written plain)
 
     @classmethod
-    def of(cls, config: RunConfig, run_dir: Path, responsive: bool = False) -> ChunkTask:
-        """Return the task of ``config`` writing into ``run_dir``."""
+    def of(
+        cls,
+        config: RunConfig,
+        run_dir: Path,
+        responsive: bool = False,
+        schema_version: int = SCHEMA_VERSION,
+    ) -> ChunkTask:
+        """Return the task of ``config`` writing into ``run_dir`` (a run of
+        ``schema_version``)."""
         return cls(
             config.rules,
             config.players,
@@ -306,6 +351,8 @@ class ChunkTask:
             config.decision_timeout or None,
             responsive,
             config.names,
+            config.record,
+            schema_version,
         )
 
     def __call__(self, start: int, stop: int) -> tuple[np.ndarray, dict[str, dict]]:
@@ -323,6 +370,8 @@ class ChunkTask:
             self.decision_timeout,
             self.responsive,
             self.labels,
+            self.record,
+            self.schema_version,
         )
 
 
@@ -351,27 +400,51 @@ def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
     return rows
 
 
-def check_config(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
+def check_config(
+    config: RunConfig, workers: int = 1, pool: list | None = None
+) -> list[LoadedStrategy]:
     """Check ``config`` before any folder is touched; return the loaded players.
 
     Every setting (:func:`hsim.runner.validate.validate`), then the first game is played
     (compiling or loading the code once, in this process), so that a bad spec or a
-    strategy failing at once writes nothing.
+    strategy failing at once writes nothing. pool: a list to append the run's process
+    pool to, started (:func:`start_pool`) after the settings are checked and before the
+    first game, so that the workers start while this process plays it.
 
     :raises ConfigError: a setting out of its range. :raises RulesError: bad rules.
     :raises StrategyError: a player spec is invalid, or the first game fails.
     """
     players = validate(config, workers)  # every setting, before the disk is touched
-    play_range(
-        config.rules,
-        players,
-        config.seed,
-        config.first_game,
-        config.first_game + 1,
-        decision_timeout=config.decision_timeout or None,
-    )
+    if pool is not None:
+        started = start_pool(config, workers)
+        if started is not None:
+            pool.append(started)
+    try:
+        play_range(
+            config.rules,
+            players,
+            config.seed,
+            config.first_game,
+            config.first_game + 1,
+            decision_timeout=config.decision_timeout or None,
+        )
+    except BaseException:
+        for executor in pool or ():
+            stop_executor(executor, kill=True)
+        raise
     _WORKER_PLAYERS[(config.rules, config.players)] = players
     return players
+
+
+def start_pool(config: RunConfig, workers: int):
+    """Return a process pool of ``workers`` workers already starting (each loads the
+    players of ``config``), or None: one worker (the run plays in this process), or
+    compiled code not yet in the cache (this process compiles it first, then the workers
+    load it instead of each compiling it again).
+    """
+    if workers <= 1 or _jit.compile_plan(config.players):
+        return None
+    return process_pool(workers, warm=(worker_players, (config.rules, config.players)))
 
 
 def run_tournament(
@@ -418,8 +491,9 @@ def run_tournament(
         config = dataclasses.replace(
             config, players=absolute_specs(config.players), labels=config.names
         )
+    pool: list = []  # the process pool, started while this process plays the first game
     try:
-        players = check_config(config, workers)  # every setting, before the folder
+        players = check_config(config, workers, None if cluster else pool)
         compile_s = time.perf_counter() - t0
         run_dir = Path(run_dir)
         cluster_info = None
@@ -452,6 +526,7 @@ def run_tournament(
             "games": config.games,
             "duplicate": config.duplicate,
             "score_also": list(config.scoring_names()[1:]),
+            "record": config.record,
             "workers": workers,
             "chunk_size": size,
             "decision_timeout": config.decision_timeout or None,
@@ -464,7 +539,7 @@ def run_tournament(
             manifest["cluster"] = cluster_info
         with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
             write_manifest(run_dir, manifest)
-            for dataset in DATASETS:
+            for dataset in config.datasets:
                 (run_dir / dataset).mkdir(exist_ok=True)
         return play_chunks(
             config,
@@ -478,8 +553,11 @@ def run_tournament(
             signals,
             compile_s,
             cluster,
+            pool,
         )
     finally:
+        for executor in pool:  # not handed to play_chunks: the run stopped before it
+            stop_executor(executor, kill=True)
         if lock is not None:
             lock.release()
         signals.restore()
@@ -523,6 +601,7 @@ def play_chunks(
     signals: StopSignals,
     compile_s: float,
     cluster: DaskCluster | None = None,
+    pool: list | None = None,
 ) -> RunResult:
     """Play every chunk of ``config`` whose start is not in ``done`` into the (claimed)
     folder ``run_dir``, then write its final ``run.json``; return what was done.
@@ -531,7 +610,9 @@ def play_chunks(
     :func:`run_tournament` and :func:`hsim.runner.resume.resume_run`. cluster: play the
     chunks as Dask tasks (:func:`hsim.runner.pool.run_chunks` on its executor; a chunk
     whose workers Dask lost too often counts as a lost worker, played again up to
-    ``retries`` times), with the workers connected on the progress bar.
+    ``retries`` times), with the workers connected on the progress bar. pool: a list
+    holding a process pool already started for the run (:func:`start_pool`), which this
+    call takes (empties) and uses first.
 
     :raises RunError: the run failed; ``run.json`` says ``failed`` with ``error`` and
         ``error_kind`` (``strategy``, ``decision_timeout``, ``worker``, ``disk``,
@@ -573,7 +654,12 @@ def play_chunks(
         )
 
     signals.hard_stop = hard_stop
-    task = ChunkTask.of(config, run_dir, responsive=workers <= 1 and cluster is None)
+    task = ChunkTask.of(
+        config,
+        run_dir,
+        responsive=workers <= 1 and cluster is None,
+        schema_version=int(manifest.get("schema_version") or SCHEMA_VERSION),
+    )
     ranges = config.ranges(size, done)
     try:
         signals.check()  # a stop while run.json was written
@@ -593,8 +679,12 @@ def play_chunks(
             for a, b in ranges:
                 record((a, b), task(a, b))
         else:
+
+            def executor():
+                return pool.pop() if pool else process_pool(workers)
+
             run_chunks(
-                lambda: process_pool(workers),
+                executor,
                 task,
                 ranges,
                 record,
@@ -654,7 +744,7 @@ def _record_end(
     (status, timings, every part); return the games written.
     """
     parts = [done[a] for a in sorted(done)]
-    listed = {e[d]["file"] for e in parts for d in DATASETS if d in e}
+    listed = {e[d]["file"] for e in parts for d in ALL_DATASETS if d in e}
     remove_temporary(run_dir)
     remove_unlisted(run_dir, listed)  # renamed but never recorded: played again later
     games_done = sum(e["stop"] - e["start"] for e in parts) * per

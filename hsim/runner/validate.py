@@ -18,7 +18,9 @@ The limits, and why:
 - game indices: the first game and the games after it must stay below 2**63 - 1 (the
   datasets' ``game`` column and the engine's counters are int64; in duplicate play game
   ``n * board + rotation``).
-- chunk size: 1..:data:`MAX_CHUNK_SIZE` games (a chunk's rows are held in memory).
+- chunk size: 1..:data:`MAX_CHUNK_SIZE` games (a chunk's rows are held in memory);
+  with ``--record plays`` (a row per card) 1..:data:`MAX_PLAYS_CHUNK_SIZE`.
+- record: one of :data:`hsim.runner.columns.RECORD_MODES`.
 - other scorings (``--score-also``): at most :data:`hsim.engine.layout.MAX_EXTRA`, each
   different from the base and from each other.
 - workers: 1..:data:`MAX_WORKERS`.
@@ -44,6 +46,7 @@ from hsim.rules import (
     RulesError,
     canonical,
 )
+from hsim.runner.columns import RECORD_MODES, SCHEMA_VERSION
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.loader import LoadedStrategy
@@ -52,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The largest game index stop (exclusive) a run may reach: int64's largest value.
 MAX_GAME_STOP = 2**63 - 1
 MAX_CHUNK_SIZE = 50_000
+MAX_PLAYS_CHUNK_SIZE = 10_000
 MAX_WORKERS = 1024
 MANIFEST = "run.json"
 
@@ -118,6 +122,21 @@ def check_scorings(rules: Rules, scorings: Any, preset: str | None = None) -> No
         seen[other] = repr(text)
 
 
+def check_record(record: Any) -> str:
+    """Return ``record`` (the ``--record`` mode) if it is one of ``games``, ``deals``,
+    ``plays``.
+
+    :raises ConfigError: naming the allowed modes and what each writes.
+    """
+    if not isinstance(record, str) or record not in RECORD_MODES:
+        raise ConfigError(
+            f"--record must be one of {', '.join(RECORD_MODES)} (games: the games dataset "
+            f"only; deals: also one row per seat per deal, the default; plays: also one row "
+            f"per card played), not {record!r}"
+        )
+    return record
+
+
 def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     """Check every setting of ``config`` (and ``workers``) and load its players.
 
@@ -139,10 +158,12 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
         )
     if not isinstance(config.duplicate, bool):
         raise ConfigError(f"duplicate must be true or false, not {config.duplicate!r}")
+    check_record(config.record)
     check_games(config.games, config.first_game, config.rotations)
     check_seed(config.seed)
     if config.chunk_size is not None:
-        check_int("--chunk-size", config.chunk_size, 1, MAX_CHUNK_SIZE)
+        most = MAX_PLAYS_CHUNK_SIZE if config.record == "plays" else MAX_CHUNK_SIZE
+        check_int("--chunk-size", config.chunk_size, 1, most)
     check_workers(workers)
     check_scorings(rules, config.score_also, config.rules_preset)
     players = config.players
@@ -293,6 +314,17 @@ def check_manifest(manifest: Any, where: Path | str = MANIFEST) -> Rules:
         raise ManifestError(f"{where}: field 'score_also' must be a list of rules strings")
     for name in ("status", "command"):
         _field(manifest, name, (str, type(None)), where, required=False)
+    record = _field(manifest, "record", str, where, required=False)
+    if record is not None and record not in RECORD_MODES:
+        raise ManifestError(
+            f"{where}: field 'record' is {record!r}, not one of {', '.join(RECORD_MODES)}"
+        )
+    version = _field(manifest, "schema_version", int, where, required=False)
+    if version is not None and not 1 <= version <= SCHEMA_VERSION:
+        raise ManifestError(
+            f"{where}: field 'schema_version' is {version}; this hsim reads schema versions "
+            f"1..{SCHEMA_VERSION} (a newer hsim wrote it? read it with that hsim)"
+        )
     return rules
 
 
@@ -303,6 +335,7 @@ __all__ = [
     "MAX_WORKERS",
     "check_games",
     "check_int",
+    "check_record",
     "check_manifest",
     "check_scorings",
     "check_seed",

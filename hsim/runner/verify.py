@@ -19,7 +19,7 @@ from hsim.errors import HsimError
 from hsim.rules import RulesError
 from hsim.runner.lock import is_locked
 from hsim.runner.manifest import MANIFEST, ManifestError, recorded_parts
-from hsim.runner.sink import DATASETS, TMP_PREFIX, file_sha256
+from hsim.runner.sink import ALL_DATASETS, TMP_PREFIX, datasets_of, file_sha256
 
 
 class RunCheckError(HsimError, ValueError):
@@ -87,13 +87,14 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     except (KeyError, TypeError, ValueError) as exc:
         _damage(check, f"{MANIFEST} is damaged: missing or bad {exc}")
         return check
+    datasets = datasets_of(manifest)  # checked by load_manifest
     per = players if manifest.get("duplicate") else 1
     scorings = 1 + len(manifest.get("score_also") or ())
     check.games = games * per
     if "parts" not in manifest and status == "complete":
         # Written by an hsim without checksums: only what can be seen is checked.
         check.games_present = check.games
-        for dataset in DATASETS:
+        for dataset in datasets:
             if not (run_dir / dataset).is_dir():
                 _damage(check, f"the {dataset} dataset is missing ({run_dir / dataset})")
         return check
@@ -115,7 +116,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
             continue
         good = True
         gone = []
-        for dataset in DATASETS:
+        for dataset in datasets:
             part = entry.get(dataset)
             if not isinstance(part, dict) or "file" not in part:
                 text = f"{MANIFEST} lists games {start}..{stop - 1} without a {dataset} part"
@@ -137,7 +138,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
                     f"{stop - 1} need {(stop - start) * rows_per_game}",
                 )
                 good = False
-        if len(gone) == len(DATASETS):
+        if len(gone) == len(datasets):
             check.problems.extend(gone)  # the chunk's games are missing: not damage
         else:  # one dataset without the other would be analysed inconsistently
             for problem in gone:
@@ -152,8 +153,16 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
         what = "boards" if per > 1 else "games"
         text = f"{check.missing_text()} ({what} {shown}{more})"
         check.problems.append(text)
-    for dataset in DATASETS:
+    for dataset in ALL_DATASETS:
         folder = run_dir / dataset
+        if dataset not in datasets:
+            if folder.is_dir() and any(folder.iterdir()):
+                _damage(
+                    check,
+                    f"{dataset}/ holds files, but the run records "
+                    f"{manifest.get('record', 'deals')!r} (no {dataset} dataset)",
+                )
+            continue
         if not folder.is_dir():
             if parts:
                 _damage(check, f"the {dataset} dataset is missing ({folder})")
@@ -214,15 +223,45 @@ def _missing_ranges(first: int, stop: int, size: int, parts: dict) -> list[tuple
     return out
 
 
-def require_complete(run_dir: Path, allow_partial: bool = False) -> list[str]:
+def without_deals(run_dir: Path, manifest: dict[str, Any]) -> str | None:
+    """Return why run ``run_dir`` cannot be analysed deal by deal (it was recorded with
+    ``--record games``: no deals dataset), or None when it has deals.
+    """
+    try:
+        datasets = datasets_of(manifest)
+    except ValueError:
+        return None  # load_manifest names the bad field
+    if "deals" in datasets:
+        return None
+    return (
+        f"{run_dir} was recorded with --record {manifest.get('record')}: it has no deals "
+        "dataset, which hsim report, compare-rules and replay read (its games dataset can "
+        "be read with pandas). Play the run again with --record deals (the default) or "
+        "--record plays"
+    )
+
+
+def require_complete(run_dir: Path, allow_partial: bool = False, deals: bool = True) -> list[str]:
     """Refuse an incomplete or damaged run folder before it is analysed.
 
     Returns warnings (empty for a complete, intact run; with ``allow_partial``, how
     much is missing). The check reads footers, not every byte (``hsim verify`` does).
+    deals: the caller reads the deals dataset (a ``--record games`` run is refused).
 
-    :raises RunCheckError: the folder is damaged (always), or incomplete without
-        ``allow_partial``; the message names each problem and what to do.
+    :raises RunCheckError: the folder is damaged (always), has no deals dataset while
+        ``deals``, or is incomplete without ``allow_partial``; the message names each
+        problem and what to do.
     """
+    if deals:
+        from hsim.runner.validate import load_manifest
+
+        try:
+            manifest, _ = load_manifest(Path(run_dir))
+        except (ManifestError, RulesError, OSError):
+            manifest = None  # verify_run below says what is wrong
+        reason = None if manifest is None else without_deals(Path(run_dir), manifest)
+        if reason:
+            raise RunCheckError(reason)
     check = verify_run(run_dir, full=False)
     if check.ok:
         return []
