@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hsim.cards import FULL_DECK, TWO_CLUBS
-from hsim.engine.common import shuffle_deck, write_game_rows
+from hsim.engine.common import shuffle_deck, trick_taker, trick_winner, write_game_rows
 from hsim.engine.layout import (
     G_DEALS,
     G_ENDED_BY,
@@ -23,6 +25,12 @@ from hsim.engine.layout import (
     H_DECK,
     H_GAME_ROWS,
     HIDDEN_LEN,
+    P_LED_SUIT,
+    P_N_PLAYS,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_TRICK_CARDS,
+    PUBLIC_LEN,
 )
 
 
@@ -63,3 +71,25 @@ def test_game_rows_place_and_win_by_the_game(high_wins, places, winners):
     assert (rows[:, G_DEALS] == 7).all() and (rows[:, G_ENDED_BY] == 1).all()
     assert (rows[:, G_SCORING] == 2).all()
     assert not game_out[0].any() and not game_out[5].any()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.lists(st.integers(0, 51), min_size=3, max_size=4, unique=True),
+    trump=st.integers(-1, 4),
+    first_seat=st.integers(0, 3),
+    earlier=st.integers(0, 48),
+)
+def test_the_trick_taker_read_from_the_mask_is_the_trick_winner(cards, trump, first_seat, earlier):
+    """trick_taker (mask, lzcnt) and trick_winner (card by card) agree on every trick:
+    trump or not (-1 none, 4 Kierki's no trump), 3 or 4 cards, after any earlier plays."""
+    n = len(cards)
+    public = np.zeros(PUBLIC_LEN, np.int64)
+    public[P_N_PLAYS] = earlier + n
+    for i, c in enumerate(cards):
+        public[P_PLAY_CARD + earlier + i] = c
+        public[P_PLAY_SEAT + earlier + i] = (first_seat + i) % n
+        public[P_TRICK_CARDS] |= 1 << c
+    public[P_LED_SUIT] = cards[0] // 13
+    best = trick_winner(np.array(cards, np.int64), n, trump if trump < 4 else -1)
+    assert trick_taker(public, n, trump) == (first_seat + best) % n
