@@ -142,8 +142,10 @@ def compiled_here(*dispatchers) -> bool:
 
 # What compiles, and roughly how long a cold compile takes (seconds, with an empty cache
 # on a 2-core machine: the engine took 45 s quiet, 73 s busy). The engine's entry
-# points are compiled when ``hsim.engine.game`` is imported (explicit signatures), the
-# built-in bots' decisions when their module is imported.
+# points are compiled when ``hsim.engine.game`` is imported (explicit signatures),
+# together with the light built-in bots their loops call directly (``random``,
+# ``lowcard``, ``duck``: hsim.engine.seats, about 3 s of the engine's time); the other
+# bots' decisions when their module is imported.
 ENGINE_SOURCES = (
     PACKAGE_DIR / "engine" / "game.py",
     PACKAGE_DIR / "engine" / "kierki_game.py",

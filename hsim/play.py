@@ -63,6 +63,7 @@ from hsim.engine.layout import (
     ST_OK,
     V_HAND,
 )
+from hsim.engine.seats import seat_codes
 from hsim.errors import describe, strategy_failure
 from hsim.loader import LoadedStrategy
 from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
@@ -277,6 +278,7 @@ def play_range(
     params = np.zeros((N_SEATS, width), np.float64)
     for s, p in enumerate(seats):
         params[s, : len(p.params)] = p.params
+    codes = seat_codes([p.compiled for p in seats])
     if rules.is_kierki:
         loop_fns = (play_fns, trump_fns)
         loop = play_kierki_games
@@ -295,16 +297,21 @@ def play_range(
     # responsive: play in calls of about RESPONSIVE_CALL_S, so that this thread gets back
     # to Python (and its signal handlers) often even with slow compiled strategies.
     at_once = 1 if responsive else stop - first
+    # Rows are appended to the buffers across calls (the loop appends from the counters);
+    # they are taken out only when the buffers are full or the range is done, so that a
+    # responsive run's many short calls cost no copies.
+    state.hidden[H_DEAL_ROWS] = 0
+    state.hidden[H_GAME_ROWS] = 0
     while game < stop:
-        state.hidden[H_DEAL_ROWS] = 0
-        state.hidden[H_GAME_ROWS] = 0
         t0 = time.perf_counter()
+        want = min(stop - game, at_once)
         try:
             done = loop(
                 run_seed,
                 game,
-                min(stop - game, at_once),
+                want,
                 rules_arr,
+                codes,
                 *loop_fns,
                 params,
                 state.public,
@@ -321,12 +328,15 @@ def play_range(
         if state.hidden[H_ERROR_CODE]:
             raise _invalid_answer(players, state, seed)
         game += done
-        deal_rows = deal_out[: state.hidden[H_DEAL_ROWS]]
-        game_rows = game_out[: state.hidden[H_GAME_ROWS]]
-        if not (reuse and game >= stop and not deals):  # else: one call, returned as views
-            deal_rows, game_rows = deal_rows.copy(), game_rows.copy()
-        deals.append(deal_rows)
-        games.append(game_rows)
+        if done < want or game >= stop:  # the buffers are full, or the range is played
+            deal_rows = deal_out[: state.hidden[H_DEAL_ROWS]]
+            game_rows = game_out[: state.hidden[H_GAME_ROWS]]
+            if not (reuse and game >= stop and not deals):  # else: returned as views
+                deal_rows, game_rows = deal_rows.copy(), game_rows.copy()
+            deals.append(deal_rows)
+            games.append(game_rows)
+            state.hidden[H_DEAL_ROWS] = 0
+            state.hidden[H_GAME_ROWS] = 0
         if responsive:
             per_game = max(time.perf_counter() - t0, 1e-6) / max(done, 1)
             at_once = max(1, min(1 << 20, int(RESPONSIVE_CALL_S / per_game)))

@@ -49,7 +49,7 @@ def pass_cards(public, private, rng, params):
     return out
 
 
-@njit(PLAY_SIG, cache=True)
+@njit(PLAY_SIG, cache=True, inline="always")  # inlined into the game loops
 def play(public, private, legal, rng, params):
     """Lead low, follow with the highest card that does not win, discard the dangerous."""
     n = public[P_TRICK_LEN]

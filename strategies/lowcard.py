@@ -27,7 +27,7 @@ def pass_cards(public, private, rng, params):
     return out
 
 
-@njit(PLAY_SIG, cache=True)
+@njit(PLAY_SIG, cache=True, inline="always")  # inlined into the game loops
 def play(public, private, legal, rng, params):
     """Play the lowest-ranked legal card (ties: clubs, diamonds, spades, hearts)."""
     return lowest_by_rank(legal)

@@ -40,12 +40,12 @@ from hsim.loader import load, load_players
 from hsim.play import play_range
 from hsim.position import Position
 from hsim.rules import Rules
-from hsim.strategies import pimc
+from hsim.strategies import heuristic, pimc
 
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
-# worlds, playouts, exact_cards, noise, tie, infer
-SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2])
+# worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer
+SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0])
 
 
 def random_position(gen, rules=None, direction="hold", n_plays=0):
@@ -137,6 +137,94 @@ def test_sampler_keeps_the_passed_cards_with_the_receiver():
         for _ in range(50):
             pimc.sample_hands(st.public, st.private[me], rng, hands)
             assert int(hands[to]) & kept == kept
+
+
+def heuristic_position(gen, direction, n_plays):
+    """Deal at random, pass and play ``n_plays`` cards as ``heuristic`` does in every seat."""
+    deck = [int(c) for c in gen.permutation(52)]
+    p = Position.from_hands([deck[13 * s : 13 * s + 13] for s in range(4)], direction)
+    rng = np.array([1], np.uint64)
+    params = pimc.HEURISTIC_PARAMS.copy()
+    if direction != "hold":
+        st = p.state
+        passes = [
+            int(heuristic.pass_cards(st.public, st.private[s], rng, params)) for s in range(4)
+        ]
+        p.pass_cards([[c for c in range(52) if m >> c & 1] for m in passes])
+    for _ in range(n_plays):
+        st = p.state
+        p.play(int(heuristic.play(st.public, st.private[p.to_act], p.legal(), rng, params)))
+    return p
+
+
+def test_pass_surprises_are_rare_in_the_true_deal_and_common_in_random_ones():
+    # Against seats that pass as heuristic does, the true deal is almost never surprising
+    # (across: the passer's kept cards are known exactly), a uniform world often is.
+    gen = np.random.default_rng(8)
+    rng = np.array([5], np.uint64)
+    hands = np.zeros(4, np.int64)
+    true_n, sampled_n = [], []
+    for i in range(150):
+        p = heuristic_position(gen, ("left", "right", "across")[i % 3], 0)
+        st = p.state
+        truth = np.array([p.hand(s) for s in range(4)], np.int64)
+        for me in range(4):
+            true_n.append(pimc.pass_surprises(st.public, st.private[me], truth))
+            pimc.sample_hands(st.public, st.private[me], rng, hands)
+            sampled_n.append(pimc.pass_surprises(st.public, st.private[me], hands))
+    true_n, sampled_n = np.array(true_n), np.array(sampled_n)
+    assert (true_n > 0).mean() < 0.12
+    assert (sampled_n > 0).mean() > (true_n > 0).mean() + 0.1
+    # No pass (hold): nothing to infer.
+    p = heuristic_position(gen, "hold", 0)
+    truth = np.array([p.hand(s) for s in range(4)], np.int64)
+    assert pimc.pass_surprises(p.state.public, p.state.private[0], truth) == 0
+
+
+def test_play_surprises_fit_the_true_deal_of_heuristic_players():
+    gen = np.random.default_rng(9)
+    rng = np.array([6], np.uint64)
+    hands = np.zeros(4, np.int64)
+    pub = np.zeros(PUBLIC_LEN, np.int64)
+    priv = np.zeros((4, PRIVATE_LEN), np.int64)
+    params = pimc.HEURISTIC_PARAMS.copy()
+    true_n, sampled_n = [], []
+    for i in range(120):
+        direction = ("left", "right", "across", "hold")[i % 4]
+        p = heuristic_position(gen, direction, int(gen.integers(8, 44)))
+        st = p.state
+        me = p.to_act
+        truth = np.array([p.hand(s) for s in range(4)], np.int64)
+        true_n.append(
+            pimc.play_surprises(st.public, st.private[me], truth, rng, params, 52, pub, priv)
+        )
+        pimc.sample_hands(st.public, st.private[me], rng, hands)
+        sampled_n.append(
+            pimc.play_surprises(st.public, st.private[me], hands, rng, params, 52, pub, priv)
+        )
+        # The limit stops the count.
+        assert pimc.play_surprises(st.public, st.private[me], hands, rng, params, 1, pub, priv) <= 1
+    true_n, sampled_n = np.array(true_n), np.array(sampled_n)
+    assert (true_n > 0).mean() < 0.05, true_n
+    assert (sampled_n > 0).mean() > 0.8, sampled_n
+
+
+def test_pimc_with_every_inference_plays_and_passes_legally():
+    gen = np.random.default_rng(10)
+    rng = np.array([13], np.uint64)
+    params = SMALL.copy()
+    params[[0, 2, 7, 9]] = (3, 8, 0.3, 0.2)  # 3 worlds, playouts up to 8 cards, inferences on
+    for i in range(120):
+        rules = RULE_VARIANTS[i % len(RULE_VARIANTS)]
+        direction = ("left", "right", "across", "hold")[i % 4]
+        p = random_position(gen, rules, direction, int(gen.integers(0, 52)))
+        st = p.state
+        legal = p.legal()
+        assert legal >> int(pimc.play(st.public, st.private[p.to_act], legal, rng, params)) & 1
+        fresh = random_position(gen, rules, "left").state  # 13 cards each
+        params[8] = i % 2  # pimc's own pass, heuristic's
+        out = int(pimc.pass_cards(fresh.public, fresh.private[i % 4], rng, params))
+        assert out.bit_count() == 3 and out & ~int(fresh.private[i % 4, V_HAND]) == 0
 
 
 def test_queen_passes_counts_the_chances_to_shed_the_queen():

@@ -26,8 +26,8 @@ from hsim.play import play_range  # noqa: E402
 from hsim.rules import PRESETS, Rules, RulesError  # noqa: E402
 from hsim.strategy import StrategyError  # noqa: E402
 
-# pimc at its cheapest useful setting: 300 deals with the default (80 worlds x 5
-# playouts) take minutes; the bridge is the same whatever the setting.
+# pimc at its cheapest useful setting: 300 deals with the default (80 worlds of
+# heuristic playouts) take minutes; the bridge is the same whatever the setting.
 BOTS = ("heuristic", "pimc(worlds=4,playouts=1)", "random")
 DEALS = 300
 

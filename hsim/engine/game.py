@@ -5,7 +5,8 @@ and names the seat and the kind of decision; the answer goes to ``submit_pass``,
 ``submit_play`` or ``submit_moon``, which validate it and move the game on (scoring a
 finished deal, ending the game). :func:`play_games` drives that loop in compiled code
 for compiled strategies, given as first-class function values (one bundle per seat,
-signatures in :mod:`hsim.engine.signatures`); the plain-Python driver in
+signatures in :mod:`hsim.engine.signatures`) and called through them, except the light
+built-in bots it calls directly (:mod:`hsim.engine.seats`); the plain-Python driver in
 :mod:`hsim.play` drives the same kernels for Python strategies.
 """
 
@@ -14,13 +15,10 @@ from __future__ import annotations
 from numba import njit, types
 
 from hsim._jit import kernel
-from hsim.engine.bits import popcount
+from hsim.engine.common import write_game_rows, write_seat_row
 from hsim.engine.hearts import (
-    HEARTS_MASK,
-    JACK_DIAMONDS,
     N_SEATS,
     N_TRICKS,
-    QUEEN_SPADES,
     apply_passes,
     game_end,
     jack_taker_of,
@@ -28,7 +26,6 @@ from hsim.engine.hearts import (
     moon_choice_asked,
     moon_shooter,
     pass_direction,
-    place_of,
     play_card,
     score_deal,
     shuffle_deal,
@@ -36,34 +33,9 @@ from hsim.engine.hearts import (
     valid_pass,
 )
 from hsim.engine.layout import (
-    D_AFTER_END,
-    D_DEAL,
-    D_DEAL_SCORE,
-    D_GAME,
-    D_HAND,
-    D_HEARTS,
-    D_JACK_DIAMONDS,
     D_KIND,
-    D_MOON,
-    D_MOON_CHOICE,
-    D_PASS_DIR,
-    D_PASSED,
-    D_POINTS,
-    D_QUEEN_SPADES,
-    D_RECEIVED,
-    D_SCORE,
-    D_SEAT,
-    D_TRICKS,
     DEAL_COLS,
     EXTRA_STRIDE,
-    G_DEALS,
-    G_ENDED_BY,
-    G_GAME,
-    G_PLACE,
-    G_SCORE,
-    G_SCORING,
-    G_SEAT,
-    G_WINNER,
     H_BASE_OVER,
     H_DEAL_ROWS,
     H_DECIDER,
@@ -88,7 +60,6 @@ from hsim.engine.layout import (
     P_POINTS,
     P_RULES,
     P_SCORES,
-    P_TAKEN,
     P_TO_ACT,
     P_TRICK,
     P_TRICKS_WON,
@@ -109,16 +80,14 @@ from hsim.engine.layout import (
     ST_NEED_PASS,
     ST_NEED_PLAY,
     ST_OK,
-    V_DEALT,
     V_HAND,
-    V_PASSED,
-    V_RECEIVED,
     V_SEAT,
     X_DEALS,
     X_ENDED,
     X_SCORES,
 )
 from hsim.engine.plays import write_plays
+from hsim.engine.seats import C_MOON, C_PASS, C_PLAY, call_moon, call_pass, call_play
 from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
 from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
 
@@ -199,50 +168,15 @@ def submit_pass(public, private, hidden, cards) -> int:
 def write_deal_rows(public, private, hidden, deal_score, scores, outcome, shooter, deal_out):
     """Append one deal row per seat to ``deal_out`` (columns D_* of the layout)."""
     row = hidden[H_DEAL_ROWS]
+    after_end = hidden[H_BASE_OVER]
     for s in range(N_SEATS):
         r = deal_out[row + s]
-        taken = public[P_TAKEN + s]
-        r[D_GAME] = hidden[H_GAME]
-        r[D_DEAL] = public[P_DEAL]
-        r[D_SEAT] = s
-        r[D_PASS_DIR] = public[P_PASS_DIR]
-        r[D_HAND] = private[s, V_DEALT]
-        r[D_PASSED] = private[s, V_PASSED]
-        r[D_RECEIVED] = private[s, V_RECEIVED]
-        r[D_HEARTS] = popcount(taken & HEARTS_MASK)
-        r[D_QUEEN_SPADES] = (taken >> QUEEN_SPADES) & 1
-        r[D_JACK_DIAMONDS] = (taken >> JACK_DIAMONDS) & 1
-        r[D_TRICKS] = public[P_TRICKS_WON + s]
-        r[D_POINTS] = public[P_POINTS + s]
-        r[D_MOON] = 1 if s == shooter else 0
-        r[D_MOON_CHOICE] = outcome if s == shooter else 0
-        r[D_DEAL_SCORE] = deal_score[s]
-        r[D_SCORE] = scores[s]
-        r[D_AFTER_END] = hidden[H_BASE_OVER]
+        moon = outcome if s == shooter else 0
+        write_seat_row(r, public, private, hidden, s, deal_score[s], scores[s], moon, after_end)
         for c in range(D_KIND, DEAL_COLS):  # Kierki's columns
             r[c] = -1
     write_plays(public, deal_out, row, N_SEATS)  # with --record plays only
     hidden[H_DEAL_ROWS] = row + N_SEATS
-
-
-@kernel
-def write_game_rows(hidden, game_out, scores, deals, ended_by, scoring) -> None:
-    """Append one game row per seat to ``game_out`` (columns G_* of the layout)."""
-    row = hidden[H_GAME_ROWS]
-    low = scores[0]
-    for s in range(1, N_SEATS):
-        low = min(low, scores[s])
-    for s in range(N_SEATS):
-        g = game_out[row + s]
-        g[G_GAME] = hidden[H_GAME]
-        g[G_SEAT] = s
-        g[G_SCORE] = scores[s]
-        g[G_PLACE] = place_of(scores, s)
-        g[G_WINNER] = 1 if scores[s] == low else 0
-        g[G_DEALS] = deals
-        g[G_ENDED_BY] = ended_by
-        g[G_SCORING] = scoring
-    hidden[H_GAME_ROWS] = row + N_SEATS
 
 
 @kernel
@@ -274,7 +208,7 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
             public[P_SCORES + s] = scores[s]
         ended_by = game_end(rules, scores, deals)
         if ended_by >= 0:
-            write_game_rows(hidden, game_out, scores, deals, ended_by, 0)
+            write_game_rows(hidden, game_out, scores, N_SEATS, deals, ended_by, 0, False)
             hidden[H_BASE_OVER] = 1
         else:
             all_over = False
@@ -293,7 +227,7 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
         ended_by = game_end(x_rules, x_scores, deals)
         if ended_by >= 0:
             hidden[base + X_ENDED] = 1
-            write_game_rows(hidden, game_out, x_scores, deals, ended_by, k + 1)
+            write_game_rows(hidden, game_out, x_scores, N_SEATS, deals, ended_by, k + 1, False)
         else:
             all_over = False
     if all_over:
@@ -385,6 +319,7 @@ PLAY_GAMES_SIG = types.int64(
     types.int64,
     types.int64,
     _I1,
+    _I2,
     types.UniTuple(PASS_FN, 4),
     types.UniTuple(PLAY_FN, 4),
     types.UniTuple(MOON_FN, 4),
@@ -404,6 +339,7 @@ def play_games(
     first_game,
     n_games,
     rules,
+    codes,
     pass_fns,
     play_fns,
     moon_fns,
@@ -417,10 +353,13 @@ def play_games(
 ):
     """Play games ``first_game ..`` with compiled seats; return how many were completed.
 
-    Stops early, between games, when ``deal_out`` could not hold another game of
-    ``max_deals`` deals, or on an error (``hidden[H_ERROR_CODE]`` set, the failing game
-    in ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``). Rows are appended from the
-    counters ``hidden[H_DEAL_ROWS]`` and ``hidden[H_GAME_ROWS]``.
+    codes: int64[4, 4], how each seat's decisions are called
+    (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
+    ``pass_fns``, ``play_fns``, ``moon_fns`` (one per seat). Stops early, between games,
+    when ``deal_out`` could not hold another game of ``max_deals`` deals, or on an error
+    (``hidden[H_ERROR_CODE]`` set, the failing game in ``hidden[H_GAME]`` and seat in
+    ``hidden[H_DECIDER]``). Rows are appended from the counters ``hidden[H_DEAL_ROWS]``
+    and ``hidden[H_GAME_ROWS]``.
     """
     need = N_SEATS * max_deals_of(rules, hidden)
     done = 0
@@ -435,13 +374,19 @@ def play_games(
             s = hidden[H_DECIDER]
             if st == ST_NEED_PLAY:
                 legal = legal_plays(public, rules, private[s, V_HAND])
-                card = play_fns[s](public, private[s], legal, rngs[1 + s], params[s])
+                card = call_play(
+                    codes[s, C_PLAY], play_fns[s], public, private[s], legal, rngs[1 + s], params[s]
+                )
                 st = submit_play(public, private, hidden, rules, card, deal_out, game_out)
             elif st == ST_NEED_PASS:
-                cards = pass_fns[s](public, private[s], rngs[1 + s], params[s])
+                cards = call_pass(
+                    codes[s, C_PASS], pass_fns[s], public, private[s], rngs[1 + s], params[s]
+                )
                 st = submit_pass(public, private, hidden, cards)
             else:
-                choice = moon_fns[s](public, private[s], rngs[1 + s], params[s])
+                choice = call_moon(
+                    codes[s, C_MOON], moon_fns[s], public, private[s], rngs[1 + s], params[s]
+                )
                 st = submit_moon(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:
                 return done

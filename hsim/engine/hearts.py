@@ -34,13 +34,21 @@ from hsim.cards import (  # noqa: F401  (re-exported)
     TWO_CLUBS,
 )
 from hsim.engine.bits import popcount
+from hsim.engine.common import (
+    add_to_trick,
+    close_trick,
+    give_hand,
+    record_play,
+    reset_deal,
+    shuffle_deck,
+    trick_taker,
+)
 from hsim.engine.layout import (
     END_WHEN_EXCEEDED,
     FIRST_TRICK_ONLY_POINTS_QUEEN,
     FIRST_TRICK_POINTS_FORBIDDEN,
     H_DECK,
     H_PENDING_PASS,
-    MAX_TRICKS,
     MOON_ADD,
     MOON_DEFAULT,
     MOON_NEW_MOON,
@@ -48,24 +56,14 @@ from hsim.engine.layout import (
     NO_TRICK_BONUS_NO_POINTS,
     NO_TRICK_BONUS_NO_TRICKS,
     P_HEARTS_BROKEN,
-    P_LEADER,
     P_LED_SUIT,
-    P_N_PLAYS,
     P_PASS_DIR,
-    P_PLAY_CARD,
-    P_PLAY_SEAT,
-    P_PLAYED,
-    P_POINTS,
     P_RULES,
     P_TAKEN,
-    P_TO_ACT,
     P_TRICK,
     P_TRICK_CARDS,
     P_TRICK_LEADER,
     P_TRICK_LEN,
-    P_TRICK_WINNER,
-    P_TRICKS_WON,
-    P_VOIDS,
     PASS_HOLD,
     PASSING_NONE,
     R_CLAMP_AT_ZERO,
@@ -90,12 +88,10 @@ from hsim.engine.layout import (
     R_QUEEN_BREAKS_HEARTS,
     R_QUEEN_WAITS,
     RULES_LEN,
-    V_DEALT,
     V_HAND,
     V_PASSED,
     V_RECEIVED,
 )
-from hsim.rng import below
 
 N_SEATS = 4
 N_TRICKS = 13
@@ -134,22 +130,12 @@ def shuffle_deal(private, hidden, deal_rng) -> None:
     The deck order goes to ``hidden[H_DECK:]`` (seat s gets positions 13s..13s+12, its
     dealing order); hands to ``private[s, V_HAND]`` and ``V_DEALT``.
     """
-    deck = hidden[H_DECK : H_DECK + 52]
-    for i in range(52):
-        deck[i] = i
-    for i in range(51, 0, -1):  # Fisher-Yates
-        j = below(deal_rng, i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
+    shuffle_deck(hidden, ALL_CARDS, deal_rng)
     for s in range(N_SEATS):
         hand = 0
         for k in range(13):
-            hand |= 1 << deck[13 * s + k]
-        private[s, V_HAND] = hand
-        private[s, V_DEALT] = hand
-        private[s, V_PASSED] = 0
-        private[s, V_RECEIVED] = 0
+            hand |= 1 << hidden[H_DECK + 13 * s + k]
+        give_hand(private, s, hand)
 
 
 @kernel
@@ -172,31 +158,6 @@ def apply_passes(public, private, hidden) -> None:
         to = pass_target(s, direction)
         private[to, V_HAND] |= hidden[H_PENDING_PASS + s]
         private[to, V_RECEIVED] = hidden[H_PENDING_PASS + s]
-
-
-@kernel
-def reset_deal(public, n: int, leader: int) -> None:
-    """Reset the per-deal public facts of ``n`` seats (points, tricks, voids, taken cards,
-    the trick state, the play history) and give the first lead to ``leader``.
-    """
-    for s in range(n):
-        public[P_POINTS + s] = 0
-        public[P_TRICKS_WON + s] = 0
-        public[P_VOIDS + s] = 0
-        public[P_TAKEN + s] = 0
-    public[P_TRICK] = 0
-    public[P_LEADER] = leader
-    public[P_TO_ACT] = leader
-    public[P_TRICK_LEN] = 0
-    public[P_HEARTS_BROKEN] = 0
-    public[P_PLAYED] = 0
-    public[P_TRICK_CARDS] = 0
-    public[P_LED_SUIT] = -1
-    public[P_N_PLAYS] = 0
-    for t in range(MAX_TRICKS):
-        public[P_TRICK_LEADER + t] = -1
-        public[P_TRICK_WINNER + t] = -1
-    public[P_TRICK_LEADER] = leader
 
 
 @kernel
@@ -274,49 +235,16 @@ def play_card(public, private, seat: int, c: int) -> bool:
     """Play card ``c`` from ``seat``'s hand; close the trick when it is complete.
 
     Updates the hand, the play history, hearts broken (A1.6), shown voids and, at a
-    complete trick, the winner (A1.4), points, tricks won, taken cards and the next
-    leader. The caller checks legality first. Returns True when the trick closed.
+    complete trick, the winner (A1.4: the highest card of the led suit), points (A1.8),
+    tricks won, taken cards and the next leader. The caller checks legality first.
+    Returns True when the trick closed.
     """
-    bit = 1 << c
-    private[seat, V_HAND] &= ~bit
-    n = public[P_N_PLAYS]
-    public[P_PLAY_CARD + n] = c
-    public[P_PLAY_SEAT + n] = seat
-    public[P_N_PLAYS] = n + 1
-    public[P_PLAYED] |= bit
-    public[P_TRICK_CARDS] |= bit
-    suit = c // 13
-    if public[P_TRICK_LEN] == 0:
-        public[P_LED_SUIT] = suit
-    elif suit != public[P_LED_SUIT]:
-        public[P_VOIDS + seat] |= 1 << public[P_LED_SUIT]
-    if breaks_hearts(public[P_RULES : P_RULES + RULES_LEN], c, public[P_TRICK]):
-        public[P_HEARTS_BROKEN] = 1
-    public[P_TRICK_LEN] += 1
-    if public[P_TRICK_LEN] < N_SEATS:
-        public[P_TO_ACT] = (seat + 1) % N_SEATS
+    breaks = breaks_hearts(public[P_RULES : P_RULES + RULES_LEN], c, public[P_TRICK])
+    record_play(public, private, seat, c, breaks)
+    if not add_to_trick(public, N_SEATS, seat, c):
         return False
-    # A1.4: the highest card of the led suit wins; its winner leads next.
-    led = public[P_LED_SUIT]
-    best = -1
-    winner = 0
-    for k in range(n - N_SEATS + 1, n + 1):
-        card = public[P_PLAY_CARD + k]
-        if card // 13 == led and card > best:
-            best = card
-            winner = public[P_PLAY_SEAT + k]
-    cards = public[P_TRICK_CARDS]
-    t = public[P_TRICK]
-    public[P_TRICK_WINNER + t] = winner
-    public[P_POINTS + winner] += card_points(cards)
-    public[P_TRICKS_WON + winner] += 1
-    public[P_TAKEN + winner] |= cards
-    public[P_TRICK] = t + 1
-    public[P_TRICK_LEN] = 0
-    public[P_TRICK_CARDS] = 0
-    public[P_LED_SUIT] = -1
-    public[P_LEADER] = winner
-    public[P_TO_ACT] = winner
+    winner = trick_taker(public, N_SEATS, -1)  # no trump in Hearts
+    t = close_trick(public, winner, card_points(public[P_TRICK_CARDS]))
     if t + 1 < N_TRICKS:
         public[P_TRICK_LEADER + t + 1] = winner
     return True

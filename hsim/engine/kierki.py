@@ -30,6 +30,7 @@ from hsim.cards import (  # noqa: F401  (re-exported, as the strategies use them
     TWOS,
 )
 from hsim.engine.bits import highest_card, lowest_card, popcount
+from hsim.engine.common import trick_winner  # noqa: F401  (re-exported: B2, B3)
 from hsim.engine.layout import (  # noqa: F401  (re-exported with the codes)
     HEART_LEAD_BAN_EVERY_HEART,
     HEART_LEAD_BAN_KING_OF_HEARTS,
@@ -223,31 +224,6 @@ def legal_plays(
                     return over  # B3 must_trump: overtrump if able
             return trumps
     return hand
-
-
-@kernel
-def trick_winner(cards, n_cards: int, trump: int) -> int:
-    """Return the position (0 = the leader's card) of the winning card of a trick.
-
-    ``cards``: int64 array of the cards in play order, first ``n_cards`` used. The highest
-    trump wins if ``trump`` >= 0 and one was played, else the highest card of the led
-    suit (B2, B3).
-    """
-    best = 0
-    best_suit = cards[0] // 13
-    best_rank = cards[0] % 13
-    for i in range(1, n_cards):
-        s = cards[i] // 13
-        r = cards[i] % 13
-        if s == best_suit:
-            if r > best_rank:
-                best = i
-                best_rank = r
-        elif s == trump:
-            best = i
-            best_suit = s
-            best_rank = r
-    return best
 
 
 @kernel

@@ -23,9 +23,18 @@ from __future__ import annotations
 from numba import njit, types
 
 from hsim._jit import kernel
-from hsim.engine.bits import lowest_card, popcount
+from hsim.engine.common import (
+    add_to_trick,
+    close_trick,
+    give_hand,
+    record_play,
+    reset_deal,
+    shuffle_deck,
+    trick_taker,
+    write_game_rows,
+    write_seat_row,
+)
 from hsim.engine.game import _fail, new_game
-from hsim.engine.hearts import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES, reset_deal
 from hsim.engine.kierki import (
     KIND_LOTTERY,
     KIND_TRUMP,
@@ -40,77 +49,41 @@ from hsim.engine.kierki import (
     n_deals,
     penalties_exhausted,
     trick_points,
-    trick_winner,
     trump_chooser_of,
     trump_preview_size,
 )
 from hsim.engine.layout import (
-    D_AFTER_END,
-    D_DEAL,
-    D_DEAL_SCORE,
     D_DEALER,
-    D_GAME,
-    D_HAND,
-    D_HEARTS,
-    D_JACK_DIAMONDS,
     D_KIND,
     D_LOTTERY_PLACE,
-    D_MOON,
-    D_MOON_CHOICE,
-    D_PASS_DIR,
-    D_PASSED,
-    D_POINTS,
-    D_QUEEN_SPADES,
-    D_RECEIVED,
-    D_SCORE,
-    D_SEAT,
-    D_TRICKS,
     D_TRUMP,
     D_TRUMP_CHOOSER,
     ENDED_ALL_DEALS,
-    G_DEALS,
-    G_ENDED_BY,
-    G_GAME,
-    G_PLACE,
-    G_SCORE,
-    G_SCORING,
-    G_SEAT,
-    G_WINNER,
     H_DEAL_ROWS,
     H_DECIDER,
     H_DECK,
-    H_GAME,
     H_GAME_ROWS,
     H_PHASE,
     H_TRUMP_CHOICE,
     MAX_SEATS,
     P_DEAL,
     P_DEALER,
-    P_HEARTS_BROKEN,
     P_KIND,
     P_LEADER,
     P_LED_SUIT,
-    P_N_PLAYS,
     P_N_SEATS,
     P_OUT,
     P_PASS_DIR,
-    P_PLAY_CARD,
-    P_PLAY_SEAT,
     P_PLAYED,
     P_POINTS,
     P_SCORES,
     P_START_RANK,
-    P_TAKEN,
     P_TO_ACT,
     P_TRICK,
     P_TRICK_CARDS,
     P_TRICK_LEADER,
-    P_TRICK_LEN,
-    P_TRICK_WINNER,
-    P_TRICKS_WON,
     P_TRUMP,
     P_TRUMP_CHOOSER,
-    P_VOIDS,
     PH_DEAL_START,
     PH_GAME_OVER,
     PH_PLAY,
@@ -135,12 +108,10 @@ from hsim.engine.layout import (
     TRUMP_NONE,
     V_DEALT,
     V_HAND,
-    V_PASSED,
-    V_RECEIVED,
 )
 from hsim.engine.plays import write_plays
+from hsim.engine.seats import C_PLAY, C_TRUMP, call_play, call_trump
 from hsim.engine.signatures import PLAY_FN, TRUMP_FN
-from hsim.rng import below
 
 
 @kernel
@@ -180,25 +151,10 @@ def begin_kierki_deal(public, private, hidden, rngs, rules) -> None:
     k = public[P_DEAL]
     kind = deal_kind(k, n, rules[R_REBEL])
     dealer = dealer_of(k, n)
-    deck = hidden[H_DECK : H_DECK + 52]
-    size = 0
-    cards = deck_mask(n)
-    while cards:  # the deck in card order, the 2C left out for 3 players (B1)
-        deck[size] = lowest_card(cards)
-        cards &= cards - 1
-        size += 1
-    for i in range(size - 1, 0, -1):  # Fisher-Yates
-        j = below(rngs[0], i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
+    shuffle_deck(hidden, deck_mask(n), rngs[0])
     cards = hand_size(n)
     for s in range(n):
-        hand = dealt_hand(hidden, n, dealer, s, cards)
-        private[s, V_HAND] = hand
-        private[s, V_DEALT] = hand
-        private[s, V_PASSED] = 0
-        private[s, V_RECEIVED] = 0
+        give_hand(private, s, dealt_hand(hidden, n, dealer, s, cards))
         public[P_OUT + s] = 0
     leader = leader_of(k, n, kind, rules[R_LOTTERY_LEADER])
     reset_deal(public, n, leader)
@@ -267,20 +223,6 @@ def kierki_legal(public, rules, hand: int) -> int:
 
 
 @kernel
-def record_play(public, private, seat: int, c: int) -> None:
-    """Take card ``c`` from ``seat``'s hand and add it to the deal's play history."""
-    bit = 1 << c
-    private[seat, V_HAND] &= ~bit
-    n = public[P_N_PLAYS]
-    public[P_PLAY_CARD + n] = c
-    public[P_PLAY_SEAT + n] = seat
-    public[P_N_PLAYS] = n + 1
-    public[P_PLAYED] |= bit
-    if c // 13 == 3:
-        public[P_HEARTS_BROKEN] = 1
-
-
-@kernel
 def play_trick_card(public, private, rules, seat: int, c: int) -> bool:
     """Play ``c`` to the current trick; at a complete trick score it; True when the deal ends.
 
@@ -290,33 +232,14 @@ def play_trick_card(public, private, rules, seat: int, c: int) -> bool:
     has been taken (B2).
     """
     n = public[P_N_SEATS]
-    record_play(public, private, seat, c)
-    public[P_TRICK_CARDS] |= 1 << c
-    suit = c // 13
-    if public[P_TRICK_LEN] == 0:
-        public[P_LED_SUIT] = suit
-    elif suit != public[P_LED_SUIT]:
-        public[P_VOIDS + seat] |= 1 << public[P_LED_SUIT]
-    public[P_TRICK_LEN] += 1
-    if public[P_TRICK_LEN] < n:
-        public[P_TO_ACT] = (seat + 1) % n
+    record_play(public, private, seat, c, c // 13 == 3)  # any heart breaks hearts (B2)
+    if not add_to_trick(public, n, seat, c):
         return False
-    first = public[P_N_PLAYS] - n
-    best = trick_winner(public[P_PLAY_CARD + first : P_PLAY_CARD + first + n], n, public[P_TRUMP])
-    winner = public[P_PLAY_SEAT + first + best]
-    cards = public[P_TRICK_CARDS]
-    t = public[P_TRICK]
+    winner = trick_taker(public, n, public[P_TRUMP])
     kind = public[P_KIND]
-    public[P_TRICK_WINNER + t] = winner
-    public[P_POINTS + winner] += trick_points(kind, n, cards, t, rules[R_TRUMP_TRICK_VALUE])
-    public[P_TRICKS_WON + winner] += 1
-    public[P_TAKEN + winner] |= cards
-    public[P_TRICK] = t + 1
-    public[P_TRICK_LEN] = 0
-    public[P_TRICK_CARDS] = 0
-    public[P_LED_SUIT] = -1
-    public[P_LEADER] = winner
-    public[P_TO_ACT] = winner
+    cards = public[P_TRICK_CARDS]
+    points = trick_points(kind, n, cards, public[P_TRICK], rules[R_TRUMP_TRICK_VALUE])
+    t = close_trick(public, winner, points)
     if t + 1 == hand_size(n):
         return True
     if rules[R_STOP_WHEN_NO_PENALTIES] and penalties_exhausted(kind, public[P_PLAYED]):
@@ -333,7 +256,7 @@ def play_lottery_card(public, private, rules, seat: int, c: int) -> bool:
     clockwise to the next seat still in that has a legal card (the others pass).
     """
     n = public[P_N_SEATS]
-    record_play(public, private, seat, c)
+    record_play(public, private, seat, c, c // 13 == 3)
     if public[P_START_RANK] < 0:
         public[P_START_RANK] = c % 13
     if private[seat, V_HAND] == 0:
@@ -361,26 +284,9 @@ def write_kierki_rows(public, private, hidden, deal_out) -> None:
     row = hidden[H_DEAL_ROWS]
     for s in range(n):
         r = deal_out[row + s]
-        taken = public[P_TAKEN + s]
         points = public[P_POINTS + s]
         public[P_SCORES + s] += points
-        r[D_GAME] = hidden[H_GAME]
-        r[D_DEAL] = public[P_DEAL]
-        r[D_SEAT] = s
-        r[D_PASS_DIR] = -1
-        r[D_HAND] = private[s, V_DEALT]
-        r[D_PASSED] = 0
-        r[D_RECEIVED] = 0
-        r[D_HEARTS] = popcount(taken & HEARTS_MASK)
-        r[D_QUEEN_SPADES] = (taken >> QUEEN_SPADES) & 1
-        r[D_JACK_DIAMONDS] = (taken >> JACK_DIAMONDS) & 1
-        r[D_TRICKS] = public[P_TRICKS_WON + s]
-        r[D_POINTS] = points
-        r[D_MOON] = 0
-        r[D_MOON_CHOICE] = 0
-        r[D_DEAL_SCORE] = points
-        r[D_SCORE] = public[P_SCORES + s]
-        r[D_AFTER_END] = 0
+        write_seat_row(r, public, private, hidden, s, points, public[P_SCORES + s], 0, 0)
         r[D_KIND] = public[P_KIND]
         r[D_DEALER] = public[P_DEALER]
         r[D_TRUMP] = hidden[H_TRUMP_CHOICE]
@@ -391,37 +297,14 @@ def write_kierki_rows(public, private, hidden, deal_out) -> None:
 
 
 @kernel
-def write_kierki_game_rows(public, hidden, game_out) -> None:
-    """Append one game row per seat: the highest total wins, ties are co-winners (B5)."""
-    n = public[P_N_SEATS]
-    row = hidden[H_GAME_ROWS]
-    high = public[P_SCORES]
-    for s in range(1, n):
-        high = max(high, public[P_SCORES + s])
-    for s in range(n):
-        score = public[P_SCORES + s]
-        place = 1
-        for o in range(n):
-            place += public[P_SCORES + o] > score
-        g = game_out[row + s]
-        g[G_GAME] = hidden[H_GAME]
-        g[G_SEAT] = s
-        g[G_SCORE] = score
-        g[G_PLACE] = place
-        g[G_WINNER] = 1 if score == high else 0
-        g[G_DEALS] = public[P_DEAL] + 1
-        g[G_ENDED_BY] = ENDED_ALL_DEALS
-        g[G_SCORING] = 0
-    hidden[H_GAME_ROWS] = row + n
-
-
-@kernel
 def finish_kierki_deal(public, private, hidden, rules, deal_out, game_out) -> None:
     """Record the finished deal; end the game after its last deal (B1, B5)."""
     write_kierki_rows(public, private, hidden, deal_out)
     n = public[P_N_SEATS]
-    if public[P_DEAL] + 1 == n_deals(n, rules[R_REBEL]):
-        write_kierki_game_rows(public, hidden, game_out)
+    deals = public[P_DEAL] + 1
+    if deals == n_deals(n, rules[R_REBEL]):
+        scores = public[P_SCORES : P_SCORES + n]
+        write_game_rows(hidden, game_out, scores, n, deals, ENDED_ALL_DEALS, 0, True)
         hidden[H_PHASE] = PH_GAME_OVER
     else:
         public[P_DEAL] += 1
@@ -482,6 +365,7 @@ PLAY_KIERKI_SIG = types.int64(
     types.int64,
     types.int64,
     _I1,
+    _I2,
     types.UniTuple(PLAY_FN, MAX_SEATS),
     types.UniTuple(TRUMP_FN, MAX_SEATS),
     _F2,
@@ -500,6 +384,7 @@ def play_kierki_games(
     first_game,
     n_games,
     rules,
+    codes,
     play_fns,
     trump_fns,
     params,
@@ -512,10 +397,12 @@ def play_kierki_games(
 ):
     """Play Kierki games ``first_game ..`` with compiled seats; return how many completed.
 
-    ``play_fns`` and ``trump_fns`` hold one function per seat (with 3 players the fourth
-    is never called). Stops early, between games, when ``deal_out`` or ``game_out``
-    could not hold another game, or on an error (``hidden[H_ERROR_CODE]`` set, the
-    failing game in ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``).
+    codes: int64[4, 4], how each seat's decisions are called
+    (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
+    ``play_fns`` or ``trump_fns`` (one per seat; with 3 players the fourth is never
+    called). Stops early, between games, when ``deal_out`` or ``game_out`` could not
+    hold another game, or on an error (``hidden[H_ERROR_CODE]`` set, the failing game in
+    ``hidden[H_GAME]`` and seat in ``hidden[H_DECIDER]``).
     """
     n = rules[R_PLAYERS]
     need = n * n_deals(n, rules[R_REBEL])
@@ -531,10 +418,14 @@ def play_kierki_games(
             s = hidden[H_DECIDER]
             if st == ST_NEED_PLAY:
                 legal = kierki_legal(public, rules, private[s, V_HAND])
-                card = play_fns[s](public, private[s], legal, rngs[1 + s], params[s])
+                card = call_play(
+                    codes[s, C_PLAY], play_fns[s], public, private[s], legal, rngs[1 + s], params[s]
+                )
                 st = submit_kierki_play(public, private, hidden, rules, card, deal_out, game_out)
             else:
-                choice = trump_fns[s](public, private[s], rngs[1 + s], params[s])
+                choice = call_trump(
+                    codes[s, C_TRUMP], trump_fns[s], public, private[s], rngs[1 + s], params[s]
+                )
                 st = submit_trump(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:
                 return done
