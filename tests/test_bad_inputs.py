@@ -156,7 +156,7 @@ CASES = [
     _case("t-record-unknown", [*T, "--players", R4, "--record", "cards"], 2, "--record",
           "games", "plays"),
     _case("t-record-plays-chunk", [*T, "--players", R4, "--record", "plays", "--chunk-size",
-          "20000"], 2, "--chunk-size", "1..10000", "with --record plays"),
+          "20000"], 2, "--chunk-size", "1..2500", "with --record plays"),
     _case("t-workers-0", [*T, "--players", R4, "--workers", "0"], 2, "--workers"),
     _case("t-workers-huge", [*T, "--players", R4, "--workers", "100000"], 2,
           "--workers", "1..1024"),

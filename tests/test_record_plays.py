@@ -292,7 +292,7 @@ def test_bad_record_modes_are_refused(tmp_path):
     out = tmp_path / "new"
     for argv, words in (
         (["--record", "cards"], "'cards' is not one of"),
-        (["--record", "plays", "--chunk-size", "20000"], "1..10000"),
+        (["--record", "plays", "--chunk-size", "20000"], "1..2500"),
     ):
         result = CliRunner().invoke(
             main,
@@ -350,3 +350,15 @@ def test_a_run_with_plain_and_dictionary_string_parts_is_read(tmp_path, monkeypa
                  ["replay", str(run), "--game", "4"]):  # fmt: skip
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output
+
+
+def test_plays_chunks_stay_small_whatever_the_default():
+    """A plays chunk holds a row per card: the local and the cluster default are capped."""
+    from hsim.rules import Rules
+    from hsim.runner.run import CLUSTER_CHUNK, RunConfig
+    from hsim.runner.validate import MAX_PLAYS_CHUNK_SIZE
+
+    for record in ("plays", "deals"):
+        config = RunConfig(Rules(), ("random",) * 4, 10**9, 1, record=record)
+        size = config.size_for(2, CLUSTER_CHUNK)
+        assert size == (MAX_PLAYS_CHUNK_SIZE if record == "plays" else CLUSTER_CHUNK)

@@ -73,7 +73,12 @@ from hsim.runner.sink import (
     remove_unlisted,
     write_parts,
 )
-from hsim.runner.validate import recorded_players, validate, without_home
+from hsim.runner.validate import (
+    MAX_PLAYS_CHUNK_SIZE,
+    recorded_players,
+    validate,
+    without_home,
+)
 from hsim.seating import player_of, rotate
 from hsim.stop import StopRequested
 from hsim.strategy import StrategyError
@@ -163,6 +168,8 @@ class RunConfig:
         """Return the games (duplicate: boards) per chunk for ``workers`` workers: about
         8 chunks per worker, of at most ``most_games`` games (``chunk_size`` if set).
         """
+        if self.record == "plays":  # a row per card held per chunk: keep workers small
+            most_games = min(most_games, MAX_PLAYS_CHUNK_SIZE)
         largest = most_games // self.rotations
         return self.chunk_size or max(1, min(largest, math.ceil(self.games / (workers * 8))))
 

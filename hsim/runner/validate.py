@@ -55,7 +55,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The largest game index stop (exclusive) a run may reach: int64's largest value.
 MAX_GAME_STOP = 2**63 - 1
 MAX_CHUNK_SIZE = 50_000
-MAX_PLAYS_CHUNK_SIZE = 10_000
+#: A plays chunk holds a row per card in memory: 2,500 games keep a worker near 400 MB.
+MAX_PLAYS_CHUNK_SIZE = 2_500
 MAX_WORKERS = 1024
 MANIFEST = "run.json"
 
