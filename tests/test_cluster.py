@@ -359,9 +359,9 @@ def test_a_cluster_run_killed_is_resumed_on_the_cluster(cluster, tmp_path):
 
     from hsim.runner.resume import resume_run
 
-    # Slow enough (~0.4 s a game) that the kill lands while most chunks are still to play,
+    # Slow enough (~0.2 s a game) that the kill lands while most chunks are still to play,
     # even on a loaded machine.
-    slow = f"{TESTS}/bots/python_bots.py:PyRandom(delay=0.003)"
+    slow = f"{TESTS}/bots/python_bots.py:PyRandom(delay=0.0015)"
     players = ("random", slow, "random", "lowcard")
     out = tmp_path / "dask"
     cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players", ",".join(players)]

@@ -54,7 +54,7 @@ def test_a_run_that_fills_the_disk_fails_clearly_and_resumes_when_there_is_room(
     small_disk, tmp_path
 ):
     out = small_disk / "run"
-    failed = _tournament(out, 30000)
+    failed = _tournament(out, 8000)
     assert failed.returncode == 1, failed.stderr
     assert "Traceback" not in failed.stderr and "No space left on device" in failed.stderr
     assert f"hsim resume {out}" in failed.stderr
@@ -68,7 +68,7 @@ def test_a_run_that_fills_the_disk_fails_clearly_and_resumes_when_there_is_room(
     assert resumed.returncode == 0, resumed.stderr
     assert _hsim("verify", str(out)).returncode == 0
 
-    reference = _tournament(tmp_path / "reference", 30000)
+    reference = _tournament(tmp_path / "reference", 8000)
     assert reference.returncode == 0, reference.stderr
     for dataset in ("deals", "games"):
         pd.testing.assert_frame_equal(
