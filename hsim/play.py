@@ -183,24 +183,26 @@ def _invalid_answer(players, state, seed) -> StrategyError:
     return _error(players, state, seed, f"returned {ERROR_NAMES[code]}: {detail}")
 
 
+def _buffer_shapes(
+    n_games: int, rules: Rules, scorings=(), plays: bool = False
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Return the shapes of the (deal rows, game rows) buffers for ``n_games`` games."""
+    # about 16 deals a game is generous for end_score 100; the loop refills if not.
+    cols = DEAL_COLS + (PLAY_SLOTS if plays else 0)
+    games = min(n_games, 4096)
+    if rules.is_kierki:  # a fixed number of deals (docs/rules.md B1)
+        most = n_deals(rules.players, int(rules.rebel))
+        return (rules.players * most * games, cols), (rules.players * games, GAME_COLS)
+    most = max([rules.max_deals] + [r.max_deals for r in scorings])
+    deal_rows = N_SEATS * (games * 16 + most)
+    return (deal_rows, cols), (N_SEATS * (1 + len(scorings)) * games, GAME_COLS)
+
+
 def _buffers(
     n_games: int, rules: Rules, scorings=(), plays: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    # about 16 deals a game is generous for end_score 100; the loop refills if not.
-    cols = DEAL_COLS + (PLAY_SLOTS if plays else 0)
-    most = max([rules.max_deals] + [r.max_deals for r in scorings])
-    if rules.is_kierki:  # a fixed number of deals (docs/rules.md B1)
-        most = n_deals(rules.players, int(rules.rebel))
-        return (
-            np.zeros((rules.players * most * min(n_games, 4096), cols), np.int64),
-            np.zeros((rules.players * min(n_games, 4096), GAME_COLS), np.int64),
-        )
-    deal_rows = N_SEATS * (min(n_games, 4096) * 16 + most)
-    game_rows = N_SEATS * (1 + len(scorings)) * min(n_games, 4096)
-    return (
-        np.zeros((deal_rows, cols), np.int64),
-        np.zeros((game_rows, GAME_COLS), np.int64),
-    )
+    deal_shape, game_shape = _buffer_shapes(n_games, rules, scorings, plays)
+    return np.zeros(deal_shape, np.int64), np.zeros(game_shape, np.int64)
 
 
 #: Buffers kept between :func:`play_range` calls with ``reuse`` (one process plays one
@@ -209,12 +211,11 @@ _KEPT: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def _kept_buffers(n_games: int, rules: Rules, scorings=(), plays: bool = False):
-    key = (min(n_games, 4096), rules.is_kierki, rules.players, rules.rebel, plays,
-           max([rules.max_deals] + [r.max_deals for r in scorings]), len(scorings))  # fmt: skip
-    if key not in _KEPT:
+    shapes = _buffer_shapes(n_games, rules, scorings, plays)
+    if shapes not in _KEPT:
         _KEPT.clear()  # one shape at a time: a process plays one run
-        _KEPT[key] = _buffers(n_games, rules, scorings, plays)
-    return _KEPT[key]
+        _KEPT[shapes] = tuple(np.zeros(shape, np.int64) for shape in shapes)
+    return _KEPT[shapes]
 
 
 def set_scorings(state: GameState, scorings=()) -> None:
