@@ -10,6 +10,7 @@ run's manifest. Columns: :mod:`hsim.runner.columns` (and ``results/README.md``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import socket
@@ -103,12 +104,68 @@ def _dictionary_of(names: tuple | list) -> tuple[list[str], np.ndarray]:
     return values, lookup
 
 
+#: numpy dtypes of the Arrow types the datasets store.
+_NUMPY_OF = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.bool_(): np.bool_,
+}
+
+
+def _bits(flags: np.ndarray) -> pa.Buffer:
+    return pa.py_buffer(np.packbits(flags, bitorder="little"))
+
+
+def arrow_array(values: np.ndarray, arrow_type: pa.DataType, nulls=None) -> pa.Array:
+    """Return ``values`` (a numpy array of ints or bools) as an Arrow array of
+    ``arrow_type`` (int8..int64 or bool), null where ``nulls`` (bool array) is True.
+
+    Built from the buffers, not with ``pa.array``: that imports pandas on first use (about
+    0.2 s in every worker process, measured), which a tournament never needs. The
+    values are not copied when they already are contiguous and of that type, so they must
+    not be a view of a buffer that is written again (pass fresh arrays).
+    """
+    n = len(values)
+    validity = None
+    null_count = 0
+    if nulls is not None and nulls.any():
+        validity = _bits(~nulls)
+        null_count = int(nulls.sum())
+    if arrow_type == pa.bool_():
+        data = _bits(np.asarray(values, np.bool_))
+    else:
+        data = pa.py_buffer(np.ascontiguousarray(values, _NUMPY_OF[arrow_type]))
+    return pa.Array.from_buffers(arrow_type, n, [validity, data], null_count=null_count)
+
+
+@functools.lru_cache(maxsize=64)
+def _strings(values: tuple[str, ...]) -> pa.Array:
+    """Return ``values`` as an Arrow string array (built from buffers: see
+    :func:`arrow_array`)."""
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    data = pa.py_buffer(b"".join(encoded))
+    return pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets), data])
+
+
 def _dictionary_array(index: np.ndarray, values: list[str]) -> pa.DictionaryArray:
     """Return the dictionary array (type :data:`hsim.runner.columns.STRING`) of int8
     dictionary indices ``index`` (negative: null)."""
-    nulls = index < 0
-    indices = pa.array(index, pa.int8(), mask=nulls if nulls.any() else None)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(values, pa.string()))
+    indices = arrow_array(index, pa.int8(), index < 0)
+    return pa.DictionaryArray.from_arrays(indices, _strings(tuple(values)))
+
+
+def _arrow_table(cols: dict, schema: pa.Schema) -> pa.Table:
+    """Return the table of ``schema`` from ``cols`` (name -> Arrow array, or a numpy
+    array of that field's type: see :func:`arrow_array`)."""
+    arrays = [
+        cols[f.name] if isinstance(cols[f.name], pa.Array) else arrow_array(cols[f.name], f.type)
+        for f in schema
+    ]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _labels(codes: np.ndarray, names: tuple | list) -> pa.DictionaryArray:
@@ -128,8 +185,7 @@ def _no_values(column: str, schema: pa.Schema, n: int) -> pa.Array:
 
 def _small_ints(codes: np.ndarray, null_below: int) -> pa.Array:
     """Return an int8 array of ``codes`` with nulls where a code is below ``null_below``."""
-    nulls = codes < null_below
-    return pa.array(codes.astype(np.int8), pa.int8(), mask=nulls if nulls.any() else None)
+    return arrow_array(codes.astype(np.int8), pa.int8(), codes < null_below)
 
 
 def seating(board: np.ndarray, seat: np.ndarray, rotation: int, duplicate: bool, n: int = 4):
@@ -176,7 +232,7 @@ def deals_table(
             cols[name] = _small_ints(cols[name], null_below)
     for name in _HEARTS_ONLY if kierki else _KIERKI_ONLY:
         cols[name] = _no_values(name, DEALS_SCHEMA, n)
-    return pa.table({f.name: cols[f.name] for f in DEALS_SCHEMA}, schema=DEALS_SCHEMA)
+    return _arrow_table(cols, DEALS_SCHEMA)
 
 
 def games_table(
@@ -195,9 +251,9 @@ def games_table(
         rows = rows[np.lexsort((rows[:, G_SEAT], rows[:, G_SCORING], rows[:, G_GAME]))]
     seat = rows[:, G_SEAT]
     game, rot, player = seating(rows[:, G_GAME], seat, rotation, duplicate, len(strategies))
-    cols = {
-        "game": game,
-        "board": rows[:, G_GAME],
+    cols = {  # each a copy: the rows may be a buffer the next chunk reuses
+        "game": game.astype(np.int64),
+        "board": rows[:, G_GAME].astype(np.int64),
         "rotation": rot,
         "seat": seat.astype(np.int8),
         "player": player,
@@ -209,7 +265,7 @@ def games_table(
         "deals": rows[:, G_DEALS].astype(np.int16),
         "ended_by": _labels(rows[:, G_ENDED_BY], ENDED_BY),
     }
-    return pa.table(cols, schema=GAMES_SCHEMA)
+    return _arrow_table(cols, GAMES_SCHEMA)
 
 
 def plays_table(
@@ -244,7 +300,7 @@ def plays_table(
     del deal_at
     game, rot, player = seating(board, seat, rotation, duplicate, n)
     position = np.where(trick < 0, -1, (seat - leader) % n).astype(np.int8)
-    return pa.table(
+    return _arrow_table(
         {
             "game": game,
             "board": board,
