@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import threading
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -11,6 +14,7 @@ import pytest
 from hsim.loader import load_players
 from hsim.rules import Rules
 from hsim.runner import pool as pool_module
+from hsim.runner.lock import claim, is_locked
 from hsim.runner.pool import fork_is_safe, process_pool, stop_executor
 from hsim.runner.run import RunConfig, forks_workers, run_tournament
 from tests.conftest import PY_BOTS
@@ -70,6 +74,32 @@ def test_a_pool_forks_only_when_asked_and_safe(monkeypatch, fork):
         assert executor.submit(_marker).result(timeout=60) is fork
     finally:
         stop_executor(executor)
+
+
+def _open_locks() -> list[str]:
+    """The run-folder locks this process has open (from /proc/self/fd)."""
+    links = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # the directory's own descriptor, closed by now
+            links.append(os.readlink(fd))
+    return [link for link in links if link.endswith(".hsim.lock")]
+
+
+@linux_only
+def test_a_forked_worker_does_not_hold_the_folders_lock(monkeypatch, tmp_path):
+    # hsim resume claims the folder before it forks its workers: a worker that kept the
+    # lock's descriptor would keep the folder locked after its owner was killed.
+    monkeypatch.delenv("HSIM_START_METHOD", raising=False)
+    lock = claim(tmp_path)
+    executor = process_pool(1, fork=True)
+    try:
+        assert _open_locks(), "the owner holds its lock"
+        assert executor.submit(_open_locks).result(timeout=60) == []
+        assert is_locked(tmp_path)
+    finally:
+        stop_executor(executor)
+        lock.release()
+    assert not is_locked(tmp_path)
 
 
 def test_python_players_are_never_forked(monkeypatch):

@@ -5,6 +5,8 @@ plays into the folder (``hsim tournament`` or ``hsim resume``). The kernel relea
 lock when that process ends, however it ends (SIGKILL included), so a lock left by a dead
 run is recognised as stale without guessing from pids; the file holds the owner's pid,
 host and start time, only to name it when a second run is refused.
+A child forked from the owner (a worker of its pool) closes its copy of the descriptor
+at once, so the lock ends with the owner, not with the last of its workers.
 
 On a file system without ``flock`` (some network mounts answer ENOLCK or EOPNOTSUPP) the
 lock is instead the file ``RUN/.hsim.owner``, created exclusively (``O_EXCL``) and
@@ -57,8 +59,12 @@ class FolderLock:
     path: Path
     fd: int
 
+    def __post_init__(self) -> None:
+        _HELD.append(self)
+
     def release(self) -> None:
         """Remove the lock file and drop the lock."""
+        _HELD[:] = [lock for lock in _HELD if lock is not self]
         if self.fd < 0:
             return
         try:
@@ -68,6 +74,27 @@ class FolderLock:
             pass
         os.close(self.fd)
         self.fd = -1
+
+
+#: The locks this process holds (see :func:`_forget_in_child`).
+_HELD: list[FolderLock] = []
+
+
+def _forget_in_child() -> None:
+    """Close the held locks' descriptors in a child just forked (a worker of the run's
+    pool): the flock lives while any descriptor of it is open, so a child that outlived a
+    killed owner by a moment would otherwise keep ``hsim resume`` out of the folder. The
+    child's copy of each :class:`FolderLock` is left released (its :meth:`~FolderLock.
+    release` removes nothing)."""
+    for lock in _HELD:
+        with contextlib.suppress(OSError):
+            os.close(lock.fd)
+        lock.fd = -1
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def owner_text(owner: dict[str, Any] | None) -> str:
