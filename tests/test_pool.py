@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -17,6 +18,7 @@ from hsim.runner import pool as pool_module
 from hsim.runner.lock import claim, is_locked
 from hsim.runner.pool import fork_is_safe, process_pool, stop_executor
 from hsim.runner.run import RunConfig, forks_workers, run_tournament
+from hsim.runner.signals import StopSignals
 from tests.conftest import PY_BOTS
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")
@@ -100,6 +102,30 @@ def test_a_forked_worker_does_not_hold_the_folders_lock(monkeypatch, tmp_path):
         stop_executor(executor)
         lock.release()
     assert not is_locked(tmp_path)
+
+
+def _wakeup_fd() -> int:
+    old = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(old)
+    return old
+
+
+@linux_only
+def test_a_forked_worker_does_not_wake_the_runs_stop_watcher(monkeypatch):
+    # The run's stop watcher reads the wakeup pipe: a signal a forked worker takes must
+    # not be written into it, or the run would stop as if it had been interrupted.
+    monkeypatch.delenv("HSIM_START_METHOD", raising=False)
+    signals = StopSignals().install()
+    try:
+        executor = process_pool(1, fork=True)
+        try:
+            assert _wakeup_fd() != -1, "the run's process has its watcher's pipe"
+            assert executor.submit(_wakeup_fd).result(timeout=60) == -1
+        finally:
+            stop_executor(executor)
+    finally:
+        signals.restore()
+    assert signals.signum is None
 
 
 def test_python_players_are_never_forked(monkeypatch):
