@@ -56,8 +56,11 @@ def test_fork_is_not_safe_with_another_thread_or_when_told(monkeypatch):
     finally:
         done.set()
         other.join()
-    monkeypatch.setenv("HSIM_START_METHOD", "spawn")
-    assert not fork_is_safe()
+    for method in ("spawn", "SPAWN ", "forkserver", "spwan"):  # a misspelling never forks
+        monkeypatch.setenv("HSIM_START_METHOD", method)
+        assert not fork_is_safe()
+    monkeypatch.setenv("HSIM_START_METHOD", "fork")
+    assert fork_is_safe()
 
 
 def test_fork_is_not_safe_off_linux(monkeypatch):

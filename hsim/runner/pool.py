@@ -118,9 +118,10 @@ def fork_is_safe() -> bool:
     with every other thread one of hsim's own (the stop watcher, blocked in ``select``).
     The caller must also know that no player brought threads of its own (a plain-Python
     strategy may run a thread pool of a machine-learning library): fork only when every
-    player is compiled. ``HSIM_START_METHOD=spawn`` in the environment never forks.
+    player is compiled. ``HSIM_START_METHOD`` set in the environment to anything but
+    ``fork`` (``spawn``; also ``forkserver`` or a misspelling, on the safe side) never forks.
     """
-    if os.environ.get("HSIM_START_METHOD", "").strip().lower() == "spawn":
+    if os.environ.get("HSIM_START_METHOD", "").strip().lower() not in ("", "fork"):
         return False
     if not sys.platform.startswith("linux") or "fork" not in get_all_start_methods():
         return False
