@@ -632,7 +632,7 @@ def discard_moon(public, hand, legal, out):
 # -- the decisions ------------------------------------------------------------------------
 
 
-@njit(PLAY_SIG, cache=True)
+@njit(PLAY_SIG, cache=True, _nrt=False)
 def play(public, private, legal, rng, params):
     """Play a card (see the module docstring)."""
     if legal & (legal - 1) == 0:
@@ -697,7 +697,7 @@ def pass_danger(hand: int, c: int, omnibus: bool, qs_guard: float) -> float:
     return d
 
 
-@njit(PASS_SIG, cache=True)
+@njit(PASS_SIG, cache=True, _nrt=False)
 def pass_cards(public, private, rng, params):
     """Pass three cards (see the module docstring)."""
     hand = private[V_HAND]
@@ -766,7 +766,7 @@ def moon_outcome(public, me: int, choice: int, jack: int) -> int:
     return result
 
 
-@njit(MOON_SIG, cache=True)
+@njit(MOON_SIG, cache=True, _nrt=False)
 def moon_choice(public, private, rng, params):
     """New Moon: win the game now if one outcome does; avoid ending it with a loss; else
     add when that leaves us strictly lowest, subtract otherwise."""
