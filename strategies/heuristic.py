@@ -66,6 +66,7 @@ New Moon
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from hsim._jit import kernel
@@ -253,18 +254,20 @@ def all_winners(hand: int, out: int) -> bool:
 
 
 @kernel
-def trick_winner(public) -> tuple:
-    """Return (winning card, its seat) of the current trick (it must have a card)."""
+def winning_card(public) -> int:
+    """Return the card winning the current trick so far (it must have a card): the
+    highest card of the led suit among the trick's cards (no trumps in Hearts)."""
+    return highest_card(public[P_TRICK_CARDS] & suit_bits(public[P_LED_SUIT]))
+
+
+@kernel
+def seat_of(public, c: int) -> int:
+    """Return the seat that played card ``c`` to the current trick, -1 if none did."""
     n = public[P_N_PLAYS]
-    led = public[P_LED_SUIT]
-    best = -1
-    seat = -1
     for k in range(n - public[P_TRICK_LEN], n):
-        c = public[P_PLAY_CARD + k]
-        if c // 13 == led and c > best:
-            best = c
-            seat = public[P_PLAY_SEAT + k]
-    return best, seat
+        if public[P_PLAY_CARD + k] == c:
+            return public[P_PLAY_SEAT + k]
+    return -1
 
 
 @kernel
@@ -324,35 +327,72 @@ def shooting(public, private, hand: int, out: int, params) -> bool:
 # -- leading ----------------------------------------------------------------------------
 
 
+def lead_win_chance(n_out: int, n_below: int, followers: int) -> float:
+    """Return the chance that a lead wins its trick, as if the other seats duck.
+
+    ``n_out``: the outstanding cards of the led suit (0..13), ``n_below`` of them under
+    the card led, ``followers``: the seats expected to follow suit (0..3). Each follower
+    holds about ``m`` of the suit and must overtake when all of them are above the lead
+    (probability ``q**m``, ``q`` the share of the outstanding cards above it), else it
+    ducks. Plain Python: :data:`LEAD_WIN` holds every value, for compiled code.
+    """
+    n_above = n_out - n_below
+    if n_above == 0:
+        return 1.0
+    if n_below == 0:
+        return 0.0
+    q = n_above / n_out
+    m = (n_out + followers - 1) // max(followers, 1)
+    qm = 1.0
+    for _ in range(m):
+        qm *= q
+    p_win = 1.0
+    for _ in range(followers):
+        p_win *= 1.0 - qm
+    return p_win
+
+
+#: :func:`lead_win_chance` of every (n_out, n_below, followers), float64[14, 14, 4] (0 where
+#: n_below > n_out): a table look-up instead of a division and two product loops in
+#: every lead's cost (the same float operations in the same order: the same bits).
+LEAD_WIN = np.array(
+    [
+        [[lead_win_chance(n, b, f) if b <= n else 0.0 for f in range(4)] for b in range(14)]
+        for n in range(14)
+    ],
+    dtype=np.float64,
+)
+
+
 @kernel
-def lead_cost(public, me: int, hand: int, out: int, c: int) -> float:
-    """Return the points a lead of ``c`` is expected to cost (negative: a gain)."""
-    s = c // 13
+def void_counts(public, me: int) -> int:
+    """Return how many other seats have shown void in each suit, packed one byte a suit
+    (suit ``s`` in bits ``8s .. 8s+7``).
+
+    A seat's void mask (4 bits, one a suit) is spread to one bit a byte by a multiply:
+    bit ``s`` of ``v * 0x204081`` lands on bits ``s + 7k`` (k = 0..3), which never
+    collide, and only ``k = s`` is kept by the mask ``0x01010101``.
+    """
+    counts = 0
+    for seat in range(4):
+        if seat != me:
+            counts += (public[P_VOIDS + seat] * 0x204081) & 0x01010101
+    return counts
+
+
+@kernel
+def lead_cost(public, hand: int, out: int, c: int, s: int, voids: int, dump: float) -> float:
+    """Return the points a lead of ``c`` (of suit ``s``) is expected to cost (negative: a
+    gain). ``voids``: the other seats known void in ``s``; ``dump``: the points a seat void
+    in the led suit is expected to discard onto the trick (:func:`lead_normal`)."""
     o = out & suit_bits(s)
     n_out = popcount(o)
     n_below = popcount(o & below(c))
-    n_above = n_out - n_below
-    voids = known_voids(public, me, s)
     if n_out < 3 and 3 - n_out > voids:
         voids = 3 - n_out
     followers = 3 - voids
-    if n_above == 0:
-        p_win = 1.0
-    elif n_below == 0:
-        p_win = 0.0
-    else:
-        # each following seat holds about m of the suit; it must overtake when all of
-        # them are above c (probability q**m), else it ducks
-        q = n_above / n_out
-        m = (n_out + followers - 1) // max(followers, 1)
-        qm = 1.0
-        for _ in range(m):
-            qm *= q
-        p_win = 1.0
-        for _ in range(followers):
-            p_win *= 1.0 - qm
+    p_win = LEAD_WIN[n_out, n_below, followers]
     qs_out = out & QS_BIT != 0
-    hearts_out = popcount(out & HEARTS_MASK)
     pts = 0.0
     if s == 3:
         pts = 1.0 + min(followers, n_out)
@@ -361,11 +401,6 @@ def lead_cost(public, me: int, hand: int, out: int, c: int) -> float:
     if s == 2 and qs_out and c > QUEEN_SPADES:
         pts += 13.0 * 0.8
     if voids > 0:
-        dump = 0.0
-        if qs_out:
-            dump += 13.0 / 3.0
-        if hearts_out > 0:
-            dump += 1.5
         pts += voids * dump
     cost = p_win * pts
     mine = hand & suit_bits(s)
@@ -384,7 +419,7 @@ def lead_cost(public, me: int, hand: int, out: int, c: int) -> float:
         cost -= 0.4
     elif n_mine == 2:
         cost -= 0.2
-    return cost + 0.01 * (c % 13)
+    return cost + 0.01 * (c - 13 * s)
 
 
 @kernel
@@ -402,6 +437,12 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
         and known_voids(public, me, 1) == 0
     ):
         return JACK_DIAMONDS  # the top diamond: take the JD's -10
+    voids = void_counts(public, me)
+    dump = 0.0  # what a seat void in the led suit discards onto the trick
+    if out & QS_BIT:
+        dump += 13.0 / 3.0
+    if out & HEARTS_MASK:
+        dump += 1.5
     best = lowest_card(legal)
     best_cost = 1e9
     for s in range(4):
@@ -409,7 +450,7 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
         if mine == 0:
             continue
         c = lowest_card(mine)
-        cost = lead_cost(public, me, hand, out, c)
+        cost = lead_cost(public, hand, out, c, s, (voids >> (8 * s)) & 0xFF, dump)
         if cost < best_cost:
             best_cost = cost
             best = c
@@ -647,7 +688,9 @@ def play(public, private, legal, rng, params):
         if shoot:
             return lead_moon(public, me, legal, out)
         return lead_normal(public, me, hand, legal, out, threat)
-    wcard, wseat = trick_winner(public)
+    wcard = winning_card(public)
+    # the seat winning the trick matters only against a moon: look it up only then
+    wseat = seat_of(public, wcard) if threat >= 0 else -1
     follow = legal & suit_bits(public[P_LED_SUIT])
     if follow:
         if shoot:
