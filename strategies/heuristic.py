@@ -740,28 +740,79 @@ def pass_danger(hand: int, c: int, omnibus: bool, qs_guard: float) -> float:
     return d
 
 
+#: below every :func:`pass_key`
+NO_PASS_KEY = -(1 << 40)
+
+
+@kernel
+def suit_candidates(cards: int, s: int, omnibus: bool) -> int:
+    """Return :func:`candidates` of ``cards``, all of suit ``s`` (non-empty or not)."""
+    if cards == 0:
+        return 0
+    out = (1 << highest_card(cards)) | (cards & (QS_BIT | JD_BIT))
+    if s == 2:
+        m = cards & LOW_SPADES
+        if m:
+            out |= 1 << highest_card(m)
+    elif s == 1 and omnibus:
+        m = cards & (JD_BIT - 1)
+        if m:
+            out |= 1 << highest_card(m)
+    return out
+
+
+@kernel
+def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
+    """Return the key of the card of suit ``s`` that :func:`pass_cards` would pass first
+    out of ``keep``, :data:`NO_PASS_KEY` when ``keep`` has no card of ``s``.
+
+    The key is ``danger * 64 + 63 - card``: :func:`pass_danger` is a whole number, so the
+    largest key is the most dangerous card, the lowest of equals (the first of them in
+    card order). A card's danger depends only on the cards of its own suit in ``keep``.
+    """
+    best = NO_PASS_KEY
+    cand = suit_candidates(keep & suit_bits(s), s, omnibus)
+    while cand:
+        c = lowest_card(cand)
+        cand &= cand - 1
+        best = max(best, int(pass_danger(keep, c, omnibus, qs_guard)) * 64 + 63 - c)
+    return best
+
+
 @njit(PASS_SIG, cache=True, _nrt=False)
 def pass_cards(public, private, rng, params):
-    """Pass three cards (see the module docstring)."""
+    """Pass three cards (see the module docstring).
+
+    The three cards are chosen one at a time, the most dangerous first (:func:`pass_danger`
+    over the cards still kept); passing a card changes the dangers of its own suit only,
+    so only that suit's best card (:func:`pass_key`) is found again.
+    """
     hand = private[V_HAND]
     if wants_moon(hand, True, params):
         return moon_pass(hand)
     omnibus = public[P_RULES + R_OMNIBUS] != 0
-    out = 0
-    for _ in range(3):
-        keep = hand & ~out
-        best = -1
-        best_d = -1e9
-        cand = candidates(keep, omnibus)
-        while cand:
-            c = lowest_card(cand)
-            cand &= cand - 1
-            d = pass_danger(keep, c, omnibus, params[K_QS_GUARD])
-            if d > best_d:
-                best_d = d
-                best = c
-        out |= 1 << best
-    return out
+    guard = params[K_QS_GUARD]
+    k0 = pass_key(hand, 0, omnibus, guard)
+    k1 = pass_key(hand, 1, omnibus, guard)
+    k2 = pass_key(hand, 2, omnibus, guard)
+    k3 = pass_key(hand, 3, omnibus, guard)
+    keep = hand
+    for i in range(3):
+        c = 63 - (max(max(k0, k1), max(k2, k3)) & 63)
+        keep &= ~(1 << c)
+        if i == 2:
+            break
+        s = c // 13
+        k = pass_key(keep, s, omnibus, guard)
+        if s == 0:
+            k0 = k
+        elif s == 1:
+            k1 = k
+        elif s == 2:
+            k2 = k
+        else:
+            k3 = k
+    return hand & ~keep
 
 
 @kernel
