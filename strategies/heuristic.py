@@ -70,7 +70,7 @@ import numpy as np
 from numba import njit
 
 from hsim._jit import kernel
-from hsim.cards import ACE_HEARTS
+from hsim.cards import ACE_HEARTS, SUIT_MASK
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
     ALL_CARDS,
@@ -156,14 +156,14 @@ def candidates(cards: int, omnibus: bool) -> int:
 
 @kernel
 def suit_losers(hand: int, s: int) -> int:
-    """Return the losing-trick count of suit ``s``: missing A, K, Q among its top cards."""
-    mine = hand & suit_bits(s)
+    """Return the losing-trick count of suit ``s``: missing A, K, Q among its top cards
+    (its top ``k`` ranks, ``k`` = the suit's length up to 3)."""
+    mine = (hand >> (13 * s)) & SUIT_MASK
     n = popcount(mine)
     k = 3 if n > 3 else n
-    losers = 0
-    for i in range(k):
-        losers += ((mine >> (13 * s + 12 - i)) & 1) == 0
-    return losers
+    # bits 0, 1, 2: Q, K, A; the top k ranks are the k high bits of these three
+    top = (mine >> 10) & (7 << (3 - k)) & 7
+    return k - popcount(top)
 
 
 @kernel
@@ -183,14 +183,14 @@ def moon_pass(hand: int) -> int:
         cand = rest & ~HEARTS_MASK & ~QS_BIT
         if cand == 0:
             cand = rest
+        losers = hand_losers(rest)
         while cand:
             c = lowest_card(cand)
             cand &= cand - 1
-            key = (
-                hand_losers(rest & ~(1 << c)) * 100
-                + (c % 13) * 4
-                - popcount(rest & suit_bits(c // 13))
-            )
+            s = c // 13
+            # the losers of rest without c: only suit s changes
+            kept = losers - suit_losers(rest, s) + suit_losers(rest & ~(1 << c), s)
+            key = kept * 100 + (c - 13 * s) * 4 - popcount(rest & suit_bits(s))
             if key < best_key:
                 best_key = key
                 best = c
