@@ -671,6 +671,9 @@ def discard_moon(public, hand, legal, out):
 
 
 # -- the decisions ------------------------------------------------------------------------
+# The three decisions are compiled without NRT (``_nrt=False``, as the engine's entry
+# points): they allocate nothing, and numba's reference counting of their four argument
+# arrays took about 40% of an average play decision (measured over recorded decisions).
 
 
 @njit(PLAY_SIG, cache=True, _nrt=False)
