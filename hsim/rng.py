@@ -63,9 +63,29 @@ def next_u64(state):
 
 
 @kernel
+def scaled(bits, n):
+    """Return 64 random bits ``bits`` (uint64) as an int in ``0..n-1`` (1 <= n < 2**32):
+    the high 32 bits times ``n``, shifted down (what :func:`below` draws)."""
+    return np.int64(((bits >> _S32) * np.uint64(n)) >> _S32)
+
+
+@kernel
 def below(state, n):
     """Return a random int in ``0..n-1`` (1 <= n < 2**32) from stream ``state``."""
-    return np.int64(((next_u64(state) >> _S32) * np.uint64(n)) >> _S32)
+    return scaled(next_u64(state), n)
+
+
+@kernel
+def below_at(z, n):
+    """Return (state after ``z``, a random int in ``0..n-1``): :func:`below` on a stream
+    state ``z`` (uint64) held in a local variable instead of its array.
+
+    A loop of many draws (the shuffle's 51) keeps the state in a register this way; the
+    draws are the same as :func:`below`'s, as long as the caller stores the final state
+    back.
+    """
+    z = z + GOLDEN
+    return z, scaled(mix64(z), n)
 
 
 #: Run seeds are 0..MAX_SEED: the streams are keyed on 64 bits.

@@ -68,7 +68,7 @@ from hsim.engine.layout import (
     V_PASSED,
     V_RECEIVED,
 )
-from hsim.rng import below
+from hsim.rng import below_at
 
 # --- dealing -------------------------------------------------------------------------
 
@@ -86,11 +86,13 @@ def shuffle_deck(hidden, cards: int, deal_rng) -> int:
         deck[size] = lowest_card(cards)
         cards &= cards - 1
         size += 1
+    z = deal_rng[0]  # the stream's state, in a register for the 51 draws
     for i in range(size - 1, 0, -1):
-        j = below(deal_rng, i + 1)
+        z, j = below_at(z, i + 1)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
+    deal_rng[0] = z
     return size
 
 
