@@ -75,19 +75,6 @@ def below(state, n):
     return scaled(next_u64(state), n)
 
 
-@kernel
-def below_at(z, n):
-    """Return (state after ``z``, a random int in ``0..n-1``): :func:`below` on a stream
-    state ``z`` (uint64) held in a local variable instead of its array.
-
-    A loop of many draws (the shuffle's 51) keeps the state in a register this way; the
-    draws are the same as :func:`below`'s, as long as the caller stores the final state
-    back.
-    """
-    z = z + GOLDEN
-    return z, scaled(mix64(z), n)
-
-
 #: Run seeds are 0..MAX_SEED: the streams are keyed on 64 bits.
 MAX_SEED = 2**64 - 1
 
