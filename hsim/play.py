@@ -289,6 +289,7 @@ def play_range(
     else:
         loop_fns = (pass_fns, play_fns, moon_fns)
         loop = play_games
+    call = _checked_entry(loop, loop_fns)
     state = GameState()
     set_scorings(state, scorings)
     if reuse:
@@ -299,8 +300,10 @@ def play_range(
     run_seed = seed_to_u64(seed)
     game = first
     # responsive: play in calls of about RESPONSIVE_CALL_S, so that this thread gets back
-    # to Python (and its signal handlers) often even with slow compiled strategies.
-    at_once = 1 if responsive else stop - first
+    # to Python (and its signal handlers) often even with slow compiled strategies. The
+    # first call's size comes from the last range's speed with these players.
+    speed_key = (loop, loop_fns, rules, scorings)
+    at_once = _AT_ONCE.get(speed_key, 1) if responsive else stop - first
     # Rows are appended to the buffers across calls (the loop appends from the counters);
     # they are taken out only when the buffers are full or the range is done, so that a
     # responsive run's many short calls cost no copies.
@@ -310,7 +313,7 @@ def play_range(
         t0 = time.perf_counter()
         want = min(stop - game, at_once)
         try:
-            done = loop(
+            done = call(
                 run_seed,
                 game,
                 want,
@@ -344,6 +347,7 @@ def play_range(
         if responsive:
             per_game = max(time.perf_counter() - t0, 1e-6) / max(done, 1)
             at_once = max(1, min(1 << 20, int(RESPONSIVE_CALL_S / per_game)))
+            _AT_ONCE[speed_key] = at_once
     return _concat(deals, deal_out.shape[1]), _concat(games, GAME_COLS)
 
 
@@ -361,6 +365,35 @@ def _as_views(reuse: bool, last: bool, earlier: bool, used: int, size: int) -> b
     if reuse:
         return not earlier
     return 2 * used >= size
+
+
+#: Games per responsive call that last took about RESPONSIVE_CALL_S, per (loop, seat
+#: functions, rules, scorings): a chunk's first call need not be a one-game probe.
+_AT_ONCE: dict[tuple, int] = {}
+#: (loop, seat functions) whose argument types one ordinary call has checked.
+_CHECKED: set[tuple] = set()
+
+
+def _checked_entry(loop, loop_fns: tuple):
+    """Return what to call for ``loop`` (play_games or play_kierki_games) with ``loop_fns``.
+
+    The first call with these seat functions goes through the dispatcher, which checks
+    every argument's type against the loop's one explicit signature. Later calls go
+    straight to the compiled entry point: the dispatcher's typing of the function tuples
+    costs ~1 ms a call (measured), which a run of responsive calls paid hundreds of
+    times. The other arguments are arrays this module makes, of fixed dtypes.
+    """
+    key = (loop, loop_fns)
+    overloads = getattr(loop, "overloads", None)  # none under NUMBA_DISABLE_JIT
+    if key not in _CHECKED or not overloads or len(overloads) != 1:
+
+        def first(*args):
+            done = loop(*args)
+            _CHECKED.add(key)
+            return done
+
+        return first
+    return next(iter(overloads.values())).entry_point
 
 
 def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:
