@@ -1,4 +1,4 @@
-"""The Arrow arrays the sink builds from buffers, and the deal columns' compiled narrowing."""
+"""The Arrow arrays the sink builds from buffers; the compiled deal columns and chunk sums."""
 
 from __future__ import annotations
 
@@ -11,10 +11,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from hsim.engine.layout import D_DEAL, D_GAME, D_HAND, D_POINTS, D_SCORE, D_SEAT
+from hsim.engine.layout import (
+    D_AFTER_END,
+    D_DEAL,
+    D_GAME,
+    D_HAND,
+    D_MOON,
+    D_POINTS,
+    D_SCORE,
+    D_SEAT,
+    G_GAME,
+    G_PLACE,
+    G_SCORING,
+    G_SEAT,
+    G_WINNER,
+)
 from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.rules import Rules, make_rules
+from hsim.runner.narrow import SUM_GAMES, chunk_sums
 from hsim.runner.sink import arrow_array, deals_table, games_table
 
 TYPES = [
@@ -48,7 +63,8 @@ def test_arrow_array_of_a_strided_view_takes_the_viewed_values():
 
 
 def _rows(rules, games=30):
-    return play_range(rules, load_players(["random"] * 4, rules), 5, 0, games)
+    players = load_players(["random"] * rules.players, rules)
+    return play_range(rules, players, 5, 0, games)
 
 
 def test_deal_columns_are_the_rows_values_for_hearts_and_kierki():
@@ -96,3 +112,47 @@ def test_games_table_copies_rows_that_are_written_again():
     before = table.to_pydict()
     rows[:] = -7  # the buffer a next chunk plays into
     assert table.to_pydict() == before
+
+
+def _numpy_sums(deals, games, rotation, n):
+    """The summary sums by weighted bincounts (the runner's former code)."""
+    base_deal = deals[:, D_AFTER_END] == 0
+    base_game = games[:, G_SCORING] == 0
+    d_player = (deals[:, D_SEAT] + rotation) % n
+    g_player = (games[:, G_SEAT] + rotation) % n
+    return np.stack(
+        (
+            np.bincount(d_player, deals[:, D_POINTS] * base_deal, n),
+            np.bincount(d_player, base_deal, n),
+            np.bincount(g_player, games[:, G_WINNER] * base_game, n),
+            np.bincount(d_player, deals[:, D_MOON] * base_deal, n),
+            np.bincount(g_player, base_game, n),
+            np.bincount(g_player, games[:, G_PLACE] * base_game, n),
+        ),
+        axis=1,
+    ).astype(np.int64)
+
+
+def test_chunk_sums_leave_out_deals_after_the_end_and_other_scorings():
+    rules = Rules()
+    longer = make_rules("classic", ["end_score=150"])
+    deals, games = play_range(rules, load_players(["random"] * 4), 9, 0, 40, (longer,))
+    assert (deals[:, D_AFTER_END] != 0).any() and (games[:, G_SCORING] != 0).any()
+    for rotation in range(4):
+        got = chunk_sums(deals, games, rotation, 4)
+        assert np.array_equal(got, _numpy_sums(deals, games, rotation, 4))
+    assert got[:, SUM_GAMES].sum() == 40 * 4
+    deals3, games3 = _rows(make_rules("kierki3"), 5)
+    assert np.array_equal(chunk_sums(deals3, games3, 2, 3), _numpy_sums(deals3, games3, 2, 3))
+
+
+def test_games_table_names_each_rows_scoring():
+    rules = Rules()
+    others = (make_rules("classic", ["end_score=50"]), make_rules("classic", ["omnibus=true"]))
+    _, games = play_range(rules, load_players(["random"] * 4), 2, 0, 6, others)
+    names = ["base", "end_score=50", "omnibus=true"]
+    table = games_table(games, ["random"] * 4, scorings=names)
+    table.validate(full=True)
+    assert table.schema.field("scoring").type == pa.string()
+    ordered = games[np.lexsort((games[:, G_SEAT], games[:, G_SCORING], games[:, G_GAME]))]
+    assert table.column("scoring").to_pylist() == [names[c] for c in ordered[:, G_SCORING]]

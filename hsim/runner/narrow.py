@@ -1,4 +1,5 @@
-"""The engine's int64 deal rows narrowed to the ``deals`` columns' types in one compiled pass.
+"""The engine's int64 deal rows narrowed to the ``deals`` columns' types in one compiled pass
+(and a chunk's summary sums in another).
 
 A deal row (:mod:`hsim.engine.layout`, D_* columns) holds every fact as int64; the
 ``deals`` dataset stores each at its own width (``results/README.md``). Taking the
@@ -41,6 +42,10 @@ from hsim.engine.layout import (
     D_TRICKS,
     D_TRUMP,
     D_TRUMP_CHOOSER,
+    G_PLACE,
+    G_SCORING,
+    G_SEAT,
+    G_WINNER,
 )
 
 #: The order of the arrays :func:`deal_columns` returns (its tuple, by name).
@@ -135,3 +140,39 @@ def deal_columns(rows, rotation, n, rotations, strategy, pass_dir, moon_choice, 
         queen_spades, jack_diamonds, tricks, points, moon, deal_score, score, after_end,
         pass_at, moon_choice_at, kind_at, dealer, trump_at, trump_chooser, lottery_place,
     )  # fmt: skip
+
+
+#: The columns of :func:`chunk_sums`, per player.
+SUM_POINTS, SUM_DEALS, SUM_WINS, SUM_MOONS, SUM_GAMES, SUM_PLACES = range(6)
+SUMMARY_COLS = 6
+
+
+@njit(
+    types.int64[:, ::1](types.int64[:, :], types.int64[:, :], types.int64, types.int64),
+    cache=True,
+)
+def chunk_sums(deals, games, rotation, n):
+    """Return the summary sums of one rotation's rows: int64[n players, SUMMARY_COLS],
+    per player the base game's penalty points, deals, wins, moons shot, games and sum
+    of places (deal rows dealt after the base game's end, and other scorings' game rows,
+    left out).
+
+    deals: int64[m, >= DEAL_COLS] deal rows; games: int64[k, >= GAME_COLS] game rows.
+    rotation, n: the seating (player = (seat + rotation) % n).
+    """
+    out = np.zeros((n, SUMMARY_COLS), np.int64)
+    for i in range(deals.shape[0]):
+        row = deals[i]
+        if row[D_AFTER_END] == 0:
+            p = (row[D_SEAT] + rotation) % n
+            out[p, SUM_POINTS] += row[D_POINTS]
+            out[p, SUM_DEALS] += 1
+            out[p, SUM_MOONS] += row[D_MOON] != 0
+    for i in range(games.shape[0]):
+        row = games[i]
+        if row[G_SCORING] == 0:
+            p = (row[G_SEAT] + rotation) % n
+            out[p, SUM_WINS] += row[G_WINNER] != 0
+            out[p, SUM_GAMES] += 1
+            out[p, SUM_PLACES] += row[G_PLACE]
+    return out
