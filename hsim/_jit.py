@@ -150,6 +150,7 @@ ENGINE_SOURCES = (
     PACKAGE_DIR / "engine" / "game.py",
     PACKAGE_DIR / "engine" / "kierki_game.py",
     PACKAGE_DIR / "strategy.py",
+    PACKAGE_DIR / "runner" / "narrow.py",
 )
 #: Compiled on first call, by the commands that need them (``perft``, ``report --scoring``).
 PART_SOURCES = {

@@ -201,8 +201,10 @@ def _buffer_shapes(
 def _buffers(
     n_games: int, rules: Rules, scorings=(), plays: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
+    # Not zeroed: the engine writes every column of every row it counts, and rows past
+    # its counters are never returned.
     deal_shape, game_shape = _buffer_shapes(n_games, rules, scorings, plays)
-    return np.zeros(deal_shape, np.int64), np.zeros(game_shape, np.int64)
+    return np.empty(deal_shape, np.int64), np.empty(game_shape, np.int64)
 
 
 #: Buffers kept between :func:`play_range` calls with ``reuse`` (one process plays one
@@ -257,7 +259,8 @@ def play_range(
     plays: the deal rows also get the plays columns (int64[rows, DEAL_COLS +
     PLAY_SLOTS]: each deal's order of play, :mod:`hsim.engine.plays`). reuse: play into
     buffers kept for the next call (the runner's chunks); the rows returned may then be
-    views of them, valid until the next ``reuse`` call in this process.
+    views of them, valid until the next ``reuse`` call in this process (without it they
+    may be views of a buffer of their own, which nothing writes again).
 
     :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
         gave a pass, card or moon choice the rules do not allow; the message names the
@@ -286,6 +289,7 @@ def play_range(
     else:
         loop_fns = (pass_fns, play_fns, moon_fns)
         loop = play_games
+    call = _checked_entry(loop, loop_fns)
     state = GameState()
     set_scorings(state, scorings)
     if reuse:
@@ -296,8 +300,10 @@ def play_range(
     run_seed = seed_to_u64(seed)
     game = first
     # responsive: play in calls of about RESPONSIVE_CALL_S, so that this thread gets back
-    # to Python (and its signal handlers) often even with slow compiled strategies.
-    at_once = 1 if responsive else stop - first
+    # to Python (and its signal handlers) often even with slow compiled strategies. The
+    # first call's size comes from the last range's speed with these players.
+    speed_key = (loop, loop_fns, rules, scorings)
+    at_once = _AT_ONCE.get(speed_key, 1) if responsive else stop - first
     # Rows are appended to the buffers across calls (the loop appends from the counters);
     # they are taken out only when the buffers are full or the range is done, so that a
     # responsive run's many short calls cost no copies.
@@ -307,7 +313,7 @@ def play_range(
         t0 = time.perf_counter()
         want = min(stop - game, at_once)
         try:
-            done = loop(
+            done = call(
                 run_seed,
                 game,
                 want,
@@ -332,7 +338,7 @@ def play_range(
         if done < want or game >= stop:  # the buffers are full, or the range is played
             deal_rows = deal_out[: state.hidden[H_DEAL_ROWS]]
             game_rows = game_out[: state.hidden[H_GAME_ROWS]]
-            if not (reuse and game >= stop and not deals):  # else: returned as views
+            if not _as_views(reuse, game >= stop, bool(deals), len(deal_rows), len(deal_out)):
                 deal_rows, game_rows = deal_rows.copy(), game_rows.copy()
             deals.append(deal_rows)
             games.append(game_rows)
@@ -341,7 +347,53 @@ def play_range(
         if responsive:
             per_game = max(time.perf_counter() - t0, 1e-6) / max(done, 1)
             at_once = max(1, min(1 << 20, int(RESPONSIVE_CALL_S / per_game)))
+            _AT_ONCE[speed_key] = at_once
     return _concat(deals, deal_out.shape[1]), _concat(games, GAME_COLS)
+
+
+def _as_views(reuse: bool, last: bool, earlier: bool, used: int, size: int) -> bool:
+    """Return whether :func:`play_range` may hand out the rows just played as views of its
+    buffers instead of copies: only when nothing will be played into them any more in
+    this call (``last``). Kept buffers (``reuse``) are played into by the next call, which
+    the caller was told, but views of them are only handed out whole (no ``earlier``
+    parts to join: joining copies). A buffer of this call's own is never written again,
+    so its rows are handed out unless they fill less than half of it (the rest of it would
+    be held as long as they are).
+    """
+    if not last:
+        return False
+    if reuse:
+        return not earlier
+    return 2 * used >= size
+
+
+#: Games per responsive call that last took about RESPONSIVE_CALL_S, per (loop, seat
+#: functions, rules, scorings): a chunk's first call need not be a one-game probe.
+_AT_ONCE: dict[tuple, int] = {}
+#: (loop, seat functions) whose argument types one ordinary call has checked.
+_CHECKED: set[tuple] = set()
+
+
+def _checked_entry(loop, loop_fns: tuple):
+    """Return what to call for ``loop`` (play_games or play_kierki_games) with ``loop_fns``.
+
+    The first call with these seat functions goes through the dispatcher, which checks
+    every argument's type against the loop's one explicit signature. Later calls go
+    straight to the compiled entry point: the dispatcher's typing of the function tuples
+    costs ~1 ms a call (measured), which a run of responsive calls paid hundreds of
+    times. The other arguments are arrays this module makes, of fixed dtypes.
+    """
+    key = (loop, loop_fns)
+    overloads = getattr(loop, "overloads", None)  # none under NUMBA_DISABLE_JIT
+    if key not in _CHECKED or not overloads or len(overloads) != 1:
+
+        def first(*args):
+            done = loop(*args)
+            _CHECKED.add(key)
+            return done
+
+        return first
+    return next(iter(overloads.values())).entry_point
 
 
 def _concat(parts: list[np.ndarray], cols: int) -> np.ndarray:

@@ -270,10 +270,10 @@ def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
             err=True,
         )
         sys.exit(result.exit_code)
-    from hsim.runner.summary import scoring_summaries
-
     _print_result(result, duplicate, kierki)
     if score_also and result.games_done:
+        from hsim.runner.summary import scoring_summaries  # pandas: ~0.2 s to import
+
         for name, rows in scoring_summaries(result.run_dir, list(score_also)).items():
             _print_scoring(name, rows, duplicate)
 

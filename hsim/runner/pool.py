@@ -33,7 +33,7 @@ from concurrent.futures import (
     ProcessPoolExecutor,
     wait,
 )
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
 from typing import Any
 
 DEFAULT_RETRIES = 2
@@ -75,10 +75,14 @@ def die_with_parent(parent_pid: int) -> None:
 
 def _init_worker(parent_pid: int, warm: tuple | None = None) -> None:
     # The parent handles SIGINT and SIGTERM (it stops the run and kills the workers).
-    # The signals were blocked while this process was spawned, so a Ctrl-C during its
+    # The signals were blocked while this process was started, so a Ctrl-C during its
     # start-up waits here and is then dropped, instead of a traceback per worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(ValueError, OSError):
+        # A forked worker inherits the parent's wakeup pipe (hsim.runner.signals): a
+        # signal to this worker must not look like one to the parent.
+        signal.set_wakeup_fd(-1)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     die_with_parent(parent_pid)
     if warm is not None:
@@ -104,19 +108,43 @@ def signals_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def process_pool(workers: int, warm: tuple | None = None) -> ProcessPoolExecutor:
-    """Return a spawn-context process pool of ``workers`` processes that ignore SIGINT
-    and die with this process (see :func:`die_with_parent`).
+def fork_is_safe() -> bool:
+    """Return whether this process may fork its workers (instead of spawning them).
+
+    A forked worker starts in milliseconds with everything this process has imported
+    and compiled; a spawned one imports numba and pyarrow and loads the compiled code
+    again, about 1 s of a core each (measured). Forking is only safe with no other
+    threads that could hold a lock at the fork: so only on Linux, from the main thread,
+    with every other thread one of hsim's own (the stop watcher, blocked in ``select``).
+    The caller must also know that no player brought threads of its own (a plain-Python
+    strategy may run a thread pool of a machine-learning library): fork only when every
+    player is compiled. ``HSIM_START_METHOD=spawn`` in the environment never forks.
+    """
+    if os.environ.get("HSIM_START_METHOD", "").strip().lower() == "spawn":
+        return False
+    if not sys.platform.startswith("linux") or "fork" not in get_all_start_methods():
+        return False
+    here = threading.current_thread()
+    if here is not threading.main_thread():
+        return False
+    return all(t is here or t.name.startswith("hsim-") for t in threading.enumerate())
+
+
+def process_pool(workers: int, warm: tuple | None = None, fork: bool = False):
+    """Return a process pool (a ProcessPoolExecutor) of ``workers`` processes that ignore
+    SIGINT and die with this process (see :func:`die_with_parent`).
 
     warm: ``(fn, args)`` each worker calls as it starts (loading the players and their
     compiled code, say; an exception is left for the first task to raise again); with it
     every worker is started now, so that they start in parallel with the caller's own
-    work (a spawn pool otherwise starts a worker per task submitted).
+    work (a spawn pool otherwise starts a worker per task submitted). fork: fork the
+    workers from this process when :func:`fork_is_safe` (else they are spawned).
     """
+    method = "fork" if fork and fork_is_safe() else "spawn"
     with signals_blocked():
         pool = ProcessPoolExecutor(
             workers,
-            mp_context=get_context("spawn"),
+            mp_context=get_context(method),
             initializer=_init_worker,
             initargs=(os.getpid(), warm),
         )

@@ -29,16 +29,6 @@ import numpy as np
 import pyarrow as pa
 
 from hsim import _jit
-from hsim.engine.layout import (
-    D_AFTER_END,
-    D_MOON,
-    D_POINTS,
-    D_SEAT,
-    G_PLACE,
-    G_SCORING,
-    G_SEAT,
-    G_WINNER,
-)
 from hsim.errors import HsimError
 from hsim.loader import LoadedStrategy, load_players
 from hsim.play import DecisionTimeoutError, play_range
@@ -55,9 +45,11 @@ from hsim.runner.manifest import (
     versions,
     write_manifest,
 )
+from hsim.runner.narrow import SUMMARY_COLS, chunk_sums
 from hsim.runner.pool import (
     DEFAULT_RETRIES,
     WorkerLost,
+    fork_is_safe,
     process_pool,
     run_chunks,
     stop_executor,
@@ -79,7 +71,7 @@ from hsim.runner.validate import (
     validate,
     without_home,
 )
-from hsim.seating import player_of, rotate
+from hsim.seating import rotate
 from hsim.stop import StopRequested
 from hsim.strategy import StrategyError
 
@@ -93,8 +85,6 @@ LOCAL_CHUNK = 2_000
 #: random games play ~1 s.
 CLUSTER_CHUNK = 10_000
 DEFAULT_DECISION_TIMEOUT = 60.0
-# Per seat: points, deals, wins, moons, games, sum of places.
-SUMMARY_COLS = 6
 
 
 class RunError(HsimError):
@@ -283,7 +273,7 @@ def run_chunk(
         if "plays" in tables:
             tables["plays"].append(plays_table(deals, names, rotation, duplicate))
         tables["games"].append(games_table(games, names, rotation, duplicate, list(scoring_names)))
-        out += _chunk_sums(deals, games, rotation, n)
+        out += chunk_sums(deals, games, rotation, n)
     hooks.pause("chunk", start)
     parts = write_parts(
         Path(run_dir),
@@ -293,28 +283,6 @@ def run_chunk(
         schema_version,
     )
     return out, parts
-
-
-def _chunk_sums(deals: np.ndarray, games: np.ndarray, rotation: int, n: int) -> np.ndarray:
-    """Return the summary sums (int64[n players, SUMMARY_COLS]) of one rotation's rows:
-    the base game's (deals after its end, and other scorings' game rows, left out), by
-    weights and bincounts over the columns, without copying the rows.
-    """
-    base_deal = deals[:, D_AFTER_END] == 0
-    base_game = games[:, G_SCORING] == 0
-    d_player = player_of(deals[:, D_SEAT], rotation, n)
-    g_player = player_of(games[:, G_SEAT], rotation, n)
-    return np.stack(
-        (
-            np.bincount(d_player, deals[:, D_POINTS] * base_deal, n),
-            np.bincount(d_player, base_deal, n),
-            np.bincount(g_player, games[:, G_WINNER] * base_game, n),
-            np.bincount(d_player, deals[:, D_MOON] * base_deal, n),
-            np.bincount(g_player, base_game, n),
-            np.bincount(g_player, games[:, G_PLACE] * base_game, n),
-        ),
-        axis=1,
-    ).astype(np.int64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -423,7 +391,8 @@ def check_config(
     :raises StrategyError: a player spec is invalid, or the first game fails.
     """
     players = validate(config, workers)  # every setting, before the disk is touched
-    if pool is not None:
+    fork = forks_workers(players)
+    if pool is not None and not fork:  # spawned workers start while this plays a game
         started = start_pool(config, workers)
         if started is not None:
             pool.append(started)
@@ -441,18 +410,28 @@ def check_config(
             stop_executor(executor, kill=True)
         raise
     _WORKER_PLAYERS[(config.rules, config.players)] = players
+    if pool is not None and fork and workers > 1:  # forked now: with the code just loaded
+        pool.append(start_pool(config, workers, fork=True))
     return players
 
 
-def start_pool(config: RunConfig, workers: int):
+def forks_workers(players: list[LoadedStrategy]) -> bool:
+    """Return whether the run's local workers are forked from this process (every player
+    compiled, and :func:`hsim.runner.pool.fork_is_safe`), not spawned."""
+    return all(p.kind != "python" for p in players) and fork_is_safe()
+
+
+def start_pool(config: RunConfig, workers: int, fork: bool = False):
     """Return a process pool of ``workers`` workers already starting (each loads the
     players of ``config``), or None: one worker (the run plays in this process), or
     compiled code not yet in the cache (this process compiles it first, then the workers
-    load it instead of each compiling it again).
+    load it instead of each compiling it again). fork: fork them (:func:`forks_workers`),
+    which needs no cache.
     """
-    if workers <= 1 or _jit.compile_plan(config.players):
+    if workers <= 1 or (not fork and _jit.compile_plan(config.players)):
         return None
-    return process_pool(workers, warm=(worker_players, (config.rules, config.players)))
+    warm = (worker_players, (config.rules, config.players))
+    return process_pool(workers, warm=warm, fork=fork)
 
 
 def run_tournament(
@@ -688,8 +667,10 @@ def play_chunks(
                 record((a, b), task(a, b))
         else:
 
+            fork = forks_workers(players)
+
             def executor():
-                return pool.pop() if pool else process_pool(workers)
+                return pool.pop() if pool else process_pool(workers, fork=fork)
 
             run_chunks(
                 executor,

@@ -1,0 +1,158 @@
+"""The Arrow arrays the sink builds from buffers; the compiled deal columns and chunk sums."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from hsim.engine.layout import (
+    D_AFTER_END,
+    D_DEAL,
+    D_GAME,
+    D_HAND,
+    D_MOON,
+    D_POINTS,
+    D_SCORE,
+    D_SEAT,
+    G_GAME,
+    G_PLACE,
+    G_SCORING,
+    G_SEAT,
+    G_WINNER,
+)
+from hsim.loader import load_players
+from hsim.play import play_range
+from hsim.rules import Rules, make_rules
+from hsim.runner.narrow import SUM_GAMES, chunk_sums
+from hsim.runner.sink import arrow_array, deals_table, games_table
+
+TYPES = [
+    (pa.int8(), np.int8),
+    (pa.int16(), np.int16),
+    (pa.int32(), np.int32),
+    (pa.int64(), np.int64),
+    (pa.bool_(), np.bool_),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), which=st.sampled_from(range(len(TYPES))), n=st.integers(0, 70))
+def test_arrow_array_equals_pyarrows_own_conversion(data, which, n):
+    arrow_type, dtype = TYPES[which]
+    values = data.draw(hnp.arrays(dtype, n))
+    nulls = data.draw(st.none() | hnp.arrays(np.bool_, n))
+    got = arrow_array(values, arrow_type, nulls)
+    got.validate(full=True)
+    want = pa.array(values, arrow_type, mask=nulls)
+    assert got.equals(want)
+    assert got.null_count == (0 if nulls is None else int(nulls.sum()))
+
+
+def test_arrow_array_of_a_strided_view_takes_the_viewed_values():
+    rows = np.arange(40, dtype=np.int64).reshape(10, 4)
+    assert arrow_array(rows[:, 2], pa.int64()).to_pylist() == list(range(2, 40, 4))
+    assert arrow_array(rows[:, 1] % 3 == 0, pa.bool_()).to_pylist() == [
+        v % 3 == 0 for v in range(1, 40, 4)
+    ]
+
+
+def _rows(rules, games=30):
+    players = load_players(["random"] * rules.players, rules)
+    return play_range(rules, players, 5, 0, games)
+
+
+def test_deal_columns_are_the_rows_values_for_hearts_and_kierki():
+    for rules in (Rules(), make_rules("kierki4")):
+        deals, _ = _rows(rules)
+        n = rules.players
+        for rotation, duplicate in ((0, False), (1, True)):
+            table = deals_table(deals, [f"p{i}" for i in range(n)], rotation, duplicate)
+            table.validate(full=True)
+            cols = table.to_pydict()
+            board = deals[:, D_GAME]
+            game = board * n + rotation if duplicate else board
+            assert cols["game"] == game.tolist()
+            assert cols["board"] == board.tolist()
+            assert cols["deal"] == deals[:, D_DEAL].tolist()
+            assert cols["hand"] == deals[:, D_HAND].tolist()
+            assert cols["points"] == deals[:, D_POINTS].tolist()
+            assert cols["score"] == deals[:, D_SCORE].tolist()
+            player = (deals[:, D_SEAT] + rotation) % n
+            assert cols["player"] == player.tolist()
+            assert cols["strategy"] == [f"p{p}" for p in player]
+
+
+def test_a_tournament_chunk_does_not_import_pandas():
+    # pa.array imports pandas (~0.2 s a worker); the sink builds arrays from buffers.
+    code = (
+        "import sys\n"
+        "from hsim.rules import Rules\n"
+        "from hsim.loader import load_players\n"
+        "from hsim.play import play_range\n"
+        "from hsim.runner.sink import deals_table, games_table\n"
+        "d, g = play_range(Rules(), load_players(['random'] * 4), 1, 0, 3)\n"
+        "deals_table(d, ['random'] * 4), games_table(g, ['random'] * 4)\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_games_table_copies_rows_that_are_written_again():
+    _, games = _rows(Rules(), 4)
+    rows = games.copy()
+    table = games_table(rows, ["random"] * 4)
+    before = table.to_pydict()
+    rows[:] = -7  # the buffer a next chunk plays into
+    assert table.to_pydict() == before
+
+
+def _numpy_sums(deals, games, rotation, n):
+    """The summary sums by weighted bincounts (the runner's former code)."""
+    base_deal = deals[:, D_AFTER_END] == 0
+    base_game = games[:, G_SCORING] == 0
+    d_player = (deals[:, D_SEAT] + rotation) % n
+    g_player = (games[:, G_SEAT] + rotation) % n
+    return np.stack(
+        (
+            np.bincount(d_player, deals[:, D_POINTS] * base_deal, n),
+            np.bincount(d_player, base_deal, n),
+            np.bincount(g_player, games[:, G_WINNER] * base_game, n),
+            np.bincount(d_player, deals[:, D_MOON] * base_deal, n),
+            np.bincount(g_player, base_game, n),
+            np.bincount(g_player, games[:, G_PLACE] * base_game, n),
+        ),
+        axis=1,
+    ).astype(np.int64)
+
+
+def test_chunk_sums_leave_out_deals_after_the_end_and_other_scorings():
+    rules = Rules()
+    longer = make_rules("classic", ["end_score=150"])
+    deals, games = play_range(rules, load_players(["random"] * 4), 9, 0, 40, (longer,))
+    assert (deals[:, D_AFTER_END] != 0).any() and (games[:, G_SCORING] != 0).any()
+    for rotation in range(4):
+        got = chunk_sums(deals, games, rotation, 4)
+        assert np.array_equal(got, _numpy_sums(deals, games, rotation, 4))
+    assert got[:, SUM_GAMES].sum() == 40 * 4
+    deals3, games3 = _rows(make_rules("kierki3"), 5)
+    assert np.array_equal(chunk_sums(deals3, games3, 2, 3), _numpy_sums(deals3, games3, 2, 3))
+
+
+def test_games_table_names_each_rows_scoring():
+    rules = Rules()
+    others = (make_rules("classic", ["end_score=50"]), make_rules("classic", ["omnibus=true"]))
+    _, games = play_range(rules, load_players(["random"] * 4), 2, 0, 6, others)
+    names = ["base", "end_score=50", "omnibus=true"]
+    table = games_table(games, ["random"] * 4, scorings=names)
+    table.validate(full=True)
+    assert table.schema.field("scoring").type == pa.string()
+    ordered = games[np.lexsort((games[:, G_SEAT], games[:, G_SCORING], games[:, G_GAME]))]
+    assert table.column("scoring").to_pylist() == [names[c] for c in ordered[:, G_SCORING]]
