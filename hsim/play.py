@@ -201,8 +201,10 @@ def _buffer_shapes(
 def _buffers(
     n_games: int, rules: Rules, scorings=(), plays: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
+    # Not zeroed: the engine writes every column of every row it counts, and rows past
+    # its counters are never returned.
     deal_shape, game_shape = _buffer_shapes(n_games, rules, scorings, plays)
-    return np.zeros(deal_shape, np.int64), np.zeros(game_shape, np.int64)
+    return np.empty(deal_shape, np.int64), np.empty(game_shape, np.int64)
 
 
 #: Buffers kept between :func:`play_range` calls with ``reuse`` (one process plays one
@@ -257,7 +259,8 @@ def play_range(
     plays: the deal rows also get the plays columns (int64[rows, DEAL_COLS +
     PLAY_SLOTS]: each deal's order of play, :mod:`hsim.engine.plays`). reuse: play into
     buffers kept for the next call (the runner's chunks); the rows returned may then be
-    views of them, valid until the next ``reuse`` call in this process.
+    views of them, valid until the next ``reuse`` call in this process (without it they
+    may be views of a buffer of their own, which nothing writes again).
 
     :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
         gave a pass, card or moon choice the rules do not allow; the message names the
@@ -335,7 +338,7 @@ def play_range(
         if done < want or game >= stop:  # the buffers are full, or the range is played
             deal_rows = deal_out[: state.hidden[H_DEAL_ROWS]]
             game_rows = game_out[: state.hidden[H_GAME_ROWS]]
-            if not (reuse and game >= stop and not deals):  # else: returned as views
+            if not _as_views(reuse, game >= stop, bool(deals), len(deal_rows), len(deal_out)):
                 deal_rows, game_rows = deal_rows.copy(), game_rows.copy()
             deals.append(deal_rows)
             games.append(game_rows)
@@ -346,6 +349,22 @@ def play_range(
             at_once = max(1, min(1 << 20, int(RESPONSIVE_CALL_S / per_game)))
             _AT_ONCE[speed_key] = at_once
     return _concat(deals, deal_out.shape[1]), _concat(games, GAME_COLS)
+
+
+def _as_views(reuse: bool, last: bool, earlier: bool, used: int, size: int) -> bool:
+    """Return whether :func:`play_range` may hand out the rows just played as views of its
+    buffers instead of copies: only when nothing will be played into them any more in
+    this call (``last``). Kept buffers (``reuse``) are played into by the next call, which
+    the caller was told, but views of them are only handed out whole (no ``earlier``
+    parts to join: joining copies). A buffer of this call's own is never written again,
+    so its rows are handed out unless they fill less than half of it (the rest of it would
+    be held as long as they are).
+    """
+    if not last:
+        return False
+    if reuse:
+        return not earlier
+    return 2 * used >= size
 
 
 #: Games per responsive call that last took about RESPONSIVE_CALL_S, per (loop, seat

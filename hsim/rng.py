@@ -63,9 +63,16 @@ def next_u64(state):
 
 
 @kernel
+def scaled(bits, n):
+    """Return 64 random bits ``bits`` (uint64) as an int in ``0..n-1`` (1 <= n < 2**32):
+    the high 32 bits times ``n``, shifted down (what :func:`below` draws)."""
+    return np.int64(((bits >> _S32) * np.uint64(n)) >> _S32)
+
+
+@kernel
 def below(state, n):
     """Return a random int in ``0..n-1`` (1 <= n < 2**32) from stream ``state``."""
-    return np.int64(((next_u64(state) >> _S32) * np.uint64(n)) >> _S32)
+    return scaled(next_u64(state), n)
 
 
 #: Run seeds are 0..MAX_SEED: the streams are keyed on 64 bits.

@@ -66,10 +66,11 @@ New Moon
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from hsim._jit import kernel
-from hsim.cards import ACE_HEARTS
+from hsim.cards import ACE_HEARTS, SUIT_MASK
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
     ALL_CARDS,
@@ -155,14 +156,14 @@ def candidates(cards: int, omnibus: bool) -> int:
 
 @kernel
 def suit_losers(hand: int, s: int) -> int:
-    """Return the losing-trick count of suit ``s``: missing A, K, Q among its top cards."""
-    mine = hand & suit_bits(s)
+    """Return the losing-trick count of suit ``s``: missing A, K, Q among its top cards
+    (its top ``k`` ranks, ``k`` = the suit's length up to 3)."""
+    mine = (hand >> (13 * s)) & SUIT_MASK
     n = popcount(mine)
     k = 3 if n > 3 else n
-    losers = 0
-    for i in range(k):
-        losers += ((mine >> (13 * s + 12 - i)) & 1) == 0
-    return losers
+    # bits 0, 1, 2: Q, K, A; the top k ranks are the k high bits of these three
+    top = (mine >> 10) & (7 << (3 - k)) & 7
+    return k - popcount(top)
 
 
 @kernel
@@ -182,14 +183,14 @@ def moon_pass(hand: int) -> int:
         cand = rest & ~HEARTS_MASK & ~QS_BIT
         if cand == 0:
             cand = rest
+        losers = hand_losers(rest)
         while cand:
             c = lowest_card(cand)
             cand &= cand - 1
-            key = (
-                hand_losers(rest & ~(1 << c)) * 100
-                + (c % 13) * 4
-                - popcount(rest & suit_bits(c // 13))
-            )
+            s = c // 13
+            # the losers of rest without c: only suit s changes
+            kept = losers - suit_losers(rest, s) + suit_losers(rest & ~(1 << c), s)
+            key = kept * 100 + (c - 13 * s) * 4 - popcount(rest & suit_bits(s))
             if key < best_key:
                 best_key = key
                 best = c
@@ -253,18 +254,20 @@ def all_winners(hand: int, out: int) -> bool:
 
 
 @kernel
-def trick_winner(public) -> tuple:
-    """Return (winning card, its seat) of the current trick (it must have a card)."""
+def winning_card(public) -> int:
+    """Return the card winning the current trick so far (it must have a card): the
+    highest card of the led suit among the trick's cards (no trumps in Hearts)."""
+    return highest_card(public[P_TRICK_CARDS] & suit_bits(public[P_LED_SUIT]))
+
+
+@kernel
+def seat_of(public, c: int) -> int:
+    """Return the seat that played card ``c`` to the current trick, -1 if none did."""
     n = public[P_N_PLAYS]
-    led = public[P_LED_SUIT]
-    best = -1
-    seat = -1
     for k in range(n - public[P_TRICK_LEN], n):
-        c = public[P_PLAY_CARD + k]
-        if c // 13 == led and c > best:
-            best = c
-            seat = public[P_PLAY_SEAT + k]
-    return best, seat
+        if public[P_PLAY_CARD + k] == c:
+            return public[P_PLAY_SEAT + k]
+    return -1
 
 
 @kernel
@@ -324,35 +327,72 @@ def shooting(public, private, hand: int, out: int, params) -> bool:
 # -- leading ----------------------------------------------------------------------------
 
 
+def lead_win_chance(n_out: int, n_below: int, followers: int) -> float:
+    """Return the chance that a lead wins its trick, as if the other seats duck.
+
+    ``n_out``: the outstanding cards of the led suit (0..13), ``n_below`` of them under
+    the card led, ``followers``: the seats expected to follow suit (0..3). Each follower
+    holds about ``m`` of the suit and must overtake when all of them are above the lead
+    (probability ``q**m``, ``q`` the share of the outstanding cards above it), else it
+    ducks. Plain Python: :data:`LEAD_WIN` holds every value, for compiled code.
+    """
+    n_above = n_out - n_below
+    if n_above == 0:
+        return 1.0
+    if n_below == 0:
+        return 0.0
+    q = n_above / n_out
+    m = (n_out + followers - 1) // max(followers, 1)
+    qm = 1.0
+    for _ in range(m):
+        qm *= q
+    p_win = 1.0
+    for _ in range(followers):
+        p_win *= 1.0 - qm
+    return p_win
+
+
+#: :func:`lead_win_chance` of every (n_out, n_below, followers), float64[14, 14, 4] (0 where
+#: n_below > n_out): a table look-up instead of a division and two product loops in
+#: every lead's cost (the same float operations in the same order: the same bits).
+LEAD_WIN = np.array(
+    [
+        [[lead_win_chance(n, b, f) if b <= n else 0.0 for f in range(4)] for b in range(14)]
+        for n in range(14)
+    ],
+    dtype=np.float64,
+)
+
+
 @kernel
-def lead_cost(public, me: int, hand: int, out: int, c: int) -> float:
-    """Return the points a lead of ``c`` is expected to cost (negative: a gain)."""
-    s = c // 13
+def void_counts(public, me: int) -> int:
+    """Return how many other seats have shown void in each suit, packed one byte a suit
+    (suit ``s`` in bits ``8s .. 8s+7``).
+
+    A seat's void mask (4 bits, one a suit) is spread to one bit a byte by a multiply:
+    bit ``s`` of ``v * 0x204081`` lands on bits ``s + 7k`` (k = 0..3), which never
+    collide, and only ``k = s`` is kept by the mask ``0x01010101``.
+    """
+    counts = 0
+    for seat in range(4):
+        if seat != me:
+            counts += (public[P_VOIDS + seat] * 0x204081) & 0x01010101
+    return counts
+
+
+@kernel
+def lead_cost(public, hand: int, out: int, c: int, s: int, voids: int, dump: float) -> float:
+    """Return the points a lead of ``c`` (of suit ``s``) is expected to cost (negative: a
+    gain). ``voids``: the other seats known void in ``s``; ``dump``: the points a seat void
+    in the led suit is expected to discard onto the trick (:func:`lead_normal`)."""
     o = out & suit_bits(s)
     n_out = popcount(o)
     n_below = popcount(o & below(c))
-    n_above = n_out - n_below
-    voids = known_voids(public, me, s)
     if n_out < 3 and 3 - n_out > voids:
         voids = 3 - n_out
     followers = 3 - voids
-    if n_above == 0:
-        p_win = 1.0
-    elif n_below == 0:
-        p_win = 0.0
-    else:
-        # each following seat holds about m of the suit; it must overtake when all of
-        # them are above c (probability q**m), else it ducks
-        q = n_above / n_out
-        m = (n_out + followers - 1) // max(followers, 1)
-        qm = 1.0
-        for _ in range(m):
-            qm *= q
-        p_win = 1.0
-        for _ in range(followers):
-            p_win *= 1.0 - qm
+    p_win = LEAD_WIN[n_out, n_below, followers]
     qs_out = out & QS_BIT != 0
-    hearts_out = popcount(out & HEARTS_MASK)
     pts = 0.0
     if s == 3:
         pts = 1.0 + min(followers, n_out)
@@ -361,11 +401,6 @@ def lead_cost(public, me: int, hand: int, out: int, c: int) -> float:
     if s == 2 and qs_out and c > QUEEN_SPADES:
         pts += 13.0 * 0.8
     if voids > 0:
-        dump = 0.0
-        if qs_out:
-            dump += 13.0 / 3.0
-        if hearts_out > 0:
-            dump += 1.5
         pts += voids * dump
     cost = p_win * pts
     mine = hand & suit_bits(s)
@@ -384,7 +419,7 @@ def lead_cost(public, me: int, hand: int, out: int, c: int) -> float:
         cost -= 0.4
     elif n_mine == 2:
         cost -= 0.2
-    return cost + 0.01 * (c % 13)
+    return cost + 0.01 * (c - 13 * s)
 
 
 @kernel
@@ -402,6 +437,12 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
         and known_voids(public, me, 1) == 0
     ):
         return JACK_DIAMONDS  # the top diamond: take the JD's -10
+    voids = void_counts(public, me)
+    dump = 0.0  # what a seat void in the led suit discards onto the trick
+    if out & QS_BIT:
+        dump += 13.0 / 3.0
+    if out & HEARTS_MASK:
+        dump += 1.5
     best = lowest_card(legal)
     best_cost = 1e9
     for s in range(4):
@@ -409,7 +450,7 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
         if mine == 0:
             continue
         c = lowest_card(mine)
-        cost = lead_cost(public, me, hand, out, c)
+        cost = lead_cost(public, hand, out, c, s, (voids >> (8 * s)) & 0xFF, dump)
         if cost < best_cost:
             best_cost = cost
             best = c
@@ -630,9 +671,12 @@ def discard_moon(public, hand, legal, out):
 
 
 # -- the decisions ------------------------------------------------------------------------
+# The three decisions are compiled without NRT (``_nrt=False``, as the engine's entry
+# points): they allocate nothing, and numba's reference counting of their four argument
+# arrays took about 40% of an average play decision (measured over recorded decisions).
 
 
-@njit(PLAY_SIG, cache=True)
+@njit(PLAY_SIG, cache=True, _nrt=False)
 def play(public, private, legal, rng, params):
     """Play a card (see the module docstring)."""
     if legal & (legal - 1) == 0:
@@ -647,7 +691,9 @@ def play(public, private, legal, rng, params):
         if shoot:
             return lead_moon(public, me, legal, out)
         return lead_normal(public, me, hand, legal, out, threat)
-    wcard, wseat = trick_winner(public)
+    wcard = winning_card(public)
+    # the seat winning the trick matters only against a moon: look it up only then
+    wseat = seat_of(public, wcard) if threat >= 0 else -1
     follow = legal & suit_bits(public[P_LED_SUIT])
     if follow:
         if shoot:
@@ -697,28 +743,79 @@ def pass_danger(hand: int, c: int, omnibus: bool, qs_guard: float) -> float:
     return d
 
 
-@njit(PASS_SIG, cache=True)
+#: below every :func:`pass_key`
+NO_PASS_KEY = -(1 << 40)
+
+
+@kernel
+def suit_candidates(cards: int, s: int, omnibus: bool) -> int:
+    """Return :func:`candidates` of ``cards``, all of suit ``s`` (non-empty or not)."""
+    if cards == 0:
+        return 0
+    out = (1 << highest_card(cards)) | (cards & (QS_BIT | JD_BIT))
+    if s == 2:
+        m = cards & LOW_SPADES
+        if m:
+            out |= 1 << highest_card(m)
+    elif s == 1 and omnibus:
+        m = cards & (JD_BIT - 1)
+        if m:
+            out |= 1 << highest_card(m)
+    return out
+
+
+@kernel
+def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
+    """Return the key of the card of suit ``s`` that :func:`pass_cards` would pass first
+    out of ``keep``, :data:`NO_PASS_KEY` when ``keep`` has no card of ``s``.
+
+    The key is ``danger * 64 + 63 - card``: :func:`pass_danger` is a whole number, so the
+    largest key is the most dangerous card, the lowest of equals (the first of them in
+    card order). A card's danger depends only on the cards of its own suit in ``keep``.
+    """
+    best = NO_PASS_KEY
+    cand = suit_candidates(keep & suit_bits(s), s, omnibus)
+    while cand:
+        c = lowest_card(cand)
+        cand &= cand - 1
+        best = max(best, int(pass_danger(keep, c, omnibus, qs_guard)) * 64 + 63 - c)
+    return best
+
+
+@njit(PASS_SIG, cache=True, _nrt=False)
 def pass_cards(public, private, rng, params):
-    """Pass three cards (see the module docstring)."""
+    """Pass three cards (see the module docstring).
+
+    The three cards are chosen one at a time, the most dangerous first (:func:`pass_danger`
+    over the cards still kept); passing a card changes the dangers of its own suit only,
+    so only that suit's best card (:func:`pass_key`) is found again.
+    """
     hand = private[V_HAND]
     if wants_moon(hand, True, params):
         return moon_pass(hand)
     omnibus = public[P_RULES + R_OMNIBUS] != 0
-    out = 0
-    for _ in range(3):
-        keep = hand & ~out
-        best = -1
-        best_d = -1e9
-        cand = candidates(keep, omnibus)
-        while cand:
-            c = lowest_card(cand)
-            cand &= cand - 1
-            d = pass_danger(keep, c, omnibus, params[K_QS_GUARD])
-            if d > best_d:
-                best_d = d
-                best = c
-        out |= 1 << best
-    return out
+    guard = params[K_QS_GUARD]
+    k0 = pass_key(hand, 0, omnibus, guard)
+    k1 = pass_key(hand, 1, omnibus, guard)
+    k2 = pass_key(hand, 2, omnibus, guard)
+    k3 = pass_key(hand, 3, omnibus, guard)
+    keep = hand
+    for i in range(3):
+        c = 63 - (max(max(k0, k1), max(k2, k3)) & 63)
+        keep &= ~(1 << c)
+        if i == 2:
+            break
+        s = c // 13
+        k = pass_key(keep, s, omnibus, guard)
+        if s == 0:
+            k0 = k
+        elif s == 1:
+            k1 = k
+        elif s == 2:
+            k2 = k
+        else:
+            k3 = k
+    return hand & ~keep
 
 
 @kernel
@@ -766,7 +863,7 @@ def moon_outcome(public, me: int, choice: int, jack: int) -> int:
     return result
 
 
-@njit(MOON_SIG, cache=True)
+@njit(MOON_SIG, cache=True, _nrt=False)
 def moon_choice(public, private, rng, params):
     """New Moon: win the game now if one outcome does; avoid ending it with a loss; else
     add when that leaves us strictly lowest, subtract otherwise."""

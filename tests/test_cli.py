@@ -255,3 +255,17 @@ def test_output_into_a_closed_pipe_stops_quietly():
         os.close(w)
     assert done.returncode == 141, done.stderr
     assert done.stderr == ""
+
+
+def test_the_command_line_starts_no_blas_threads_unless_asked():
+    code = "import os, hsim.cli; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == "1", done.stderr
+    env["OPENBLAS_NUM_THREADS"] = "3"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == "3", done.stderr
+    code = "import numpy, os, hsim.cli; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    env.pop("OPENBLAS_NUM_THREADS")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == "None", done.stderr

@@ -32,6 +32,7 @@ from hsim.engine.layout import (
     P_TRICK_CARDS,
     PUBLIC_LEN,
 )
+from hsim.rng import below
 
 
 @pytest.mark.parametrize("cards", [FULL_DECK, FULL_DECK & ~(1 << TWO_CLUBS), 0b1011])
@@ -50,6 +51,32 @@ def test_the_shuffle_is_a_permutation_of_the_cards_drawn_from_the_stream(cards):
     assert decks[0] == decks[1]  # the same stream, the same deal
     if cards == FULL_DECK:
         assert decks[0] != list(range(52))
+
+
+def _shuffled_one_by_one(cards: int, state: int) -> tuple[list[int], int]:
+    """The Fisher-Yates shuffle drawn one number at a time between the swaps."""
+    deck = [c for c in range(52) if cards >> c & 1]
+    rng = np.array([state], np.uint64)
+    for i in range(len(deck) - 1, 0, -1):
+        j = below(rng, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck, int(rng[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cards=st.one_of(st.just(FULL_DECK), st.integers(0, FULL_DECK)),
+    state=st.integers(0, 2**64 - 1),
+)
+def test_the_shuffle_draws_as_one_draw_between_each_swap_would(cards, state):
+    # shuffle_deck works all its draws out before swapping: the same deck, and the
+    # stream left where drawing them one by one leaves it (0 and 1 cards draw nothing).
+    hidden = np.zeros(HIDDEN_LEN, np.int64)
+    rng = np.array([state], np.uint64)
+    size = shuffle_deck(hidden, cards, rng)
+    deck, after = _shuffled_one_by_one(cards, state)
+    assert hidden[H_DECK : H_DECK + size].tolist() == deck
+    assert int(rng[0]) == after
 
 
 @pytest.mark.parametrize(

@@ -31,31 +31,28 @@ def _marker() -> bool:
     return MARKER["set"]
 
 
+def _threads(monkeypatch, *others: threading.Thread) -> None:
+    """Make this process look as if its only threads were the main one and ``others``
+    (earlier tests leave threads behind: progress bars' monitors, pools' managers)."""
+    main = threading.main_thread()
+    monkeypatch.setattr(pool_module.threading, "enumerate", lambda: [main, *others])
+
+
 @linux_only
 def test_fork_is_safe_with_only_hsims_own_threads(monkeypatch):
     monkeypatch.delenv("HSIM_START_METHOD", raising=False)
+    _threads(monkeypatch)
     assert fork_is_safe()
-    done = threading.Event()
-    watcher = threading.Thread(target=done.wait, name="hsim-stop-watch", daemon=True)
-    watcher.start()
-    try:
-        assert fork_is_safe()
-    finally:
-        done.set()
-        watcher.join()
+    _threads(monkeypatch, threading.Thread(target=print, name="hsim-stop-watch"))
+    assert fork_is_safe()
 
 
 @linux_only
 def test_fork_is_not_safe_with_another_thread_or_when_told(monkeypatch):
     monkeypatch.delenv("HSIM_START_METHOD", raising=False)
-    done = threading.Event()
-    other = threading.Thread(target=done.wait, daemon=True)  # a progress bar's monitor, say
-    other.start()
-    try:
-        assert not fork_is_safe()
-    finally:
-        done.set()
-        other.join()
+    _threads(monkeypatch, threading.Thread(target=print))  # a progress bar's monitor, say
+    assert not fork_is_safe()
+    _threads(monkeypatch)
     for method in ("spawn", "SPAWN ", "forkserver", "spwan"):  # a misspelling never forks
         monkeypatch.setenv("HSIM_START_METHOD", method)
         assert not fork_is_safe()
@@ -73,6 +70,7 @@ def test_fork_is_not_safe_off_linux(monkeypatch):
 @pytest.mark.parametrize("fork", [True, False])
 def test_a_pool_forks_only_when_asked_and_safe(monkeypatch, fork):
     monkeypatch.delenv("HSIM_START_METHOD", raising=False)
+    _threads(monkeypatch)
     monkeypatch.setitem(MARKER, "set", True)
     executor = process_pool(1, fork=fork)
     try:
@@ -95,9 +93,12 @@ def test_a_forked_worker_does_not_hold_the_folders_lock(monkeypatch, tmp_path):
     # hsim resume claims the folder before it forks its workers: a worker that kept the
     # lock's descriptor would keep the folder locked after its owner was killed.
     monkeypatch.delenv("HSIM_START_METHOD", raising=False)
+    _threads(monkeypatch)
+    monkeypatch.setitem(MARKER, "set", True)
     lock = claim(tmp_path)
     executor = process_pool(1, fork=True)
     try:
+        assert executor.submit(_marker).result(timeout=60), "the worker was forked"
         assert _open_locks(), "the owner holds its lock"
         assert executor.submit(_open_locks).result(timeout=60) == []
         assert is_locked(tmp_path)
@@ -118,10 +119,13 @@ def test_a_forked_worker_does_not_wake_the_runs_stop_watcher(monkeypatch):
     # The run's stop watcher reads the wakeup pipe: a signal a forked worker takes must
     # not be written into it, or the run would stop as if it had been interrupted.
     monkeypatch.delenv("HSIM_START_METHOD", raising=False)
+    _threads(monkeypatch)
+    monkeypatch.setitem(MARKER, "set", True)
     signals = StopSignals().install()
     try:
         executor = process_pool(1, fork=True)
         try:
+            assert executor.submit(_marker).result(timeout=60), "the worker was forked"
             assert _wakeup_fd() != -1, "the run's process has its watcher's pipe"
             assert executor.submit(_wakeup_fd).result(timeout=60) == -1
         finally:
@@ -133,8 +137,9 @@ def test_a_forked_worker_does_not_wake_the_runs_stop_watcher(monkeypatch):
 
 def test_python_players_are_never_forked(monkeypatch):
     monkeypatch.delenv("HSIM_START_METHOD", raising=False)
+    _threads(monkeypatch)
     compiled = load_players(["random"] * 4)
-    assert forks_workers(compiled) is fork_is_safe()
+    assert forks_workers(compiled) is sys.platform.startswith("linux")
     python = load_players(["random", "random", "random", f"{PY_BOTS}:PyRandom"])
     assert not forks_workers(python)
 
@@ -146,11 +151,16 @@ def _datasets(folder):
 @linux_only
 def test_forked_and_spawned_workers_write_the_same_datasets(monkeypatch, tmp_path):
     config = RunConfig(Rules(), ("random", "lowcard", "duck", "heuristic"), 600, 3, chunk_size=50)
+    _threads(monkeypatch)
+    used = []
+    context = pool_module.get_context
+    monkeypatch.setattr(pool_module, "get_context", lambda m: used.append(m) or context(m))
     out = {}
     for method in ("fork", "spawn"):
         monkeypatch.setenv("HSIM_START_METHOD", method)
         result = run_tournament(config, tmp_path / method, workers=2, progress=False)
         assert result.status == "complete"
+        assert used.pop() == method and not used
         out[method] = _datasets(tmp_path / method)
     for dataset in ("deals", "games"):
         assert out["fork"][dataset].equals(out["spawn"][dataset])

@@ -20,6 +20,7 @@ from hsim.engine.layout import (
     D_POINTS,
     D_SCORE,
     D_SEAT,
+    G_GAME,
     G_PLACE,
     G_SCORING,
     G_SEAT,
@@ -143,3 +144,15 @@ def test_chunk_sums_leave_out_deals_after_the_end_and_other_scorings():
     assert got[:, SUM_GAMES].sum() == 40 * 4
     deals3, games3 = _rows(make_rules("kierki3"), 5)
     assert np.array_equal(chunk_sums(deals3, games3, 2, 3), _numpy_sums(deals3, games3, 2, 3))
+
+
+def test_games_table_names_each_rows_scoring():
+    rules = Rules()
+    others = (make_rules("classic", ["end_score=50"]), make_rules("classic", ["omnibus=true"]))
+    _, games = play_range(rules, load_players(["random"] * 4), 2, 0, 6, others)
+    names = ["base", "end_score=50", "omnibus=true"]
+    table = games_table(games, ["random"] * 4, scorings=names)
+    table.validate(full=True)
+    assert table.schema.field("scoring").type == pa.string()
+    ordered = games[np.lexsort((games[:, G_SEAT], games[:, G_SCORING], games[:, G_GAME]))]
+    assert table.column("scoring").to_pylist() == [names[c] for c in ordered[:, G_SCORING]]

@@ -11,6 +11,8 @@ scores by the deal kind (B2, B3); who breaks hearts (A1.6), and how a game is wo
 
 from __future__ import annotations
 
+import numpy as np
+
 from hsim._jit import kernel
 from hsim.cards import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES
 from hsim.engine.bits import highest_card, lowest_card, popcount, suit_bits
@@ -41,6 +43,7 @@ from hsim.engine.layout import (
     G_SEAT,
     G_WINNER,
     H_DECK,
+    H_DRAWS,
     H_GAME,
     H_GAME_ROWS,
     MAX_TRICKS,
@@ -68,7 +71,7 @@ from hsim.engine.layout import (
     V_PASSED,
     V_RECEIVED,
 )
-from hsim.rng import below
+from hsim.rng import GOLDEN, mix64, scaled
 
 # --- dealing -------------------------------------------------------------------------
 
@@ -78,7 +81,10 @@ def shuffle_deck(hidden, cards: int, deal_rng) -> int:
     """Shuffle the cards of mask ``cards`` into ``hidden[H_DECK:]``; return how many.
 
     The cards go in in increasing order, then a Fisher-Yates shuffle from the last
-    position down draws from stream ``deal_rng`` (uint64[1]) (docs/rules.md A1.1, B1).
+    position down draws from stream ``deal_rng`` (uint64[1]) (docs/rules.md A1.1, B1):
+    position i swaps with a position drawn below i + 1 (:func:`hsim.rng.below`). The
+    draws are worked out first, into ``hidden[H_DRAWS:]``, and leave the stream where
+    drawing them one by one would.
     """
     deck = hidden[H_DECK : H_DECK + 52]
     size = 0
@@ -86,8 +92,18 @@ def shuffle_deck(hidden, cards: int, deal_rng) -> int:
         deck[size] = lowest_card(cards)
         cards &= cards - 1
         size += 1
-    for i in range(size - 1, 0, -1):
-        j = below(deal_rng, i + 1)
+    # The draws do not depend on the deck: all of them first (a loop the compiler runs
+    # several draws at a time), then the swaps. Draw k is the stream's (k + 1)-th number
+    # below size - k, as drawing them one by one between the swaps would give.
+    draws = hidden[H_DRAWS : H_DRAWS + 52]
+    z = deal_rng[0]
+    for k in range(size - 1):
+        draws[k] = scaled(mix64(z + np.uint64(k + 1) * GOLDEN), size - k)
+    if size > 1:
+        deal_rng[0] = z + np.uint64(size - 1) * GOLDEN
+    for k in range(size - 1):
+        i = size - 1 - k
+        j = draws[k]
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t

@@ -253,11 +253,20 @@ def submit_play(public, private, hidden, rules, card, deal_out, game_out) -> int
     After the last trick the deal is scored, unless the shooter's New Moon choice is
     needed first (phase PH_MOON).
     """
+    legal = legal_plays(public, rules, private[public[P_TO_ACT], V_HAND])
+    return submit_legal_play(public, private, hidden, rules, card, legal, deal_out, game_out)
+
+
+@kernel
+def submit_legal_play(public, private, hidden, rules, card, legal, deal_out, game_out) -> int:
+    """:func:`submit_play` given ``legal``, the mask :func:`legal_plays` gives for the hand
+    of the seat to act now (the compiled loop has it already: the mask it showed the
+    strategy), so that it is not worked out twice per card.
+    """
     s = public[P_TO_ACT]
-    hand = private[s, V_HAND]
-    if card < 0 or card > 51 or not (hand >> card) & 1:
+    if card < 0 or card > 51 or not (private[s, V_HAND] >> card) & 1:
         return _fail(hidden, ST_ERR_NOT_HELD, card)
-    if not (legal_plays(public, rules, hand) >> card) & 1:
+    if not (legal >> card) & 1:
         return _fail(hidden, ST_ERR_ILLEGAL, card)
     play_card(public, private, s, card)
     if public[P_TRICK] == N_TRICKS:
@@ -375,17 +384,19 @@ def play_games(
             if st == ST_NEED_PLAY:
                 legal = legal_plays(public, rules, private[s, V_HAND])
                 card = call_play(
-                    codes[s, C_PLAY], play_fns[s], public, private[s], legal, rngs[1 + s], params[s]
+                    codes[s, C_PLAY], play_fns, s, public, private[s], legal, rngs[1 + s], params[s]
                 )
-                st = submit_play(public, private, hidden, rules, card, deal_out, game_out)
+                st = submit_legal_play(
+                    public, private, hidden, rules, card, legal, deal_out, game_out
+                )
             elif st == ST_NEED_PASS:
                 cards = call_pass(
-                    codes[s, C_PASS], pass_fns[s], public, private[s], rngs[1 + s], params[s]
+                    codes[s, C_PASS], pass_fns, s, public, private[s], rngs[1 + s], params[s]
                 )
                 st = submit_pass(public, private, hidden, cards)
             else:
                 choice = call_moon(
-                    codes[s, C_MOON], moon_fns[s], public, private[s], rngs[1 + s], params[s]
+                    codes[s, C_MOON], moon_fns, s, public, private[s], rngs[1 + s], params[s]
                 )
                 st = submit_moon(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:

@@ -318,11 +318,20 @@ def submit_kierki_play(public, private, hidden, rules, card, deal_out, game_out)
     A finished deal is scored and recorded (rows appended to ``deal_out`` and, after the
     last deal, ``game_out``).
     """
+    legal = kierki_legal(public, rules, private[public[P_TO_ACT], V_HAND])
+    return submit_kierki_legal_play(public, private, hidden, rules, card, legal, deal_out, game_out)
+
+
+@kernel
+def submit_kierki_legal_play(public, private, hidden, rules, card, legal, deal_out, game_out):
+    """:func:`submit_kierki_play` given ``legal``, the mask :func:`kierki_legal` gives for
+    the hand of the seat to act now (the compiled loop has it already), so that it is not
+    worked out twice per card. Returns ST_OK, ST_ERR_NOT_HELD or ST_ERR_ILLEGAL.
+    """
     s = public[P_TO_ACT]
-    hand = private[s, V_HAND]
-    if card < 0 or card > 51 or not (hand >> card) & 1:
+    if card < 0 or card > 51 or not (private[s, V_HAND] >> card) & 1:
         return _fail(hidden, ST_ERR_NOT_HELD, card)
-    if not (kierki_legal(public, rules, hand) >> card) & 1:
+    if not (legal >> card) & 1:
         return _fail(hidden, ST_ERR_ILLEGAL, card)
     if public[P_KIND] == KIND_LOTTERY:
         over = play_lottery_card(public, private, rules, s, card)
@@ -419,12 +428,14 @@ def play_kierki_games(
             if st == ST_NEED_PLAY:
                 legal = kierki_legal(public, rules, private[s, V_HAND])
                 card = call_play(
-                    codes[s, C_PLAY], play_fns[s], public, private[s], legal, rngs[1 + s], params[s]
+                    codes[s, C_PLAY], play_fns, s, public, private[s], legal, rngs[1 + s], params[s]
                 )
-                st = submit_kierki_play(public, private, hidden, rules, card, deal_out, game_out)
+                st = submit_kierki_legal_play(
+                    public, private, hidden, rules, card, legal, deal_out, game_out
+                )
             else:
                 choice = call_trump(
-                    codes[s, C_TRUMP], trump_fns[s], public, private[s], rngs[1 + s], params[s]
+                    codes[s, C_TRUMP], trump_fns, s, public, private[s], rngs[1 + s], params[s]
                 )
                 st = submit_trump(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:

@@ -123,7 +123,8 @@ X_DEALS = X_SCORES + 5
 EXTRA_STRIDE = X_SCORES + 8
 H_KIERKI = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
 H_TRUMP_CHOICE = H_KIERKI  # Kierki: the trump choice of this deal (0..3, TRUMP_NONE), else -1
-HIDDEN_LEN = H_KIERKI + 4
+H_DRAWS = H_KIERKI + 4  # the shuffle's draws, worked out before its swaps (52 ints)
+HIDDEN_LEN = H_DRAWS + 52
 
 # Rules vector indices (docs/rules.md parts A, B) and option codes, derived from the
 # fields of hsim.rules.Rules and their allowed values (RULE_INDEX, option_code), never

@@ -66,42 +66,49 @@ def seat_codes(bundles) -> np.ndarray:
 
 
 @kernel
-def call_pass(code, fn, public, private, rng, params) -> int:
-    """Return the pass of the decision ``code`` names (:func:`seat_codes`), else ``fn``'s."""
+def call_pass(code, fns, seat, public, private, rng, params) -> int:
+    """Return the pass of the decision ``code`` names (:func:`seat_codes`), else that of
+    ``fns[seat]`` (``fns``: one function value per seat).
+
+    The function value is taken out of ``fns`` only when it is called: picking one of a
+    tuple by a seat known only at run time is an indirect jump, which for a built-in
+    would cost more than its decision.
+    """
     if code == 1:
         return random_bot.pass_cards(public, private, rng, params)
     if code == 2:
         return lowcard.pass_cards(public, private, rng, params)
     if code == 3:
         return duck.pass_cards(public, private, rng, params)
-    return fn(public, private, rng, params)
+    return fns[seat](public, private, rng, params)
 
 
 @kernel
-def call_play(code, fn, public, private, legal, rng, params) -> int:
-    """Return the card of the decision ``code`` names (:func:`seat_codes`), else ``fn``'s."""
+def call_play(code, fns, seat, public, private, legal, rng, params) -> int:
+    """Return the card of the decision ``code`` names (:func:`seat_codes`), else that of
+    ``fns[seat]`` (taken out of the tuple only then, as in :func:`call_pass`)."""
     if code == 1:
         return random_bot.play(public, private, legal, rng, params)
     if code == 2:
         return lowcard.play(public, private, legal, rng, params)
     if code == 3:
         return duck.play(public, private, legal, rng, params)
-    return fn(public, private, legal, rng, params)
+    return fns[seat](public, private, legal, rng, params)
 
 
 @kernel
-def call_moon(code, fn, public, private, rng, params) -> int:
-    """Return the moon choice of the decision ``code`` names, else ``fn``'s."""
+def call_moon(code, fns, seat, public, private, rng, params) -> int:
+    """Return the moon choice of the decision ``code`` names, else ``fns[seat]``'s."""
     if code == 1:
         return default_moon_choice(public, private, rng, params)
-    return fn(public, private, rng, params)
+    return fns[seat](public, private, rng, params)
 
 
 @kernel
-def call_trump(code, fn, public, private, rng, params) -> int:
-    """Return the trump choice of the decision ``code`` names, else ``fn``'s."""
+def call_trump(code, fns, seat, public, private, rng, params) -> int:
+    """Return the trump choice of the decision ``code`` names, else ``fns[seat]``'s."""
     if code == 1:
         return random_bot.trump_choice(public, private, rng, params)
     if code == 2:
         return default_trump_choice(public, private, rng, params)
-    return fn(public, private, rng, params)
+    return fns[seat](public, private, rng, params)
