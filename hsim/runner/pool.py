@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import (
@@ -149,9 +150,15 @@ def process_pool(workers: int, warm: tuple | None = None, fork: bool = False):
             initializer=_init_worker,
             initargs=(os.getpid(), warm),
         )
-        if warm is not None:
-            for _ in range(workers):  # each submit to a pool without an idle worker spawns one
-                pool.submit(os.getpid)
+        if warm is not None or method == "fork":
+            # Each submit to a pool without an idle worker spawns one; a fork pool forks
+            # every worker at its first submit. Forked here, while this thread has the
+            # signals blocked and only hsim's threads run (fork_is_safe): Python 3.12+
+            # warns at any fork of a process with threads, here only the stop watcher.
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", ".*multi-threaded.*fork", DeprecationWarning)
+                for _ in range(workers):
+                    pool.submit(os.getpid)
     return pool
 
 
