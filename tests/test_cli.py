@@ -269,3 +269,29 @@ def test_the_command_line_starts_no_blas_threads_unless_asked():
     env.pop("OPENBLAS_NUM_THREADS")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.stdout.strip() == "None", done.stderr
+
+
+def _run_cli(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_the_console_script_exits_as_sys_exit_would():
+    # hsim.cli.run skips the interpreter's teardown (os._exit) after the exit handlers.
+    start = "import atexit, sys, threading, time\nimport hsim.cli as cli\n"
+    done = _run_cli(
+        start + "atexit.register(lambda: print('exit handler ran'))\n"
+        "sys.argv = ['hsim', '--version']\ncli.run()\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["hsim, version 0.1.0", "exit handler ran"]
+    done = _run_cli(start + "sys.argv = ['hsim', 'tournament', '--bogus']\ncli.run()\n")
+    assert done.returncode == 2 and "--bogus" in done.stderr
+    done = _run_cli(start + "cli.main = lambda: sys.exit('boom')\ncli.run()\n")
+    assert done.returncode == 1 and done.stderr.strip() == "boom"
+    done = _run_cli(start + "cli.main = lambda: sys.exit(7)\ncli.run()\n")
+    assert done.returncode == 7
+    done = _run_cli(  # a thread still running: the normal exit, which waits for it
+        start + "worker = threading.Thread(target=lambda: (time.sleep(0.5), print('waited')))\n"
+        "worker.start()\ncli.main = lambda: None\ncli.run()\n"
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "waited", done.stderr

@@ -14,8 +14,11 @@ function, print), one module per command group:
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import sys
+import threading
 
 if "numpy" not in sys.modules:  # only before numpy loads its BLAS
     # hsim does no linear algebra, and the threads numpy's and scipy's BLAS start at
@@ -56,3 +59,33 @@ for _command in (
 main.add_command(compare_rules)
 main.add_command(report)
 main.add_command(sprt)
+
+
+def run() -> None:
+    """Run :func:`main` as the ``hsim`` console script, then exit without the
+    interpreter's teardown of numba's and LLVM's objects (~0.25 s a command, measured).
+
+    The exit handlers run and the standard streams are flushed first, as at a normal
+    exit, so nothing written is lost; the exit status is the one ``sys.exit`` would give.
+    If a thread other than daemon threads still runs, the exit is the normal one (which
+    waits for it).
+    """
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    else:
+        code = 0
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):  # as sys.exit("message") does
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    here = threading.current_thread()
+    if any(t is not here and t.is_alive() and not t.daemon for t in threading.enumerate()):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe (hsim ... | head) included
+            stream.flush()
+    os._exit(code & 0xFF)

@@ -1,5 +1,5 @@
 """``python -m hsim.cli``: the same as the ``hsim`` command."""
 
-from hsim.cli import main
+from hsim.cli import run
 
-main()
+run()
