@@ -14,6 +14,7 @@ Import this module before anything that defines ``@njit(cache=True)`` kernels.
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
 import importlib.util
 import os
 import pickle
@@ -122,6 +123,41 @@ import numba  # noqa: E402
 warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
 
 JIT_DISABLED = bool(numba.config.DISABLE_JIT)
+
+
+class _NoScipyLinalg(importlib.abc.MetaPathFinder):
+    """An import finder that refuses ``scipy.linalg`` (see :func:`_load_arraymath`)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy.linalg":
+            raise ModuleNotFoundError(f"{name} is not imported while numba loads", name=name)
+        return None
+
+
+def _load_arraymath() -> None:
+    """Import numba's ``numba.np.arraymath`` without its import-time BLAS probe.
+
+    The module sets ``_HAVE_BLAS`` at import by importing ``scipy.linalg`` (about 0.16 s
+    and 0.1 s more of numpy's testing and f2py modules, measured), once in every process,
+    on the first compile or cache load: every hsim command paid it though no hsim kernel
+    uses BLAS. Here the probe is refused, and the flag is then set to what the probe
+    would have found (scipy installed), so that compiled code behaves as before: the one
+    reader of the flag (``np.correlate``/``np.convolve`` typing) picks the BLAS version,
+    whose own ``ensure_blas`` imports scipy when that code is compiled. Nothing is done
+    when the module or ``scipy.linalg`` is already imported.
+    """
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules or JIT_DISABLED:
+        return
+    finder = _NoScipyLinalg()
+    sys.meta_path.insert(0, finder)
+    try:
+        import numba.np.arraymath as arraymath
+    finally:
+        sys.meta_path.remove(finder)
+    arraymath._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+
+
+_load_arraymath()
 
 
 def kernel(fn):

@@ -127,3 +127,37 @@ def test_a_module_imported_by_compiled_code_is_followed_to_the_end():
     assert hashed == [
         "cards.py", "engine/game.py", "errors.py", "notation.py", "rules.py", "strategies/mine.py",
     ]  # fmt: skip
+
+
+def test_loading_compiled_code_does_not_import_scipy_linalg_and_blas_stays_on():
+    # numba's arraymath probes BLAS by importing scipy.linalg (~0.25 s a process);
+    # hsim refuses that probe and sets the flag to what it would have found.
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "from hsim.loader import load_players\n"
+        "from hsim.play import play_range\n"
+        "from hsim.rules import Rules\n"
+        "play_range(Rules(), load_players(['random'] * 4), 1, 0, 1)\n"
+        "import numba.np.arraymath as a\n"
+        "print('scipy.linalg' in sys.modules, a._HAVE_BLAS)\n"
+        "import numpy as np, numba\n"
+        "f = numba.njit(lambda x, y: np.correlate(x, y))\n"
+        "x, y = np.arange(9.0) * 0.7, np.arange(4.0) - 1.5\n"
+        "print(bool(np.allclose(f(x, y), np.correlate(x, y))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.split()
+    blas = importlib.util.find_spec("scipy") is not None
+    assert out == ["False", str(blas), "True"]
+
+
+def test_the_blas_probe_is_refused_only_while_numba_loads(monkeypatch):
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    finder = _jit._NoScipyLinalg()
+    with pytest.raises(ModuleNotFoundError, match="scipy.linalg"):
+        finder.find_spec("scipy.linalg")
+    assert finder.find_spec("scipy.stats") is None
+    assert not any(isinstance(f, _jit._NoScipyLinalg) for f in sys.meta_path)
