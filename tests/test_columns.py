@@ -50,6 +50,29 @@ def test_every_column_is_documented_once_with_a_known_game():
         columns.Column("x", pa.int8(), "", "meaning", "Bridge")
 
 
+def test_a_column_is_nullable_exactly_when_its_text_says_it_may_be_null():
+    # The README tells a reader which columns are never null (required in Parquet) by
+    # naming no null in their meaning: the schema must agree with the text.
+    for name, cols in COLUMNS.items():
+        for c in cols:
+            says_null = "null" in c.meaning or c.game != "both"
+            assert c.nullable == says_null, (name, c.name)
+            assert SCHEMAS[name].field(c.name).nullable == c.nullable
+    assert not SCHEMAS["deals"].field("hand").nullable
+    assert SCHEMAS["plays"].field("trick").nullable
+
+
+@pytest.mark.parametrize("version", [4, 5, 6])
+def test_an_older_schema_is_this_one_with_nullable_columns(version):
+    for name, schema in SCHEMAS.items():
+        older = columns.written_schema(schema, version)
+        assert older.names == schema.names
+        assert all(f.nullable for f in older) or version == columns.SCHEMA_VERSION
+        dictionaries = any(pa.types.is_dictionary(f.type) for f in older)
+        assert dictionaries == (version >= 5), name
+    assert columns.written_schema(SCHEMAS["deals"], columns.SCHEMA_VERSION) is SCHEMAS["deals"]
+
+
 @pytest.mark.parametrize(
     ("preset", "players"),
     [("classic", ("random", "lowcard", "duck", "heuristic")), ("kierki3", ("kierki",) * 3)],

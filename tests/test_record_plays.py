@@ -38,6 +38,7 @@ from hsim.engine.layout import R_TRUMP_TRICK_VALUE
 from hsim.errors import ConfigError
 from hsim.rules import make_rules
 from hsim.runner import run as runner
+from hsim.runner.columns import SCHEMAS, written_schema
 from hsim.runner.manifest import JOURNAL
 from hsim.runner.resume import resume_run
 from hsim.runner.run import RunConfig, run_tournament
@@ -262,23 +263,27 @@ def test_resume_completes_a_run_of_each_mode(tmp_path, mode):
         pd.testing.assert_frame_equal(_read(run, dataset), _read(whole, dataset))
 
 
-def test_resume_of_a_schema_4_run_writes_schema_4_parts(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "SCHEMA_VERSION", 4)  # what an hsim of schema 4 wrote
+@pytest.mark.parametrize("version", [4, 5])
+def test_resume_of_an_older_schema_run_writes_parts_of_that_schema(tmp_path, monkeypatch, version):
+    monkeypatch.setattr(runner, "SCHEMA_VERSION", version)  # what an older hsim wrote
     run = _play(tmp_path, "old")
     monkeypatch.undo()
     manifest = json.loads((run / "run.json").read_text())
-    assert manifest["schema_version"] == 4
+    assert manifest["schema_version"] == version
     dropped = manifest["parts"].pop()
     manifest["status"] = "interrupted"
     (run / "run.json").write_text(json.dumps(manifest))
     for dataset in ("deals", "games"):
         (run / dropped[dataset]["file"]).unlink()
     resume_run(run, workers=1, progress=False)
-    assert json.loads((run / "run.json").read_text())["schema_version"] == 4
+    assert json.loads((run / "run.json").read_text())["schema_version"] == version
     for dataset in ("deals", "games"):
-        schemas = {str(pq.read_schema(p).remove_metadata())
-                   for p in (run / dataset).glob("*.parquet")}  # fmt: skip
-        assert len(schemas) == 1 and "dictionary" not in schemas.pop()
+        schemas = {pq.read_schema(p).remove_metadata() for p in (run / dataset).glob("*.parquet")}
+        assert len(schemas) == 1
+        (schema,) = schemas
+        assert schema == written_schema(SCHEMAS[dataset], version)
+        assert all(f.nullable for f in schema)
+        assert ("dictionary" in str(schema)) == (version == 5)
     result = CliRunner().invoke(main, ["report", str(run)])  # still read
     assert result.exit_code == 0, result.output
 

@@ -182,20 +182,29 @@ def game_batches(
 
 
 def _wide_dictionaries(table: pa.Table) -> pa.Table:
-    """Return ``table`` with every dictionary column's indices int32: what the plain
-    strings of a schema-4 part read as (``read_dictionary``), so that the parts of a run
-    holding both forms (schema 5 stores int8 indices) concatenate.
+    """Return ``table`` in the one form every part of a run is read in: each dictionary
+    column's indices int32 (what the plain strings of a schema-4 part read as,
+    ``read_dictionary``; schema 5 stores int8 indices) and every column nullable (schema 6
+    stores the never-null columns as required), so that the parts of a run holding
+    several schemas concatenate.
     """
     fields = list(table.schema)
-    wide = [
-        pa.field(f.name, pa.dictionary(pa.int32(), f.type.value_type), f.nullable)
-        if pa.types.is_dictionary(f.type) and f.type.index_type != pa.int32()
-        else f
+    common = [
+        pa.field(
+            f.name,
+            pa.dictionary(pa.int32(), f.type.value_type)
+            if pa.types.is_dictionary(f.type)
+            else f.type,
+            True,
+        )
         for f in fields
     ]
-    if wide == fields:
+    if common == fields:
         return table
-    return table.cast(pa.schema(wide, metadata=table.schema.metadata))
+    schema = pa.schema(common, metadata=table.schema.metadata)
+    if any(a.type != b.type for a, b in zip(common, fields, strict=True)):
+        return table.cast(schema)
+    return pa.Table.from_arrays(table.columns, schema=schema)
 
 
 def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.Table]:

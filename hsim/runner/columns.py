@@ -24,7 +24,7 @@ import pyarrow as pa
 #: pandas reads them as categoricals.
 STRING = pa.dictionary(pa.int8(), pa.string())
 #: The schema version of the tables below (``run.json`` ``schema_version``).
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: What ``--record`` may ask for, and the datasets each writes.
 RECORD_MODES = ("games", "deals", "plays")
 DEFAULT_RECORD = "deals"
@@ -46,6 +46,9 @@ class Column:
     ``52-bit mask``, ``points``…; empty when none). meaning: one Markdown paragraph.
     game: ``both``, or the only game whose rows hold values (``Hearts``, ``Kierki``):
     the other game's rows hold nulls (typed nulls: Parquet stores them in a few bytes).
+    nulls: rows of its own game may hold nulls too (the meaning says when).
+    A column that is never null (:attr:`nullable` false) is written as a required
+    Parquet column (schema 6), which stores no null flags.
     """
 
     name: str
@@ -53,6 +56,12 @@ class Column:
     unit: str
     meaning: str
     game: str = "both"
+    nulls: bool = False
+
+    @property
+    def nullable(self) -> bool:
+        """Whether rows may hold nulls here: the other game's rows, or :attr:`nulls`."""
+        return self.game != "both" or self.nulls
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -259,12 +268,14 @@ PLAYS = (
         pa.int8(),
         "index",
         "the trick, 0-based; null in a Kierki lottery deal, which has no tricks (B4)",
+        nulls=True,
     ),
     Column(
         "position",
         pa.int8(),
         _SEATS,
         "the card's position in its trick, 0 = the lead; null in a lottery deal",
+        nulls=True,
     ),
     Column("seat", pa.int8(), _SEATS, "the seat that played the card"),
     *_PLAYER,
@@ -274,12 +285,19 @@ PLAYS = (
         "card",
         "the card played, `suit*13+rank` (suits C D S H, ranks 2..A), as the bits of `hand`",
     ),  # fmt: skip
-    Column("leader", pa.int8(), "seat", "the seat that led the trick; null in a lottery deal"),
+    Column(
+        "leader",
+        pa.int8(),
+        "seat",
+        "the seat that led the trick; null in a lottery deal",
+        nulls=True,
+    ),
     Column(
         "winner",
         pa.int8(),
         "seat",
         "the seat that won the trick (A1.5, B2, B3); null in a lottery deal",
+        nulls=True,
     ),
 )
 
@@ -295,7 +313,7 @@ def schema_of(dataset: str) -> pa.Schema:
 
     :raises KeyError: an unknown dataset.
     """
-    return pa.schema([(c.name, c.type) for c in COLUMNS[dataset]])
+    return pa.schema([pa.field(c.name, c.type, nullable=c.nullable) for c in COLUMNS[dataset]])
 
 
 SCHEMAS = {name: schema_of(name) for name in COLUMNS}
@@ -309,6 +327,19 @@ def plain_strings(schema: pa.Schema) -> pa.Schema:
     return pa.schema(
         [(f.name, pa.string() if pa.types.is_dictionary(f.type) else f.type) for f in schema]
     )
+
+
+def written_schema(schema: pa.Schema, version: int) -> pa.Schema:
+    """Return ``schema`` (of this hsim's tables) as the parts of a run of schema
+    ``version`` hold it, so that a resumed run's parts all share one schema: schema 5
+    has every column nullable, schema 4 also its strings plain (:func:`plain_strings`);
+    this version's is ``schema`` itself.
+    """
+    if version >= SCHEMA_VERSION:
+        return schema
+    if version <= 4:
+        return plain_strings(schema)
+    return pa.schema([f.with_nullable(True) for f in schema])
 
 
 def type_name(t: pa.DataType) -> str:

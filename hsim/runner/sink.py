@@ -48,7 +48,7 @@ from hsim.runner.columns import (
     RECORD_DATASETS,
     SCHEMA_VERSION,
     SCHEMAS,
-    plain_strings,
+    written_schema,
 )
 from hsim.runner.narrow import DEAL_COLUMN_ORDER, deal_columns
 from hsim.seating import game_number, player_of
@@ -376,8 +376,9 @@ def write_parts(
     """Write one part per dataset (``{"deals": t, "games": t}``) atomically.
 
     Each file is written under a temporary dot-name, then every file is renamed.
-    schema_version: the run's (``run.json``); a run started by an hsim of schema 4 gets
-    its strings plain, as its other parts (:func:`hsim.runner.columns.plain_strings`).
+    schema_version: the run's (``run.json``); a run started by an older hsim gets its
+    parts in that schema, as its other parts (schema 5: every column nullable; 4: also
+    strings plain; :func:`hsim.runner.columns.written_schema`).
     Returns, per dataset, ``{"file": "deals/part-….parquet", "rows": int, "bytes": int,
     "sha256": hex}`` (the file path relative to ``run_dir``).
 
@@ -396,7 +397,7 @@ def write_parts(
             tmp = folder / f"{TMP_PREFIX}{_WRITER}-{os.getpid()}-{name}"
             encoded = [c for c in table.schema.names if c in ENCODED.get(dataset, ())]
             if schema_version < SCHEMA_VERSION:
-                table = table.cast(plain_strings(table.schema))
+                table = table.cast(written_schema(table.schema, schema_version))
             pq.write_table(
                 table,
                 tmp,
