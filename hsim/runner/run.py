@@ -666,7 +666,6 @@ def play_chunks(
             for a, b in ranges:
                 record((a, b), task(a, b))
         else:
-
             fork = forks_workers(players)
 
             def executor():
