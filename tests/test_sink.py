@@ -30,6 +30,7 @@ from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.rules import Rules, make_rules
 from hsim.runner.narrow import SUM_GAMES, chunk_sums
+from hsim.runner import sink
 from hsim.runner.sink import arrow_array, deals_table, games_table
 
 TYPES = [
@@ -156,3 +157,27 @@ def test_games_table_names_each_rows_scoring():
     assert table.schema.field("scoring").type == pa.string()
     ordered = games[np.lexsort((games[:, G_SEAT], games[:, G_SCORING], games[:, G_GAME]))]
     assert table.column("scoring").to_pylist() == [names[c] for c in ordered[:, G_SCORING]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(max_size=6), min_size=1, max_size=5),
+    st.lists(st.integers(0, 4), max_size=40),
+)
+def test_string_column_is_each_rows_name(names, picks):
+    codes = np.array([p % len(names) for p in picks], np.int64)
+    column = sink._string_column(codes, names)
+    assert column.type == pa.string()
+    assert column.to_pylist() == [names[c] for c in codes]
+    column.validate(full=True)
+
+
+def test_typed_nulls_are_slices_of_the_right_length_and_type(monkeypatch):
+    monkeypatch.setattr(sink, "_NULLS", {})
+    schema = sink.DEALS_SCHEMA
+    for n in (5, 3, 40, 0, 12):
+        for column in ("kind", "dealer", "trump"):
+            nulls = sink._no_values(column, schema, n)
+            assert len(nulls) == n and nulls.null_count == n
+            assert nulls.type == schema.field(column).type
+    assert len(sink._NULLS[schema.field("dealer").type]) >= 40

@@ -149,13 +149,23 @@ def _strings(values: tuple[str, ...]) -> pa.Array:
 def _string_column(codes: np.ndarray, names: tuple | list) -> pa.Array:
     """Return a plain string array with ``names[code]`` per row, built from buffers (see
     :func:`arrow_array`; a cast of a dictionary array costs ~70 ms of Arrow start-up in
-    each process)."""
+    each process). The rows' bytes are gathered from the names' bytes by numpy, not
+    joined one Python object per row."""
     encoded = [n.encode() for n in names]
-    lengths = np.array([len(b) for b in encoded], np.int32)[codes]
-    offsets = np.zeros(len(codes) + 1, np.int32)
+    name_lengths = np.array([len(b) for b in encoded], np.int64)
+    name_starts = np.zeros(len(encoded), np.int64)
+    np.cumsum(name_lengths[:-1], out=name_starts[1:])
+    lengths = name_lengths[codes]
+    offsets = np.zeros(len(codes) + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    data = pa.py_buffer(b"".join(map(encoded.__getitem__, codes.tolist())))
-    return pa.Array.from_buffers(pa.string(), len(codes), [None, pa.py_buffer(offsets), data])
+    # byte i of the column, in row r: byte i - offsets[r] of the name of code[r]
+    source = np.repeat(name_starts[codes] - offsets[:-1], lengths) + np.arange(offsets[-1])
+    data = np.frombuffer(b"".join(encoded), np.uint8)[source]
+    return pa.Array.from_buffers(
+        pa.string(),
+        len(codes),
+        [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)],
+    )
 
 
 def _dictionary_array(index: np.ndarray, values: list[str]) -> pa.DictionaryArray:
@@ -184,10 +194,19 @@ def _labels(codes: np.ndarray, names: tuple | list) -> pa.DictionaryArray:
     return _dictionary_array(lookup[codes], values)
 
 
+#: Typed null arrays by type, sliced by :func:`_no_values` (grown when too short).
+_NULLS: dict[pa.DataType, pa.Array] = {}
+
+
 def _no_values(column: str, schema: pa.Schema, n: int) -> pa.Array:
     """Return ``n`` typed nulls for a column that does not apply to the game (a string
-    column: an empty dictionary, pandas categories none)."""
-    return pa.nulls(n, schema.field(column).type)
+    column: an empty dictionary, pandas categories none): a slice of an array kept per
+    type, not a new one per chunk."""
+    arrow_type = schema.field(column).type
+    nulls = _NULLS.get(arrow_type)
+    if nulls is None or len(nulls) < n:
+        nulls = _NULLS[arrow_type] = pa.nulls(max(n, 2 * len(nulls or ())), arrow_type)
+    return nulls.slice(0, n)
 
 
 def _small_ints(codes: np.ndarray, null_below: int) -> pa.Array:
@@ -360,9 +379,11 @@ def part_name(first_game: int, digits: int = PART_DIGITS) -> str:
 def file_sha256(path: Path) -> str:
     """Return the hex sha256 of the file at ``path``."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
+    block = bytearray(1 << 20)  # one buffer read into, not a new bytes object per read
+    view = memoryview(block)
+    with open(path, "rb", buffering=0) as f:
+        while n := f.readinto(block):
+            digest.update(view[:n])
     return digest.hexdigest()
 
 
@@ -398,9 +419,12 @@ def write_parts(
             encoded = [c for c in table.schema.names if c in ENCODED.get(dataset, ())]
             if schema_version < SCHEMA_VERSION:
                 table = table.cast(written_schema(table.schema, schema_version))
+            # Written to memory first: its checksum is taken there, not by reading the
+            # file back, and the file gets one write.
+            stream = pa.BufferOutputStream()
             pq.write_table(
                 table,
-                tmp,
+                stream,
                 compression="zstd",
                 # Dictionary-encode and keep statistics only where they pay: the random
                 # 52-bit masks cost most of the encoding time and gain nothing from them.
@@ -410,12 +434,15 @@ def write_parts(
                 },
                 write_statistics=[c for c in STATISTICS if c in table.schema.names],
             )
+            data = stream.getvalue()
             staged.append((tmp, folder / name))
+            with open(tmp, "wb") as f:
+                f.write(data)
             info[dataset] = {
                 "file": f"{dataset}/{name}",
                 "rows": table.num_rows,
-                "bytes": tmp.stat().st_size,
-                "sha256": file_sha256(tmp),
+                "bytes": data.size,
+                "sha256": hashlib.sha256(data).hexdigest(),
             }
         for k, (tmp, final) in enumerate(staged):
             if k:
