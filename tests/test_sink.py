@@ -29,8 +29,8 @@ from hsim.engine.layout import (
 from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.rules import Rules, make_rules
-from hsim.runner.narrow import SUM_GAMES, chunk_sums
 from hsim.runner import sink
+from hsim.runner.narrow import SUM_GAMES, chunk_sums
 from hsim.runner.sink import arrow_array, deals_table, games_table
 
 TYPES = [
