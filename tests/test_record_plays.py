@@ -367,3 +367,24 @@ def test_plays_chunks_stay_small_whatever_the_default():
         config = RunConfig(Rules(), ("random",) * 4, 10**9, 1, record=record)
         size = config.size_for(2, CLUSTER_CHUNK)
         assert size == (MAX_PLAYS_CHUNK_SIZE if record == "plays" else CLUSTER_CHUNK)
+
+
+@pytest.mark.parametrize("status", ["interrupted", "complete"])
+def test_resume_refuses_parts_of_a_dataset_the_run_does_not_record(tmp_path, status):
+    """run.json's record edited from plays to games: the deals and plays parts are kept
+    and nothing is resumed (a resume used to delete them as strays)."""
+    run = _play(tmp_path, "edited", record="plays")
+    manifest = json.loads((run / "run.json").read_text())
+    if status == "interrupted":
+        manifest["parts"].pop()
+    before = {d: sorted((run / d).glob("part-*")) for d in ("deals", "plays")}
+    edited = {**manifest, "status": status, "record": "games"}
+    (run / "run.json").write_text(json.dumps(edited))
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "deals/, plays/" in result.output and "records only games" in result.output
+    assert {d: sorted((run / d).glob("part-*")) for d in ("deals", "plays")} == before
+    assert json.loads((run / "run.json").read_text()) == edited  # nothing was changed
+    (run / "run.json").write_text(json.dumps(manifest))  # restored: it resumes
+    assert resume_run(run, workers=1, progress=False).status == "complete"
+    assert verify_run(run).ok

@@ -35,6 +35,7 @@ from hsim.runner.manifest import (
 from hsim.runner.pool import DEFAULT_RETRIES
 from hsim.runner.run import RunConfig, RunError, RunResult
 from hsim.runner.sink import (
+    ALL_DATASETS,
     DATASETS,
     datasets_of,
     file_sha256,
@@ -231,6 +232,7 @@ def resume_run(
                 "there is nothing to resume"
             )
         config = config_from_manifest(manifest, run_dir)
+        _refuse_foreign_datasets(run_dir, config.datasets)
         if decision_timeout is None or decision_timeout >= 0:
             config = dataclasses.replace(config, decision_timeout=decision_timeout or None)
             manifest["decision_timeout"] = config.decision_timeout
@@ -293,6 +295,29 @@ def resume_run(
         if lock is not None:
             lock.release()
         signals.restore()
+
+
+def _refuse_foreign_datasets(run_dir: Path, datasets: tuple[str, ...]) -> None:
+    """Refuse a folder holding parts of a dataset its run does not record.
+
+    A resume deletes the files of the run's datasets that are not its recorded parts
+    (:func:`hsim.runner.sink.remove_unlisted`). Parts of a dataset the run does not
+    record at all are not that: they come from another run, or from this run before its
+    ``run.json``'s ``record`` was edited. They are kept, and nothing is resumed.
+
+    :raises RunError: naming the datasets, the record and what to do.
+    """
+    foreign = [
+        d for d in ALL_DATASETS if d not in datasets and any((run_dir / d).glob("part-*"))
+    ]
+    if foreign:
+        folders = ", ".join(f"{d}/" for d in foreign)
+        raise RunError(
+            f"cannot resume {run_dir}: it holds parts in {folders}, but its run.json records "
+            f"only {', '.join(datasets)}; its record was edited, or the folder mixes two runs. "
+            f"Nothing was changed: restore run.json's record, or move {folders} out of "
+            "the folder, then resume"
+        )
 
 
 def _rewrite_journal(run_dir: Path, done: dict[int, dict]) -> None:
