@@ -307,9 +307,7 @@ def _refuse_foreign_datasets(run_dir: Path, datasets: tuple[str, ...]) -> None:
 
     :raises RunError: naming the datasets, the record and what to do.
     """
-    foreign = [
-        d for d in ALL_DATASETS if d not in datasets and any((run_dir / d).glob("part-*"))
-    ]
+    foreign = [d for d in ALL_DATASETS if d not in datasets and any((run_dir / d).glob("part-*"))]
     if foreign:
         folders = ", ".join(f"{d}/" for d in foreign)
         raise RunError(
