@@ -388,3 +388,35 @@ def test_resume_refuses_parts_of_a_dataset_the_run_does_not_record(tmp_path, sta
     (run / "run.json").write_text(json.dumps(manifest))  # restored: it resumes
     assert resume_run(run, workers=1, progress=False).status == "complete"
     assert verify_run(run).ok
+
+
+@pytest.mark.parametrize("status", ["interrupted", "complete"])
+def test_resume_keeps_any_file_in_the_folder_of_a_dataset_the_run_does_not_record(tmp_path, status):
+    """A deals run's folder with plays/ holding a note and a renamed part of another run
+    (or only a folder): refused, all kept; an empty plays/ folder is accepted."""
+    other = _play(tmp_path, "other", games=3)
+    run = _play(tmp_path, "run", games=6)
+    manifest = json.loads((run / "run.json").read_text())
+    if status == "interrupted":
+        manifest["parts"].pop()
+    (run / "run.json").write_text(json.dumps({**manifest, "status": status}))
+    (run / "plays").mkdir()
+    (run / "plays" / "notes.txt").write_text("mine")
+    copied = run / "plays" / "from-another-run.parquet"
+    copied.write_bytes(next((other / "deals").glob("part-*")).read_bytes())
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "holds files in plays/" in result.output
+    assert sorted(p.name for p in (run / "plays").iterdir()) == [
+        "from-another-run.parquet",
+        "notes.txt",
+    ]
+    for name in ("notes.txt", "from-another-run.parquet"):
+        (run / "plays" / name).unlink()
+    (run / "plays" / "part-sub").mkdir()
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert result.exit_code == 1 and (run / "plays" / "part-sub").is_dir(), result.output
+    (run / "plays" / "part-sub").rmdir()
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (run / "plays").is_dir() and verify_run(run).ok

@@ -259,7 +259,7 @@ def resume_run(
         with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
             listed = {e[d]["file"] for e in done.values() for d in config.datasets}
             remove_temporary(run_dir)
-            removed = remove_unlisted(run_dir, listed)
+            removed = remove_unlisted(run_dir, listed, config.datasets)
             _rewrite_journal(run_dir, done)
             manifest.setdefault("resumes", []).append(
                 {
@@ -298,20 +298,26 @@ def resume_run(
 
 
 def _refuse_foreign_datasets(run_dir: Path, datasets: tuple[str, ...]) -> None:
-    """Refuse a folder holding parts of a dataset its run does not record.
+    """Refuse a run folder with anything in the folder of a dataset its run does not record.
 
     A resume deletes the files of the run's datasets that are not its recorded parts
-    (:func:`hsim.runner.sink.remove_unlisted`). Parts of a dataset the run does not
-    record at all are not that: they come from another run, or from this run before its
-    ``run.json``'s ``record`` was edited. They are kept, and nothing is resumed.
+    (:func:`hsim.runner.sink.remove_unlisted`). Files in the folder of a dataset the run
+    does not record at all are not that: parts of another run, parts of this run before
+    its ``run.json``'s ``record`` was edited, or the user's own files. They are kept, and
+    nothing is resumed (``hsim verify`` reports such a folder as damage too). An empty
+    folder is accepted.
 
-    :raises RunError: naming the datasets, the record and what to do.
+    :raises RunError: naming the folders, the record and what to do.
     """
-    foreign = [d for d in ALL_DATASETS if d not in datasets and any((run_dir / d).glob("part-*"))]
+    foreign = [
+        d
+        for d in ALL_DATASETS
+        if d not in datasets and (run_dir / d).is_dir() and any((run_dir / d).iterdir())
+    ]
     if foreign:
         folders = ", ".join(f"{d}/" for d in foreign)
         raise RunError(
-            f"cannot resume {run_dir}: it holds parts in {folders}, but its run.json records "
+            f"cannot resume {run_dir}: it holds files in {folders}, but its run.json records "
             f"only {', '.join(datasets)}; its record was edited, or the folder mixes two runs. "
             f"Nothing was changed: restore run.json's record, or move {folders} out of "
             "the folder, then resume"
@@ -336,7 +342,7 @@ def _remove_strays(run_dir, manifest, config, done, argv) -> tuple[str, ...]:
     Called under the folder's lock.
     """
     listed = {e[d]["file"] for e in done.values() for d in config.datasets}
-    removed = tuple(remove_unlisted(run_dir, listed))
+    removed = tuple(remove_unlisted(run_dir, listed, config.datasets))
     if removed:
         manifest.setdefault("resumes", []).append(
             {

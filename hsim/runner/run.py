@@ -57,6 +57,7 @@ from hsim.runner.pool import (
 from hsim.runner.signals import EXIT_CODES, StopSignals
 from hsim.runner.sink import (
     SCHEMA_VERSION,
+    datasets_of,
     deals_table,
     games_table,
     part_digits,
@@ -734,7 +735,8 @@ def _record_end(
     parts = [done[a] for a in sorted(done)]
     listed = {e[d]["file"] for e in parts for d in ALL_DATASETS if d in e}
     remove_temporary(run_dir)
-    remove_unlisted(run_dir, listed)  # renamed but never recorded: played again later
+    # renamed but never recorded: played again later (only the run's own datasets)
+    remove_unlisted(run_dir, listed, datasets_of(manifest))
     games_done = sum(e["stop"] - e["start"] for e in parts) * per
     manifest.update(
         {

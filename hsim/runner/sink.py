@@ -467,15 +467,18 @@ def remove_temporary(run_dir: Path) -> int:
     return n
 
 
-def remove_unlisted(run_dir: Path, listed: set[str]) -> list[str]:
-    """Delete every file of ``deals/``, ``games/`` and ``plays/`` whose relative path
-    (``deals/part-….parquet``) is not in ``listed``; return what was deleted.
+def remove_unlisted(
+    run_dir: Path, listed: set[str], datasets: tuple[str, ...] = ALL_DATASETS
+) -> list[str]:
+    """Delete every file of the ``datasets`` folders (``deals/``, ``games/``, ``plays/``)
+    whose relative path (``deals/part-….parquet``) is not in ``listed``; return what was
+    deleted. Files in other folders are never touched.
 
     Used on a run's own folder, under its lock: parts renamed into place but never
     recorded (the run was killed in between) are played again rather than trusted.
     """
     gone = []
-    for dataset in ALL_DATASETS:
+    for dataset in datasets:
         folder = run_dir / dataset
         if not folder.is_dir():
             continue
