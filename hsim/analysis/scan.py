@@ -181,7 +181,7 @@ def game_batches(
         yield pa.concat_tables(pending)
 
 
-def _wide_dictionaries(table: pa.Table) -> pa.Table:
+def _common_form(table: pa.Table) -> pa.Table:
     """Return ``table`` in the one form every part of a run is read in: each dictionary
     column's indices int32 (what the plain strings of a schema-4 part read as,
     ``read_dictionary``; schema 5 stores int8 indices) and every column nullable (schema 6
@@ -225,7 +225,7 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
         ]
         part = pq.ParquetFile(path, read_dictionary=strings)
         if part.metadata.num_rows <= rows:
-            table = _wide_dictionaries(part.read(columns=cols))
+            table = _common_form(part.read(columns=cols))
             g = table.column("game").to_numpy()
             if np.any(np.diff(g) < 0):
                 table = table.take(np.argsort(g, kind="stable"))
@@ -241,7 +241,7 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
                 )
             if len(g):
                 last = g[-1]
-            yield _wide_dictionaries(pa.Table.from_batches([batch]))
+            yield _common_form(pa.Table.from_batches([batch]))
     except (OSError, pa.ArrowException) as exc:
         raise RunFolderError(
             f"{path} could not be read ({exc}); the run folder is damaged"

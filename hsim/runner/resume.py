@@ -35,10 +35,10 @@ from hsim.runner.manifest import (
 from hsim.runner.pool import DEFAULT_RETRIES
 from hsim.runner.run import RunConfig, RunError, RunResult
 from hsim.runner.sink import (
-    ALL_DATASETS,
     DATASETS,
     datasets_of,
     file_sha256,
+    foreign_datasets,
     remove_temporary,
     remove_unlisted,
 )
@@ -298,22 +298,16 @@ def resume_run(
 
 
 def _refuse_foreign_datasets(run_dir: Path, datasets: tuple[str, ...]) -> None:
-    """Refuse a run folder with anything in the folder of a dataset its run does not record.
+    """Refuse a run folder with anything in the folder of a dataset its run does not
+    record (:func:`hsim.runner.sink.foreign_datasets`).
 
     A resume deletes the files of the run's datasets that are not its recorded parts
-    (:func:`hsim.runner.sink.remove_unlisted`). Files in the folder of a dataset the run
-    does not record at all are not that: parts of another run, parts of this run before
-    its ``run.json``'s ``record`` was edited, or the user's own files. They are kept, and
-    nothing is resumed (``hsim verify`` reports such a folder as damage too). An empty
-    folder is accepted.
+    (:func:`hsim.runner.sink.remove_unlisted`); what lies in such a folder is not that.
+    It is kept, and nothing is resumed. An empty folder is accepted.
 
     :raises RunError: naming the folders, the record and what to do.
     """
-    foreign = [
-        d
-        for d in ALL_DATASETS
-        if d not in datasets and (run_dir / d).is_dir() and any((run_dir / d).iterdir())
-    ]
+    foreign = foreign_datasets(run_dir, datasets)
     if foreign:
         folders = ", ".join(f"{d}/" for d in foreign)
         raise RunError(

@@ -467,6 +467,20 @@ def remove_temporary(run_dir: Path) -> int:
     return n
 
 
+def foreign_datasets(run_dir: Path, datasets: tuple[str, ...]) -> list[str]:
+    """Return the dataset folders of ``run_dir`` (``deals``, ``games``, ``plays``) that
+    hold anything (a file or a folder) though the run records no such dataset
+    (``datasets``): parts of another run, of this run before its ``record`` was edited, or
+    the user's own files. ``hsim verify`` reports them as damage; ``hsim resume`` refuses
+    the folder rather than delete them. An empty folder is not listed.
+    """
+    return [
+        d
+        for d in ALL_DATASETS
+        if d not in datasets and (run_dir / d).is_dir() and any((run_dir / d).iterdir())
+    ]
+
+
 def remove_unlisted(
     run_dir: Path, listed: set[str], datasets: tuple[str, ...] = ALL_DATASETS
 ) -> list[str]:

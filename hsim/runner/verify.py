@@ -19,7 +19,13 @@ from hsim.errors import HsimError
 from hsim.rules import RulesError
 from hsim.runner.lock import is_locked
 from hsim.runner.manifest import MANIFEST, ManifestError, recorded_parts
-from hsim.runner.sink import ALL_DATASETS, TMP_PREFIX, datasets_of, file_sha256
+from hsim.runner.sink import (
+    ALL_DATASETS,
+    TMP_PREFIX,
+    datasets_of,
+    file_sha256,
+    foreign_datasets,
+)
 
 
 class RunCheckError(HsimError, ValueError):
@@ -155,10 +161,11 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
         what = "boards" if per > 1 else "games"
         text = f"{check.missing_text()} ({what} {shown}{more})"
         check.problems.append(text)
+    foreign = foreign_datasets(run_dir, datasets)
     for dataset in ALL_DATASETS:
         folder = run_dir / dataset
         if dataset not in datasets:
-            if folder.is_dir() and any(folder.iterdir()):
+            if dataset in foreign:
                 _damage(
                     check,
                     f"{dataset}/ holds files, but the run records "
