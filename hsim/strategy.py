@@ -235,7 +235,10 @@ class CompiledStrategy:
     parameter names and their :class:`Param` declarations (or bare float defaults: any
     finite number within +-2**53), in the order of the ``params`` array the functions
     receive (float64). description: one line for ``hsim strategies``. games: the games
-    it plays (``hearts``, ``kierki``).
+    it plays (``hearts``, ``kierki``). native_pass, native_play: built-in bots only, the
+    same decisions as ``pass_cards`` and ``play`` compiled with
+    :data:`hsim.engine.native.PASS_AT_SIG` / ``PLAY_AT_SIG``, which the game loops call
+    directly (:mod:`hsim.engine.native`); None: through ``pass_cards`` / ``play``.
     """
 
     name: str
@@ -247,6 +250,8 @@ class CompiledStrategy:
     params: Mapping[str, float | Param] = dataclasses.field(default_factory=dict)
     param_help: Mapping[str, str] = dataclasses.field(default_factory=dict)
     description: str = ""
+    native_pass: Callable | None = None
+    native_play: Callable | None = None
 
     def params_array(self, values: Mapping[str, Any]) -> np.ndarray:
         """Return the float64 parameter vector with ``values`` applied over the defaults.

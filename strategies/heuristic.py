@@ -116,6 +116,7 @@ from hsim.engine.layout import (
     V_PASSED,
     V_SEAT,
 )
+from hsim.engine.native import PASS_AT_SIG, PLAY_AT_SIG, data_ptr
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
 from hsim.strategy import CompiledStrategy, Param
 
@@ -676,9 +677,10 @@ def discard_moon(public, hand, legal, out):
 # arrays took about 40% of an average play decision (measured over recorded decisions).
 
 
-@njit(PLAY_SIG, cache=True, _nrt=False)
-def play(public, private, legal, rng, params):
-    """Play a card (see the module docstring)."""
+@njit(PLAY_AT_SIG, cache=True, _nrt=False)
+def play_at(public, private, legal, rng, params):
+    """Play a card (see the module docstring); the native entry the loops call
+    (:mod:`hsim.engine.native`): the arguments are the arrays' data pointers."""
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     me = private[V_SEAT]
@@ -702,6 +704,12 @@ def play(public, private, legal, rng, params):
     if shoot:
         return discard_moon(public, hand, legal, out)
     return discard_normal(public, me, hand, legal, out, threat, wseat)
+
+
+@njit(PLAY_SIG, cache=True, _nrt=False)
+def play(public, private, legal, rng, params):
+    """Play a card (see the module docstring): :func:`play_at` over the arrays' data."""
+    return play_at(data_ptr(public), data_ptr(private), legal, data_ptr(rng), data_ptr(params))
 
 
 @kernel
@@ -782,9 +790,10 @@ def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     return best
 
 
-@njit(PASS_SIG, cache=True, _nrt=False)
-def pass_cards(public, private, rng, params):
-    """Pass three cards (see the module docstring).
+@njit(PASS_AT_SIG, cache=True, _nrt=False)
+def pass_at(public, private, rng, params):
+    """Pass three cards (see the module docstring); the native entry the loops call, over
+    the arrays' data pointers (as :func:`play_at`).
 
     The three cards are chosen one at a time, the most dangerous first (:func:`pass_danger`
     over the cards still kept); passing a card changes the dangers of its own suit only,
@@ -816,6 +825,12 @@ def pass_cards(public, private, rng, params):
         else:
             k3 = k
     return hand & ~keep
+
+
+@njit(PASS_SIG, cache=True, _nrt=False)
+def pass_cards(public, private, rng, params):
+    """Pass three cards (see the module docstring): :func:`pass_at` over the arrays' data."""
+    return pass_at(data_ptr(public), data_ptr(private), data_ptr(rng), data_ptr(params))
 
 
 @kernel
@@ -890,6 +905,8 @@ STRATEGY = CompiledStrategy(
     pass_cards=pass_cards,
     play=play,
     moon_choice=moon_choice,
+    native_pass=pass_at,
+    native_play=play_at,
     params={
         "moon_losers": Param(3, float, -1, 13),
         "defend_at": Param(14, float, 0, 27),

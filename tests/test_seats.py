@@ -1,46 +1,87 @@
-"""How the compiled loops call a seat: built-in bots directly, others through their
-function values (hsim.engine.seats), with the same records either way."""
+"""How the compiled loops call a seat: light built-in bots directly, heavy ones at their
+native entries, others through their function values (hsim.engine.seats), with the same
+records every way."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from numba import njit
 
 import hsim.play
 from hsim.engine import seats
-from hsim.engine.seats import BY_PROGRAM, C_MOON, C_PASS, C_PLAY, C_TRUMP, seat_codes
-from hsim.loader import load, load_players
+from hsim.engine.bits import highest_card
+from hsim.engine.native import PLAY_AT_SIG, native_address
+from hsim.engine.seats import (
+    A_PASS,
+    A_PLAY,
+    BY_PROGRAM,
+    C_MOON,
+    C_PASS,
+    C_PLAY,
+    C_TRUMP,
+    NATIVE,
+    seat_codes,
+)
+from hsim.engine.signatures import PLAY_SIG
+from hsim.loader import LoadedStrategy, load, load_players
 from hsim.play import play_range
 from hsim.rules import make_rules
-from hsim.strategies import duck, lowcard, random_bot
+from hsim.strategies import duck, heuristic, lowcard, random_bot
 from hsim.strategy import CompiledStrategy
 from tests.bots.compiled_bots import MIRROR_RANDOM
 
 
 def test_light_builtins_are_called_directly():
     codes = seat_codes([load(name).compiled for name in ("random", "lowcard", "duck")])
-    assert codes.shape == (4, seats.N_DECISIONS) and codes.dtype == np.int64
+    assert codes.shape == (4, seats.N_CODES) and codes.dtype == np.int64
     # Each code names the very function the seat's bundle holds.
     for s, bot in enumerate((random_bot, lowcard, duck)):
         assert seats.PASS_BUILTINS[codes[s, C_PASS] - 1] is bot.pass_cards
         assert seats.PLAY_BUILTINS[codes[s, C_PLAY] - 1] is bot.play
         assert seats.MOON_BUILTINS[codes[s, C_MOON] - 1] is bot.STRATEGY.moon_choice
     assert seats.TRUMP_BUILTINS[codes[0, C_TRUMP] - 1] is random_bot.trump_choice
-    assert codes[3].tolist() == [BY_PROGRAM] * seats.N_DECISIONS  # no fourth bundle
+    assert codes[:, A_PASS:].tolist() == [[0, 0]] * 4  # no native entries
+    assert codes[3].tolist() == [BY_PROGRAM] * seats.N_CODES  # no fourth bundle
+
+
+def test_heuristic_is_called_at_its_native_entries():
+    codes = seat_codes([load("heuristic").compiled])
+    assert codes[0, C_PASS] == codes[0, C_PLAY] == NATIVE
+    assert codes[0, A_PASS] == native_address(heuristic.pass_at, heuristic.PASS_AT_SIG)
+    assert codes[0, A_PLAY] == native_address(heuristic.play_at, PLAY_AT_SIG)
+    assert codes[0, A_PLAY] not in (0, codes[0, A_PASS])
+    assert codes[0, C_MOON] == BY_PROGRAM  # its moon choice has no native entry
 
 
 def test_other_functions_go_through_their_function_values():
-    heuristic = load("heuristic").compiled
-    mixed = CompiledStrategy("mixed", heuristic.pass_cards, random_bot.play)
-    codes = seat_codes([heuristic, MIRROR_RANDOM, mixed])
-    assert codes[0, C_PASS] == codes[0, C_PLAY] == codes[0, C_MOON] == BY_PROGRAM
+    bundle = load("heuristic").compiled
+    mixed = CompiledStrategy("mixed", bundle.pass_cards, random_bot.play)  # no native entries
+    codes = seat_codes([mixed, MIRROR_RANDOM])
+    assert codes[0, C_PASS] == BY_PROGRAM and codes[0, C_PLAY] != BY_PROGRAM
     assert codes[1, C_PLAY] == BY_PROGRAM  # a user's play
     assert codes[1, C_PASS] != BY_PROGRAM  # ... with random's pass, called directly
-    assert codes[2, C_PASS] == BY_PROGRAM and codes[2, C_PLAY] != BY_PROGRAM
+
+
+def test_a_native_entry_must_have_its_signature():
+    # A call at an address cannot check its arguments: anything else is refused.
+    with pytest.raises(TypeError, match="signature"):
+        native_address(heuristic.play, PLAY_AT_SIG)  # the array signature
+    with pytest.raises(TypeError, match="compiled with"):
+        native_address(lambda *a: 0, PLAY_AT_SIG)
+    wrong = CompiledStrategy(
+        "wrong", random_bot.pass_cards, random_bot.play, native_play=heuristic.play
+    )
+    with pytest.raises(TypeError):
+        seat_codes([wrong])
 
 
 def _all_by_function_value(bundles):
-    return np.zeros((4, seats.N_DECISIONS), np.int64)
+    return np.zeros((4, seats.N_CODES), np.int64)
 
 
 @pytest.mark.parametrize(
@@ -54,6 +95,12 @@ def _all_by_function_value(bundles):
         ),
         ("kierki4", [], ["random", "lowcard", "random", "lowcard"]),
         ("kierki3", ["allow_no_trump=true"], ["lowcard", "random", "random"]),
+        ("classic", [], ["heuristic", "random", "heuristic", "duck"]),
+        (
+            "classic",
+            ["omnibus=true", "moon=new_moon", "first_trick_points=allowed"],
+            ["heuristic", "heuristic", "lowcard", "heuristic"],
+        ),
     ],
 )
 def test_direct_calls_and_function_values_give_the_same_records(
@@ -83,3 +130,65 @@ def test_the_loop_follows_the_codes(monkeypatch):
 
     monkeypatch.setattr(hsim.play, "seat_codes", lowcard_plays)
     assert not np.array_equal(play_range(rules, players, 7, 0, 5)[0], direct[0])
+
+
+@njit(PLAY_AT_SIG, cache=True, _nrt=False)
+def _highest_or_nothing(public, private, legal, rng, params):
+    """Play the highest legal card; with one legal card answer -1 (never legal)."""
+    return -1 if legal & (legal - 1) == 0 else highest_card(legal)
+
+
+@njit(PLAY_SIG, cache=True, _nrt=False)
+def _highest(public, private, legal, rng, params):
+    return highest_card(legal)
+
+
+def _loaded(bundle):
+    """Four seats of ``bundle`` (no parameters), as the loader gives them."""
+    return [LoadedStrategy(bundle.name, bundle.name, "compiled", bundle, np.zeros(1))] * 4
+
+
+def test_the_loop_calls_the_native_entry_and_plays_a_lone_card_itself():
+    # A bundle whose native play differs from its play shows which one the loop calls;
+    # its -1 for a lone legal card would end the run had the loop asked it.
+    rules = make_rules("classic")
+    native = CompiledStrategy(
+        "n", random_bot.pass_cards, random_bot.play, native_play=_highest_or_nothing
+    )
+    by_native = play_range(rules, _loaded(native), 3, 0, 10)
+    highest = play_range(
+        rules, _loaded(CompiledStrategy("h", random_bot.pass_cards, _highest)), 3, 0, 10
+    )
+    for a, b in zip(by_native, highest, strict=True):
+        np.testing.assert_array_equal(a, b)
+    codes = seat_codes([native] * 4)
+    assert (codes[:, C_PLAY] == NATIVE).all() and (codes[:, A_PASS] == 0).all()
+
+
+NO_JIT_GAME = """
+import hashlib, sys
+from hsim.loader import load_players
+from hsim.play import play_range
+from hsim.rules import make_rules
+rules = make_rules("classic", ["omnibus=true"])
+deals, games = play_range(rules, load_players(["heuristic", "random"] * 2), 5, 0, 2)
+print(hashlib.sha256(deals.tobytes() + games.tobytes()).hexdigest())
+"""
+
+
+def test_native_entries_without_jit_give_the_same_records():
+    # Under NUMBA_DISABLE_JIT nothing is compiled: every seat goes through its function,
+    # and heuristic's play and pass run their entries' plain-Python code over the arrays.
+    digests = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        done = subprocess.run(
+            [sys.executable, "-c", NO_JIT_GAME],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        digests.append(done.stdout.strip())
+    assert len(digests[0]) == 64 and digests[0] == digests[1]

@@ -87,7 +87,16 @@ from hsim.engine.layout import (
     X_SCORES,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.seats import C_MOON, C_PASS, C_PLAY, call_moon, call_pass, call_play
+from hsim.engine.seats import (
+    A_PASS,
+    A_PLAY,
+    C_MOON,
+    C_PASS,
+    C_PLAY,
+    call_moon,
+    call_pass,
+    call_play,
+)
 from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
 from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
 
@@ -362,7 +371,7 @@ def play_games(
 ):
     """Play games ``first_game ..`` with compiled seats; return how many were completed.
 
-    codes: int64[4, 4], how each seat's decisions are called
+    codes: int64[4, N_CODES], how each seat's decisions are called
     (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
     ``pass_fns``, ``play_fns``, ``moon_fns`` (one per seat). Stops early, between games,
     when ``deal_out`` could not hold another game of ``max_deals`` deals, or on an error
@@ -384,14 +393,29 @@ def play_games(
             if st == ST_NEED_PLAY:
                 legal = legal_plays(public, rules, private[s, V_HAND])
                 card = call_play(
-                    codes[s, C_PLAY], play_fns, s, public, private[s], legal, rngs[1 + s], params[s]
+                    codes[s, C_PLAY],
+                    codes[s, A_PLAY],
+                    play_fns,
+                    s,
+                    public,
+                    private[s],
+                    legal,
+                    rngs[1 + s],
+                    params[s],
                 )
                 st = submit_legal_play(
                     public, private, hidden, rules, card, legal, deal_out, game_out
                 )
             elif st == ST_NEED_PASS:
                 cards = call_pass(
-                    codes[s, C_PASS], pass_fns, s, public, private[s], rngs[1 + s], params[s]
+                    codes[s, C_PASS],
+                    codes[s, A_PASS],
+                    pass_fns,
+                    s,
+                    public,
+                    private[s],
+                    rngs[1 + s],
+                    params[s],
                 )
                 st = submit_pass(public, private, hidden, cards)
             else:

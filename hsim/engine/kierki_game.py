@@ -110,7 +110,7 @@ from hsim.engine.layout import (
     V_HAND,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.seats import C_PLAY, C_TRUMP, call_play, call_trump
+from hsim.engine.seats import A_PLAY, C_PLAY, C_TRUMP, call_play, call_trump
 from hsim.engine.signatures import PLAY_FN, TRUMP_FN
 
 
@@ -406,7 +406,7 @@ def play_kierki_games(
 ):
     """Play Kierki games ``first_game ..`` with compiled seats; return how many completed.
 
-    codes: int64[4, 4], how each seat's decisions are called
+    codes: int64[4, N_CODES], how each seat's decisions are called
     (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
     ``play_fns`` or ``trump_fns`` (one per seat; with 3 players the fourth is never
     called). Stops early, between games, when ``deal_out`` or ``game_out`` could not
@@ -428,7 +428,15 @@ def play_kierki_games(
             if st == ST_NEED_PLAY:
                 legal = kierki_legal(public, rules, private[s, V_HAND])
                 card = call_play(
-                    codes[s, C_PLAY], play_fns, s, public, private[s], legal, rngs[1 + s], params[s]
+                    codes[s, C_PLAY],
+                    codes[s, A_PLAY],
+                    play_fns,
+                    s,
+                    public,
+                    private[s],
+                    legal,
+                    rngs[1 + s],
+                    params[s],
                 )
                 st = submit_kierki_legal_play(
                     public, private, hidden, rules, card, legal, deal_out, game_out
