@@ -98,6 +98,7 @@ from hsim.engine.layout import (
     V_HAND,
     V_SEAT,
 )
+from hsim.engine.native import PLAY_AT_SIG, data_ptr
 from hsim.engine.signatures import PLAY_SIG, TRUMP_SIG
 from hsim.strategies.random_bot import pass_cards  # Kierki never passes (B1)
 from hsim.strategy import CompiledStrategy, Param
@@ -565,9 +566,11 @@ def lottery_play(public, private, legal: int, help_weight: float) -> int:
 # -- the entry point ----------------------------------------------------------------------
 
 
-@njit(PLAY_SIG, cache=True)
-def play(public, private, legal, rng, params):
-    """Play by the deal kind: avoid the deal's penalties, win trump tricks, shed well."""
+@njit(PLAY_AT_SIG, cache=True, _nrt=False)
+def play_at(public, private, legal, rng, params):
+    """Play by the deal kind: avoid the deal's penalties, win trump tricks, shed well; the
+    native entry the loops call (:mod:`hsim.engine.native`), over the arrays' data
+    pointers. Compiled without NRT, as the heuristic's decisions: it allocates nothing."""
     kind = public[P_KIND]
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
@@ -578,11 +581,18 @@ def play(public, private, legal, rng, params):
     return penalty_play(public, private, legal)
 
 
+@njit(PLAY_SIG, cache=True, _nrt=False)
+def play(public, private, legal, rng, params):
+    """Play by the deal kind (:func:`play_at` over the arrays' data)."""
+    return play_at(data_ptr(public), data_ptr(private), legal, data_ptr(rng), data_ptr(params))
+
+
 STRATEGY = CompiledStrategy(
     name="kierki",
     pass_cards=pass_cards,
     play=play,
     trump_choice=trump_choice,
+    native_play=play_at,
     games=("kierki",),
     params={"lottery_help": Param(0.4, float, 0, 10), "nt_honours": Param(4, float, 0, 9)},
     param_help={

@@ -31,7 +31,7 @@ from hsim.engine.signatures import PLAY_SIG
 from hsim.loader import LoadedStrategy, load, load_players
 from hsim.play import play_range
 from hsim.rules import make_rules
-from hsim.strategies import duck, heuristic, lowcard, random_bot
+from hsim.strategies import duck, heuristic, kierki, lowcard, random_bot
 from hsim.strategy import CompiledStrategy
 from tests.bots.compiled_bots import MIRROR_RANDOM
 
@@ -56,6 +56,13 @@ def test_heuristic_is_called_at_its_native_entries():
     assert codes[0, A_PLAY] == native_address(heuristic.play_at, PLAY_AT_SIG)
     assert codes[0, A_PLAY] not in (0, codes[0, A_PASS])
     assert codes[0, C_MOON] == BY_PROGRAM  # its moon choice has no native entry
+
+
+def test_the_kierki_bot_plays_at_its_native_entry():
+    codes = seat_codes([load("kierki").compiled])
+    assert codes[0, C_PLAY] == NATIVE
+    assert codes[0, A_PLAY] == native_address(kierki.play_at, PLAY_AT_SIG)
+    assert codes[0, C_TRUMP] == BY_PROGRAM and codes[0, A_PASS] == 0
 
 
 def test_other_functions_go_through_their_function_values():
@@ -96,6 +103,8 @@ def _all_by_function_value(bundles):
         ("kierki4", [], ["random", "lowcard", "random", "lowcard"]),
         ("kierki3", ["allow_no_trump=true"], ["lowcard", "random", "random"]),
         ("classic", [], ["heuristic", "random", "heuristic", "duck"]),
+        ("kierki4", [], ["kierki", "random", "kierki", "lowcard"]),
+        ("kierki3", ["allow_no_trump=true"], ["kierki", "kierki", "random"]),
         (
             "classic",
             ["omnibus=true", "moon=new_moon", "first_trick_points=allowed"],
