@@ -160,6 +160,44 @@ def _load_arraymath() -> None:
 _load_arraymath()
 
 
+def _typeof_arrays_without_numpy_ma() -> None:
+    """Type array arguments without importing ``numpy.ma``.
+
+    The first time numba meets an array argument of a new kind (dtype, dimensions,
+    layout) it types it with ``_typeof_ndarray``, whose first line,
+    ``isinstance(val, np.ma.MaskedArray)``, imports numpy's masked-array package: about
+    50 ms in every hsim process, on its first compiled call (measured), though hsim never
+    makes a masked array. None can exist before that package is imported, so until then
+    the check is vacuous: arrays are typed here by the rest of numba's function (the same
+    type and errors). Once ``numpy.ma`` is imported, numba's function answers, check
+    included.
+    """
+    if JIT_DISABLED:
+        return
+    import numpy as np
+    from numba.core import errors
+    from numba.core import types as nb_types
+    from numba.core.typing.typeof import typeof_impl
+    from numba.np import numpy_support
+
+    numba_typeof = typeof_impl.dispatch(np.ndarray)
+
+    def typeof_array(val, c):
+        if "numpy.ma" in sys.modules:
+            return numba_typeof(val, c)
+        try:
+            dtype = numpy_support.from_dtype(val.dtype)
+        except errors.NumbaNotImplementedError:
+            raise errors.NumbaValueError(f"Unsupported array dtype: {val.dtype}") from None
+        layout = numpy_support.map_layout(val)
+        return nb_types.Array(dtype, val.ndim, layout, readonly=not val.flags.writeable)
+
+    typeof_impl.register(np.ndarray)(typeof_array)
+
+
+_typeof_arrays_without_numpy_ma()
+
+
 def kernel(fn):
     """Compile ``fn`` as an engine kernel: cached, and inlined into its compiled callers.
 

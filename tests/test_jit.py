@@ -161,3 +161,68 @@ def test_the_blas_probe_is_refused_only_while_numba_loads(monkeypatch):
         finder.find_spec("scipy.linalg")
     assert finder.find_spec("scipy.stats") is None
     assert not any(isinstance(f, _jit._NoScipyLinalg) for f in sys.meta_path)
+
+
+def test_a_game_does_not_import_numpy_ma_and_masked_arrays_are_still_refused():
+    # numba's array typing imports numpy.ma for its MaskedArray check (~50 ms a process);
+    # hsim types arrays without it until numpy.ma is imported.
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "from hsim.loader import load_players\n"
+        "from hsim.play import play_range\n"
+        "from hsim.rules import Rules\n"
+        "play_range(Rules(), load_players(['random'] * 4), 1, 0, 1)\n"
+        "print('numpy.ma' in sys.modules)\n"
+        "import numba, numpy as np\n"
+        "f = numba.njit(lambda x: x.sum())\n"
+        "try:\n"
+        "    f(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))\n"
+        "except numba.core.errors.TypingError as exc:\n"
+        "    print('MaskedArray' in str(exc))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["False", "True"]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda np: np.zeros(3, np.int64),
+        lambda np: np.zeros((2, 3), np.uint64),
+        lambda np: np.zeros((2, 3), np.float32, order="F"),
+        lambda np: np.zeros((4, 6), np.int8)[:, ::2],  # neither C nor F: layout A
+        lambda np: np.zeros(0, np.bool_),
+        lambda np: np.array(5.0),
+        lambda np: np.zeros(3, np.int16)[::-1],
+        lambda np: np.frombuffer(b"abcdefgh", np.uint8),  # read-only
+        lambda np: np.zeros(2, [("a", np.int32), ("b", np.float64)]),  # a record dtype
+    ],
+)
+def test_arrays_are_typed_as_numba_types_them(make, monkeypatch):
+    import numpy as np
+    from numba.core.typing.typeof import Purpose, typeof
+
+    arr = make(np)
+    monkeypatch.delitem(sys.modules, "numpy.ma", raising=False)  # hsim's function answers
+    ours = typeof(arr, Purpose.argument)
+    monkeypatch.setitem(sys.modules, "numpy.ma", np.ma)  # numba's own function answers
+    assert ours == typeof(arr, Purpose.argument)
+    assert ours.mutable == arr.flags.writeable
+
+
+def test_an_unsupported_dtype_gets_numbas_error_either_way(monkeypatch):
+    import numpy as np
+    from numba.core import errors
+    from numba.core.typing.typeof import Purpose, typeof
+
+    arr = np.zeros(2, np.clongdouble)  # no numba type
+    monkeypatch.delitem(sys.modules, "numpy.ma", raising=False)
+    with pytest.raises(errors.NumbaValueError, match="Unsupported array dtype"):
+        typeof(arr, Purpose.argument)
+    monkeypatch.setitem(sys.modules, "numpy.ma", np.ma)
+    with pytest.raises(errors.NumbaValueError, match="Unsupported array dtype"):
+        typeof(arr, Purpose.argument)
