@@ -39,6 +39,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hsim.engine.native import PASS_AT_SIG, PLAY_AT_SIG, native_address, native_enabled
 from hsim.errors import describe, strategy_failure
 from hsim.rules import Rules
 from hsim.strategy import (
@@ -417,6 +418,35 @@ def python_params(obj: Any) -> dict[str, Param] | None:
         ) from None
 
 
+def _check_native_entries(name: str, bundle: CompiledStrategy) -> None:
+    """Refuse native entries (:mod:`hsim.engine.native`) not compiled with exactly their
+    signatures: the loops would call them at an address that cannot check its arguments.
+
+    Not checked under ``NUMBA_DISABLE_JIT`` (nothing is compiled; the loops then call
+    every seat through its functions).
+
+    :raises StrategySpecError: naming the entry and the signature it must have.
+    """
+    if not native_enabled():
+        return
+    entries = (
+        ("native_pass", PASS_AT_SIG, "PASS_AT_SIG"),
+        ("native_play", PLAY_AT_SIG, "PLAY_AT_SIG"),
+    )
+    for field, signature, signature_name in entries:
+        entry = getattr(bundle, field)
+        if entry is None:
+            continue
+        try:
+            native_address(entry, signature)
+        except TypeError as exc:
+            raise StrategySpecError(
+                f"strategy {name!r}: its {field} is not usable ({exc}). A native entry "
+                f"must be an @njit function compiled with hsim.engine.native.{signature_name} "
+                f"alone, and native entries are for hsim's own bots: leave {field} unset"
+            ) from None
+
+
 def load(spec: str) -> LoadedStrategy:
     """Resolve one seat's spec into a :class:`LoadedStrategy`.
 
@@ -426,6 +456,7 @@ def load(spec: str) -> LoadedStrategy:
     name, raw = parse_spec(spec)
     obj = find(name)
     if isinstance(obj, CompiledStrategy):
+        _check_native_entries(name, obj)
         params = obj.params_array(raw)
         values = dict(zip(obj.params, params.tolist(), strict=False))
         return LoadedStrategy(

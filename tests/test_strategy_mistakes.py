@@ -115,3 +115,41 @@ def test_score_also_is_refused_for_kierki(tmp_path):
              "--games", "2", "--out", tmp_path / "run", "--score-also", "omnibus=true")  # fmt: skip
     assert r.exit_code != 0 and "Kierki has no scoring options to vary" in r.output
     assert not (tmp_path / "run").exists()
+
+
+NATIVE = """
+from numba import njit
+from hsim.engine.native import PLAY_AT_SIG
+from hsim.strategies import random_bot
+from hsim.strategy import CompiledStrategy
+
+@njit
+def lazy(public, private, legal, rng, params):
+    return 0
+
+ARRAY_ENTRY = CompiledStrategy(
+    "a", random_bot.pass_cards, random_bot.play, native_play=random_bot.play
+)
+LAZY_ENTRY = CompiledStrategy("l", random_bot.pass_cards, random_bot.play, native_play=lazy)
+PASS_AS_PLAY = CompiledStrategy("p", random_bot.pass_cards, random_bot.play,
+                                native_pass=njit(PLAY_AT_SIG)(lambda p, v, l, r, k: 0))
+"""
+
+
+@pytest.mark.parametrize(
+    ("attr", "field"),
+    [
+        ("ARRAY_ENTRY", "native_play"),
+        ("LAZY_ENTRY", "native_play"),
+        ("PASS_AS_PLAY", "native_pass"),
+    ],
+)
+def test_a_native_entry_without_its_exact_signature_is_refused_at_load(tmp_path, attr, field):
+    # The loops would call it at an address that cannot check its arguments.
+    path = tmp_path / "native.py"
+    path.write_text(textwrap.dedent(NATIVE))
+    r = _cli("tournament", "--games", "3", "--out", tmp_path / "run",
+             "--players", f"{path}:{attr},random,random,random")  # fmt: skip
+    assert r.exit_code != 0
+    assert f"its {field} is not usable" in r.output and "leave " + field + " unset" in r.output
+    assert not (tmp_path / "run").exists()
