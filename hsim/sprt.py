@@ -50,7 +50,7 @@ from hsim.errors import EXIT_USAGE, HsimError
 from hsim.ladder import board_advantages
 from hsim.rules import Rules, canonical, preset_of
 from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost
-from hsim.stop import StopRequested
+from hsim.stop import StopRequested, stop_in
 from hsim.strategy import StrategyError
 
 SPRT_FILE = "sprt.json"
@@ -493,7 +493,10 @@ def _run(
     except (StrategyError, WorkerLost) as exc:
         status, error = "failed", str(exc)
     except Exception as exc:  # the disk is full, ...
-        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        if stop_in(exc) is not None:  # a stop raised inside C code's call of Python code
+            status = "interrupted"
+        else:
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
     finally:
         signals.quiet()  # from here a signal is only noted: the clean-up must finish
         bar.close()

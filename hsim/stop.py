@@ -17,3 +17,22 @@ class StopRequested(BaseException):
     def __init__(self, signum: int = signal.SIGINT) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+def stop_in(exc: BaseException | None) -> StopRequested | None:
+    """Return the :class:`StopRequested` in ``exc``'s chain (``exc`` itself, then its
+    ``__cause__`` or ``__context__``, and so on), or None when it holds none.
+
+    A signal handler raises its stop in whatever Python code runs at that moment. When
+    that code was called from C, such as numba unpickling a constant while it boxes a
+    compiled function's result, the stop comes out as that C code's ``SystemError`` ("...
+    returned a result with an exception set"), with the stop as its cause: still a stop,
+    never a failure.
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, StopRequested):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None

@@ -517,3 +517,48 @@ def test_a_label_naming_the_home_directory_is_recorded_without_it(tmp_path, monk
     assert entries[2]["label"] == "~/bots/b.py:PyRandom" and "label_home" not in entries[2]
     assert [recorded_label(e) for e in entries] == ["random", spec, "~/bots/b.py:PyRandom"]
     assert recorded_label({"spec": "../x.py:A"}) == "../x.py:A"  # a run.json before labels
+
+
+def test_a_stop_that_surfaces_as_c_codes_system_error_is_an_interruption(tmp_path, monkeypatch):
+    # A signal's StopRequested raised in Python code that C code called (numba unpickling
+    # a constant while boxing a compiled result) comes out as a SystemError caused by the
+    # stop. It must end the run as interrupted (resumable, exit 128 + signal), not failed.
+    import hsim.runner.sink as sink
+    from hsim.stop import StopRequested
+
+    real, calls = sink.deal_columns, []
+
+    def columns_then_stop(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)  # the handler raises here
+            except StopRequested as stop:
+                raise SystemError("<function> returned a result with an exception set") from stop
+        return real(*args)
+
+    monkeypatch.setattr(sink, "deal_columns", columns_then_stop)
+    out = tmp_path / "run"
+    config = RunConfig(Rules(), ("random",) * 4, games=6, seed=4, chunk_size=2)
+    result = run_tournament(config, out, workers=1, progress=False)
+    assert len(calls) == 2 and result.status == "interrupted"
+    assert read_manifest(out)["status"] == "interrupted" and result.error is None
+    monkeypatch.setattr(sink, "deal_columns", real)
+    assert resume_run(out, workers=1, progress=False).status == "complete"
+    assert verify_run(out).ok
+
+
+def test_stop_in_finds_a_stop_anywhere_in_a_chain():
+    from hsim.stop import StopRequested, stop_in
+
+    stop = StopRequested(signal.SIGINT)
+    inner = SystemError("inner")
+    inner.__cause__ = stop
+    outer = SystemError("outer")
+    outer.__context__ = inner
+    assert stop_in(outer) is stop and stop_in(stop) is stop
+    loop = ValueError("a")
+    loop.__context__ = ValueError("b")
+    loop.__context__.__context__ = loop  # a cycle ends the walk
+    assert stop_in(loop) is None and stop_in(None) is None and stop_in(ValueError()) is None

@@ -73,7 +73,7 @@ from hsim.runner.validate import (
     without_home,
 )
 from hsim.seating import rotate
-from hsim.stop import StopRequested
+from hsim.stop import StopRequested, stop_in
 from hsim.strategy import StrategyError
 
 if TYPE_CHECKING:
@@ -692,7 +692,10 @@ def play_chunks(
     except OSError as exc:
         status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "disk"
     except Exception as exc:  # anything else: recorded, and the folder stays resumable
-        status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "other"
+        if stop_in(exc) is not None:  # a stop raised inside C code's call of Python code
+            status = "interrupted"
+        else:
+            status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "other"
     finally:
         signals.quiet()  # from here a signal is only noted: the clean-up must finish
         if bar is not None:
