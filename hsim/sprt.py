@@ -493,7 +493,9 @@ def _run(
     except (StrategyError, WorkerLost) as exc:
         status, error = "failed", str(exc)
     except Exception as exc:  # the disk is full, ...
-        if stop_in(exc) is not None:  # a stop raised inside C code's call of Python code
+        if signals.signum is not None or stop_in(exc) is not None:
+            # a stop that surfaced as another exception: raised in Python code that C code
+            # called (numba's callbacks), which then failed otherwise (hsim.stop.stop_in)
             status = "interrupted"
         else:
             status, error = "failed", f"{type(exc).__name__}: {exc}"

@@ -27,7 +27,8 @@ def stop_in(exc: BaseException | None) -> StopRequested | None:
     that code was called from C, such as numba unpickling a constant while it boxes a
     compiled function's result, the stop comes out as that C code's ``SystemError`` ("...
     returned a result with an exception set"), with the stop as its cause: still a stop,
-    never a failure.
+    never a failure. (That C code may also fail in another way, losing the stop; the
+    runners therefore also check whether their own handler saw a signal.)
     """
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:

@@ -562,3 +562,16 @@ def test_stop_in_finds_a_stop_anywhere_in_a_chain():
     loop.__context__ = ValueError("b")
     loop.__context__.__context__ = loop  # a cycle ends the walk
     assert stop_in(loop) is None and stop_in(None) is None and stop_in(ValueError()) is None
+
+
+def test_a_run_after_a_stopped_one_still_reports_a_strategys_failure(tmp_path, py_bot):
+    # One Python session, two runs: the first one's stop must not make the second one's
+    # crashing strategy look like a stop (its failure is the strategy's, with its seat).
+    from hsim import errors
+
+    errors.note_signal(signal.SIGINT)  # as a stopped run leaves it
+    crash = py_bot("Crashes", "holding=AS KS QS")
+    config = RunConfig(Rules(), ("random", crash, "random", "random"), 200, 1, chunk_size=4)
+    with pytest.raises(RunError, match=r"seat 1\).*in game \d+ of run seed 1"):
+        run_tournament(config, tmp_path / "f", workers=1, progress=False)
+    assert errors.noted_signal() is None

@@ -692,7 +692,9 @@ def play_chunks(
     except OSError as exc:
         status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "disk"
     except Exception as exc:  # anything else: recorded, and the folder stays resumable
-        if stop_in(exc) is not None:  # a stop raised inside C code's call of Python code
+        if signals.signum is not None or stop_in(exc) is not None:
+            # a stop that surfaced as another exception: raised in Python code that C code
+            # called (numba's callbacks), which then failed otherwise (hsim.stop.stop_in)
             status = "interrupted"
         else:
             status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "other"

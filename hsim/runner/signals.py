@@ -53,9 +53,16 @@ class StopSignals:
         self._done = threading.Event()
 
     def install(self) -> StopSignals:
-        """Install the handlers (main thread only; elsewhere: nothing is installed)."""
+        """Install the handlers (main thread only; elsewhere: nothing is installed). The
+        outermost installation (a new run) forgets a signal noted before it
+        (:func:`hsim.errors.clear_signal`), so that one run's stop does not turn the next
+        run's strategy failures into stops."""
         if threading.current_thread() is not threading.main_thread():
             return self
+        if not _INSTALLED:  # a new run: a stop noted by an earlier one is not its stop
+            from hsim.errors import clear_signal
+
+            clear_signal()
         _INSTALLED.append(self)
         for signum in EXIT_CODES:
             self._old[signum] = signal.signal(signum, self._handle)
