@@ -129,18 +129,23 @@ def test_a_module_imported_by_compiled_code_is_followed_to_the_end():
     ]  # fmt: skip
 
 
+#: A fresh process's first compiled work: one game of four random seats.
+PLAY_A_GAME = (
+    "import sys\n"
+    "from hsim.loader import load_players\n"
+    "from hsim.play import play_range\n"
+    "from hsim.rules import Rules\n"
+    "play_range(Rules(), load_players(['random'] * 4), 1, 0, 1)\n"
+)
+
+
 def test_loading_compiled_code_does_not_import_scipy_linalg_and_blas_stays_on():
     # numba's arraymath probes BLAS by importing scipy.linalg (~0.25 s a process);
     # hsim refuses that probe and sets the flag to what it would have found.
     import subprocess
 
     script = (
-        "import sys\n"
-        "from hsim.loader import load_players\n"
-        "from hsim.play import play_range\n"
-        "from hsim.rules import Rules\n"
-        "play_range(Rules(), load_players(['random'] * 4), 1, 0, 1)\n"
-        "import numba.np.arraymath as a\n"
+        PLAY_A_GAME + "import numba.np.arraymath as a\n"
         "print('scipy.linalg' in sys.modules, a._HAVE_BLAS)\n"
         "import numpy as np, numba\n"
         "f = numba.njit(lambda x, y: np.correlate(x, y))\n"
@@ -169,12 +174,7 @@ def test_a_game_does_not_import_numpy_ma_and_masked_arrays_are_still_refused():
     import subprocess
 
     script = (
-        "import sys\n"
-        "from hsim.loader import load_players\n"
-        "from hsim.play import play_range\n"
-        "from hsim.rules import Rules\n"
-        "play_range(Rules(), load_players(['random'] * 4), 1, 0, 1)\n"
-        "print('numpy.ma' in sys.modules)\n"
+        PLAY_A_GAME + "print('numpy.ma' in sys.modules)\n"
         "import numba, numpy as np\n"
         "f = numba.njit(lambda x: x.sum())\n"
         "try:\n"

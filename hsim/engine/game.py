@@ -87,16 +87,7 @@ from hsim.engine.layout import (
     X_SCORES,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.seats import (
-    A_PASS,
-    A_PLAY,
-    C_MOON,
-    C_PASS,
-    C_PLAY,
-    call_moon,
-    call_pass,
-    call_play,
-)
+from hsim.engine.seats import call_moon, call_pass, call_play
 from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
 from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
 
@@ -393,34 +384,17 @@ def play_games(
             if st == ST_NEED_PLAY:
                 legal = legal_plays(public, rules, private[s, V_HAND])
                 card = call_play(
-                    codes[s, C_PLAY],
-                    codes[s, A_PLAY],
-                    play_fns,
-                    s,
-                    public,
-                    private[s],
-                    legal,
-                    rngs[1 + s],
-                    params[s],
+                    codes[s], play_fns, s, public, private[s], legal, rngs[1 + s], params[s]
                 )
                 st = submit_legal_play(
                     public, private, hidden, rules, card, legal, deal_out, game_out
                 )
             elif st == ST_NEED_PASS:
-                cards = call_pass(
-                    codes[s, C_PASS],
-                    codes[s, A_PASS],
-                    pass_fns,
-                    s,
-                    public,
-                    private[s],
-                    rngs[1 + s],
-                    params[s],
-                )
+                cards = call_pass(codes[s], pass_fns, s, public, private[s], rngs[1 + s], params[s])
                 st = submit_pass(public, private, hidden, cards)
             else:
                 choice = call_moon(
-                    codes[s, C_MOON], moon_fns, s, public, private[s], rngs[1 + s], params[s]
+                    codes[s], moon_fns, s, public, private[s], rngs[1 + s], params[s]
                 )
                 st = submit_moon(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:

@@ -110,7 +110,7 @@ from hsim.engine.layout import (
     V_HAND,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.seats import A_PLAY, C_PLAY, C_TRUMP, call_play, call_trump
+from hsim.engine.seats import call_play, call_trump
 from hsim.engine.signatures import PLAY_FN, TRUMP_FN
 
 
@@ -428,22 +428,14 @@ def play_kierki_games(
             if st == ST_NEED_PLAY:
                 legal = kierki_legal(public, rules, private[s, V_HAND])
                 card = call_play(
-                    codes[s, C_PLAY],
-                    codes[s, A_PLAY],
-                    play_fns,
-                    s,
-                    public,
-                    private[s],
-                    legal,
-                    rngs[1 + s],
-                    params[s],
+                    codes[s], play_fns, s, public, private[s], legal, rngs[1 + s], params[s]
                 )
                 st = submit_kierki_legal_play(
                     public, private, hidden, rules, card, legal, deal_out, game_out
                 )
             else:
                 choice = call_trump(
-                    codes[s, C_TRUMP], trump_fns, s, public, private[s], rngs[1 + s], params[s]
+                    codes[s], trump_fns, s, public, private[s], rngs[1 + s], params[s]
                 )
                 st = submit_trump(public, private, hidden, rules, choice, deal_out, game_out)
             if st != ST_OK:

@@ -51,7 +51,6 @@ TRUMP_BUILTINS = (random_bot.trump_choice, default_trump_choice)
 #: Columns of the codes array, one per decision kind; then the addresses of the seat's
 #: native pass and play entries (:mod:`hsim.engine.native`), 0 where it has none.
 C_PASS, C_PLAY, C_MOON, C_TRUMP = range(4)
-N_DECISIONS = 4
 A_PASS, A_PLAY = 4, 5
 N_CODES = 6
 BY_PROGRAM = 0  # the code of a decision called through its function value
@@ -93,15 +92,16 @@ def seat_codes(bundles) -> np.ndarray:
 
 
 @kernel
-def call_pass(code, at, fns, seat, public, private, rng, params) -> int:
-    """Return the pass of the decision ``code`` names (:func:`seat_codes`): a built-in,
-    the native entry at address ``at`` (code :data:`NATIVE`), else ``fns[seat]``
-    (``fns``: one function value per seat).
+def call_pass(codes, fns, seat, public, private, rng, params) -> int:
+    """Return the pass of the decision ``codes[C_PASS]`` names (``codes``: the seat's row
+    of :func:`seat_codes`): a built-in, the native entry at address ``codes[A_PASS]``
+    (code :data:`NATIVE`), else ``fns[seat]`` (``fns``: one function value per seat).
 
     The function value is taken out of ``fns`` only when it is called: picking one of a
     tuple by a seat known only at run time is an indirect jump, which for a built-in
     would cost more than its decision.
     """
+    code = codes[C_PASS]
     if code == 1:
         return random_bot.pass_cards(public, private, rng, params)
     if code == 2:
@@ -110,17 +110,18 @@ def call_pass(code, at, fns, seat, public, private, rng, params) -> int:
         return duck.pass_cards(public, private, rng, params)
     if code == NATIVE:
         return call_pass_at(
-            at, data_ptr(public), data_ptr(private), data_ptr(rng), data_ptr(params)
+            codes[A_PASS], data_ptr(public), data_ptr(private), data_ptr(rng), data_ptr(params)
         )
     return fns[seat](public, private, rng, params)
 
 
 @kernel
-def call_play(code, at, fns, seat, public, private, legal, rng, params) -> int:
-    """Return the card of the decision ``code`` names (:func:`seat_codes`): a built-in,
-    the native entry at address ``at`` (code :data:`NATIVE`; the only legal card without
-    asking it, when there is one), else ``fns[seat]`` (taken out of the tuple only then,
-    as in :func:`call_pass`)."""
+def call_play(codes, fns, seat, public, private, legal, rng, params) -> int:
+    """Return the card of the decision ``codes[C_PLAY]`` names (``codes``: the seat's row
+    of :func:`seat_codes`): a built-in, the native entry at address ``codes[A_PLAY]``
+    (code :data:`NATIVE`; the only legal card without asking it, when there is one), else
+    ``fns[seat]`` (taken out of the tuple only then, as in :func:`call_pass`)."""
+    code = codes[C_PLAY]
     if code == 1:
         return random_bot.play(public, private, legal, rng, params)
     if code == 2:
@@ -131,22 +132,30 @@ def call_play(code, at, fns, seat, public, private, legal, rng, params) -> int:
         if legal & (legal - 1) == 0:
             return lowest_card(legal)  # one legal card: a native entry is not asked
         return call_play_at(
-            at, data_ptr(public), data_ptr(private), legal, data_ptr(rng), data_ptr(params)
+            codes[A_PLAY],
+            data_ptr(public),
+            data_ptr(private),
+            legal,
+            data_ptr(rng),
+            data_ptr(params),
         )
     return fns[seat](public, private, legal, rng, params)
 
 
 @kernel
-def call_moon(code, fns, seat, public, private, rng, params) -> int:
-    """Return the moon choice of the decision ``code`` names, else ``fns[seat]``'s."""
-    if code == 1:
+def call_moon(codes, fns, seat, public, private, rng, params) -> int:
+    """Return the moon choice of the decision ``codes[C_MOON]`` names, else
+    ``fns[seat]``'s."""
+    if codes[C_MOON] == 1:
         return default_moon_choice(public, private, rng, params)
     return fns[seat](public, private, rng, params)
 
 
 @kernel
-def call_trump(code, fns, seat, public, private, rng, params) -> int:
-    """Return the trump choice of the decision ``code`` names, else ``fns[seat]``'s."""
+def call_trump(codes, fns, seat, public, private, rng, params) -> int:
+    """Return the trump choice of the decision ``codes[C_TRUMP]`` names, else
+    ``fns[seat]``'s."""
+    code = codes[C_TRUMP]
     if code == 1:
         return random_bot.trump_choice(public, private, rng, params)
     if code == 2:
