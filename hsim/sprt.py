@@ -50,7 +50,7 @@ from hsim.errors import EXIT_USAGE, HsimError
 from hsim.ladder import board_advantages
 from hsim.rules import Rules, canonical, preset_of
 from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost
-from hsim.stop import StopRequested, stop_in
+from hsim.stop import StopRequested
 from hsim.strategy import StrategyError
 
 SPRT_FILE = "sprt.json"
@@ -493,9 +493,7 @@ def _run(
     except (StrategyError, WorkerLost) as exc:
         status, error = "failed", str(exc)
     except Exception as exc:  # the disk is full, ...
-        if signals.signum is not None or stop_in(exc) is not None:
-            # a stop that surfaced as another exception: raised in Python code that C code
-            # called (numba's callbacks), which then failed otherwise (hsim.stop.stop_in)
+        if signals.stopped(exc):  # a stop that surfaced as another exception
             status = "interrupted"
         else:
             status, error = "failed", f"{type(exc).__name__}: {exc}"

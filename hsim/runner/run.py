@@ -73,7 +73,7 @@ from hsim.runner.validate import (
     without_home,
 )
 from hsim.seating import rotate
-from hsim.stop import StopRequested, stop_in
+from hsim.stop import StopRequested
 from hsim.strategy import StrategyError
 
 if TYPE_CHECKING:
@@ -692,9 +692,7 @@ def play_chunks(
     except OSError as exc:
         status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "disk"
     except Exception as exc:  # anything else: recorded, and the folder stays resumable
-        if signals.signum is not None or stop_in(exc) is not None:
-            # a stop that surfaced as another exception: raised in Python code that C code
-            # called (numba's callbacks), which then failed otherwise (hsim.stop.stop_in)
+        if signals.stopped(exc):  # a stop that surfaced as another exception
             status = "interrupted"
         else:
             status, error, kind = "failed", f"{type(exc).__name__}: {exc}", "other"

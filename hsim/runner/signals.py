@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hsim.stop import StopRequested
+from hsim.stop import StopRequested, stop_in
 
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 GRACE_S = 2.5
@@ -90,6 +90,14 @@ class StopSignals:
             with contextlib.suppress(OSError):
                 os.write(self._pipe[1], b"\0")  # wakes the watcher, which closes the pipe
             self._pipe = None
+
+    def stopped(self, exc: BaseException) -> bool:
+        """Return whether ``exc`` ended the run because of a stop: these handlers saw a
+        signal, or ``exc``'s chain holds a :class:`StopRequested`
+        (:func:`hsim.stop.stop_in`). A stop raised in Python code that C code called
+        (numba's callbacks) comes out as that code's own error, a ``SystemError`` with
+        the stop as its cause or another error with the stop lost: still a stop."""
+        return self.signum is not None or stop_in(exc) is not None
 
     def quiet(self) -> None:
         """From now on a signal is only noted (the clean-up of a stop must finish)."""
