@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import pickle
@@ -134,27 +135,63 @@ class _NoScipyLinalg(importlib.abc.MetaPathFinder):
         return None
 
 
-def _load_arraymath() -> None:
-    """Import numba's ``numba.np.arraymath`` without its import-time BLAS probe.
-
-    The module sets ``_HAVE_BLAS`` at import by importing ``scipy.linalg`` (about 0.16 s
-    and 0.1 s more of numpy's testing and f2py modules, measured), once in every process,
-    on the first compile or cache load: every hsim command paid it though no hsim kernel
-    uses BLAS. Here the probe is refused, and the flag is then set to what the probe
-    would have found (scipy installed), so that compiled code behaves as before: the one
-    reader of the flag (``np.correlate``/``np.convolve`` typing) picks the BLAS version,
-    whose own ``ensure_blas`` imports scipy when that code is compiled. Nothing is done
-    when the module or ``scipy.linalg`` is already imported.
-    """
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules or JIT_DISABLED:
-        return
+def _exec_arraymath_without_blas_probe(exec_module, module) -> None:
+    """Run ``numba.np.arraymath``'s import (``exec_module(module)``) with
+    ``scipy.linalg`` refused, then set its BLAS flag as the probe would have."""
     finder = _NoScipyLinalg()
     sys.meta_path.insert(0, finder)
     try:
-        import numba.np.arraymath as arraymath
+        exec_module(module)
     finally:
         sys.meta_path.remove(finder)
-    arraymath._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+    module._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+
+
+class _ArraymathFinder(importlib.abc.MetaPathFinder):
+    """An import finder that imports ``numba.np.arraymath`` through
+    :func:`_exec_arraymath_without_blas_probe` (see :func:`_load_arraymath`)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba.np.arraymath":
+            return None
+        sys.meta_path.remove(self)  # once: the next finders find the real module
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module") or "scipy.linalg" in sys.modules:
+            return spec
+        exec_module = loader.exec_module
+
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec):
+                return loader.create_module(spec)
+
+            def exec_module(self, module):
+                _exec_arraymath_without_blas_probe(exec_module, module)
+
+            def __getattr__(self, name):  # get_source, get_filename, ...: the real loader's
+                return getattr(loader, name)
+
+        spec.loader = Loader()
+        return spec
+
+
+def _load_arraymath() -> None:
+    """Have ``numba.np.arraymath`` imported without its import-time BLAS probe.
+
+    The module sets ``_HAVE_BLAS`` at import by importing ``scipy.linalg`` (about 0.16 s
+    and 0.1 s more of numpy's testing and f2py modules, measured), once in every process
+    that compiles: no hsim kernel uses BLAS. When numba imports the module (the first
+    compile; loading from the cache does not, :func:`_load_cached_code_without_refresh`)
+    the probe is refused, and the flag is then set to what the probe would have found
+    (scipy installed), so that compiled code behaves as before: the one reader of the
+    flag (``np.correlate``/``np.convolve`` typing) picks the BLAS version, whose own
+    ``ensure_blas`` imports scipy when that code is compiled. Nothing is done when the
+    module or ``scipy.linalg`` is already imported.
+    """
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules or JIT_DISABLED:
+        return
+    if not any(isinstance(f, _ArraymathFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _ArraymathFinder())
 
 
 _load_arraymath()
@@ -196,6 +233,44 @@ def _typeof_arrays_without_numpy_ma() -> None:
 
 
 _typeof_arrays_without_numpy_ma()
+
+
+def _load_cached_code_without_refresh() -> None:
+    """Load compiled code from the cache without numba's registry refresh.
+
+    numba's ``Cache.load_overload`` first calls ``target_context.refresh()``, which
+    imports some thirty of numba's modules and installs their typing and lowering
+    registries: about 0.25-0.3 s in every hsim process, on its first cache load
+    (measured: ``hsim tournament --games 8`` took 0.75-0.95 s with it, 0.60-0.69 s
+    without). Rebuilding machine code from the cache needs none of them, only the
+    symbols that compiled code links to: the runtime's (``rtsys.initialize``) and the
+    string-hash secret that ``numba.cpython.hashing`` adds when imported (~20 ms; the
+    rest, numba's C helpers, are added when the target context is made).
+    Every compile still refreshes both contexts first (numba's ``CompilerBase``), so
+    code compiled later (a cold cache, a user's strategy) sees every registry as before.
+    Left as numba wrote it when its cache class lacks the methods replaced here.
+    """
+    if JIT_DISABLED:
+        return
+    from numba.core.caching import Cache
+    from numba.core.runtime import rtsys
+
+    if not all(hasattr(Cache, n) for n in ("_guard_against_spurious_io_errors", "_load_overload")):
+        return
+
+    def load_overload(self, sig, target_context):
+        import numba.cpython.hashing  # noqa: F401 - adds the hash secret's symbols
+
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+        return None  # the guard swallowed an I/O error: numba treats it as a miss
+
+    load_overload.__doc__ = Cache.load_overload.__doc__
+    Cache.load_overload = load_overload
+
+
+_load_cached_code_without_refresh()
 
 
 def kernel(fn):

@@ -159,6 +159,39 @@ def test_loading_compiled_code_does_not_import_scipy_linalg_and_blas_stays_on():
     assert out == ["False", str(blas), "True"]
 
 
+def test_loading_compiled_code_skips_numbas_registry_refresh_and_later_compiles_see_them():
+    # numba refreshes its typing and lowering registries before every cache load
+    # (~0.25 s a process); hsim loads without it, and a compile still refreshes first.
+    import subprocess
+
+    count_refreshes = (
+        "from numba.core.base import BaseContext\n"
+        "refreshes = []\n"
+        "_refresh = BaseContext.refresh\n"
+        "def refresh(self):\n"
+        "    refreshes.append(1)\n"
+        "    _refresh(self)\n"
+        "BaseContext.refresh = refresh\n"
+    )
+    script = (
+        count_refreshes + PLAY_A_GAME + "print(len(refreshes), 'numba.np.arraymath' in sys.modules)\n"
+        "import numba, numpy as np\n"
+        "@numba.njit\n"
+        "def uses_registries(x):\n"  # array methods, a dict, strings, a hash: all lowered
+        "    d = {}\n"
+        "    for i in range(x.size):\n"
+        "        d[str(i)] = np.median(x[: i + 1])\n"
+        "    return np.sort(x)[-1] + d[str(x.size - 1)] + (hash('ab' * x.size) == hash('ab' * x.size))\n"
+        "x = np.array([3.0, 1.0, 2.0])\n"
+        "print(uses_registries(x), len(refreshes) > 0, 'numba.np.arraymath' in sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", PLAY_A_GAME], check=True)  # a warm cache
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["0", "False", "6.0", "True", "True"]
+
+
 def test_the_blas_probe_is_refused_only_while_numba_loads(monkeypatch):
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     finder = _jit._NoScipyLinalg()
