@@ -15,9 +15,11 @@ It runs, one after the other (never at the same time):
    timed from launch to exit: interpreter start, numba cache load, the process pool,
    play, and writing the per-deal and per-game Parquet datasets and ``run.json``.
 
-With ``--repeat N`` the tournament is run N times (one after the other, into the same
-folder) and the fastest counts, as the reference's best repeat does: on a machine whose
-speed drifts ±10% between runs, a ratio of two single runs is mostly noise.
+With ``--repeat N`` the tournament is run N times (one after the other) and the fastest
+counts, as the reference's best repeat does: on a machine whose speed drifts ±10% between
+runs, a ratio of two single runs is mostly noise. Each repeat writes a new folder (the
+temporary folder's last run is deleted before the next is timed; with ``--out`` each
+repeat overwrites that folder, its deletion timed).
 
 It then counts the rows written (from the Parquet footers), sizes the run folder, and
 prints the wall time, games/s, deals written, deals/s, and these figures as ratios
@@ -146,7 +148,9 @@ def main() -> None:
     ]
     print("tournament: " + " ".join(["hsim", *cmd[1:]]) + f"   (hsim = {hsim})", flush=True)
     walls, cpus, other = [], [], []
-    for _ in range(args.repeat):  # each run overwrites the folder; the fastest counts
+    for _ in range(args.repeat):  # the fastest counts
+        if tmp is not None:  # a new folder, as a first run has: deleting the last repeat's
+            shutil.rmtree(run_dir, ignore_errors=True)  # (--overwrite, ~60 ms) is not timed
         cpu0 = _children_cpu()
         with OtherLoad() as load:
             t0 = time.perf_counter()

@@ -174,14 +174,17 @@ def test_loading_compiled_code_skips_numbas_registry_refresh_and_later_compiles_
         "BaseContext.refresh = refresh\n"
     )
     script = (
-        count_refreshes + PLAY_A_GAME + "print(len(refreshes), 'numba.np.arraymath' in sys.modules)\n"
+        count_refreshes
+        + PLAY_A_GAME
+        + "print(len(refreshes), 'numba.np.arraymath' in sys.modules)\n"
         "import numba, numpy as np\n"
         "@numba.njit\n"
         "def uses_registries(x):\n"  # array methods, a dict, strings, a hash: all lowered
         "    d = {}\n"
         "    for i in range(x.size):\n"
         "        d[str(i)] = np.median(x[: i + 1])\n"
-        "    return np.sort(x)[-1] + d[str(x.size - 1)] + (hash('ab' * x.size) == hash('ab' * x.size))\n"
+        "    same = hash('ab' * x.size) == hash('ab' * x.size)\n"
+        "    return np.sort(x)[-1] + d[str(x.size - 1)] + same\n"
         "x = np.array([3.0, 1.0, 2.0])\n"
         "print(uses_registries(x), len(refreshes) > 0, 'numba.np.arraymath' in sys.modules)\n"
     )

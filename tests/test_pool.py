@@ -164,3 +164,21 @@ def test_forked_and_spawned_workers_write_the_same_datasets(monkeypatch, tmp_pat
         out[method] = _datasets(tmp_path / method)
     for dataset in ("deals", "games"):
         assert out["fork"][dataset].equals(out["spawn"][dataset])
+
+
+@linux_only
+def test_a_worker_asks_the_kernel_to_kill_it_when_its_parent_dies():
+    # die_with_parent sets PR_SET_PDEATHSIG to SIGKILL through libc's prctl; read it back
+    # (PR_GET_PDEATHSIG) in a child process, whose parent is this test.
+    import subprocess
+
+    script = (
+        "import ctypes, os\n"
+        "from hsim.runner.pool import die_with_parent\n"
+        "die_with_parent(os.getppid())\n"
+        "sig = ctypes.c_int(0)\n"
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)\n"
+        "print(sig.value)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == signal.SIGKILL
