@@ -240,9 +240,9 @@ def _load_cached_code_without_refresh() -> None:
 
     numba's ``Cache.load_overload`` first calls ``target_context.refresh()``, which
     imports some thirty of numba's modules and installs their typing and lowering
-    registries: about 0.25-0.3 s in every hsim process, on its first cache load
-    (measured: ``hsim tournament --games 8`` took 0.75-0.95 s with it, 0.60-0.69 s
-    without). Rebuilding machine code from the cache needs none of them, only the
+    registries: 0.1-0.3 s in every hsim process, on its first cache load (measured:
+    ``hsim tournament --games 1``, six interleaved runs each, median 0.73 s with it,
+    0.57 s without). Rebuilding machine code from the cache needs none of them, only the
     symbols that compiled code links to: the runtime's (``rtsys.initialize``) and the
     string-hash secret that ``numba.cpython.hashing`` adds when imported (~20 ms; the
     rest, numba's C helpers, are added when the target context is made).
