@@ -154,7 +154,8 @@ class _ArraymathFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name != "numba.np.arraymath":
             return None
-        sys.meta_path.remove(self)  # once: the next finders find the real module
+        if self in sys.meta_path:  # once (a caller may have replaced the list meanwhile)
+            sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         loader = getattr(spec, "loader", None)
         if loader is None or not hasattr(loader, "exec_module") or "scipy.linalg" in sys.modules:

@@ -48,6 +48,7 @@ def test_cold_until_compiled_then_cold_again_when_the_source_changes(tmp_path, m
 def test_the_engine_is_warm_once_loaded_and_cold_in_an_empty_cache(tmp_path, monkeypatch):
     import hsim.engine.game  # noqa: F401  (compiled, or loaded from the cache)
     import hsim.engine.kierki_game  # noqa: F401
+    import hsim.runner.narrow  # noqa: F401
     import hsim.strategies.random_bot  # noqa: F401  (and hsim.strategy)
 
     assert _jit.cold_sources(_jit.ENGINE_SOURCES) == []
