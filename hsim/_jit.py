@@ -21,6 +21,7 @@ import os
 import pickle
 import re
 import sys
+import threading
 import types
 import warnings
 from collections.abc import Iterable
@@ -127,10 +128,14 @@ JIT_DISABLED = bool(numba.config.DISABLE_JIT)
 
 
 class _NoScipyLinalg(importlib.abc.MetaPathFinder):
-    """An import finder that refuses ``scipy.linalg`` (see :func:`_load_arraymath`)."""
+    """An import finder that refuses ``scipy.linalg`` to the thread that made it (see
+    :func:`_load_arraymath`); another thread's import of it goes on as usual."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
 
     def find_spec(self, name, path=None, target=None):
-        if name == "scipy.linalg":
+        if name == "scipy.linalg" and threading.get_ident() == self.thread:
             raise ModuleNotFoundError(f"{name} is not imported while numba loads", name=name)
         return None
 
@@ -144,7 +149,15 @@ def _exec_arraymath_without_blas_probe(exec_module, module) -> None:
         exec_module(module)
     finally:
         sys.meta_path.remove(finder)
-    module._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+    module._HAVE_BLAS = _scipy_linalg_found()
+
+
+def _scipy_linalg_found() -> bool:
+    """Return whether ``scipy.linalg`` can be found (not imported; its package is)."""
+    try:
+        return importlib.util.find_spec("scipy.linalg") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 class _ArraymathFinder(importlib.abc.MetaPathFinder):
@@ -182,10 +195,11 @@ def _load_arraymath() -> None:
     The module sets ``_HAVE_BLAS`` at import by importing ``scipy.linalg`` (about 0.16 s
     and 0.1 s more of numpy's testing and f2py modules, measured), once in every process
     that compiles: no hsim kernel uses BLAS. When numba imports the module (the first
-    compile; loading from the cache does not, :func:`_load_cached_code_without_refresh`)
-    the probe is refused, and the flag is then set to what the probe would have found
-    (scipy installed), so that compiled code behaves as before: the one reader of the
-    flag (``np.correlate``/``np.convolve`` typing) picks the BLAS version, whose own
+    compile; loading hsim's code from the cache does not,
+    :func:`_load_cached_code_without_refresh`) the probe is refused (to that thread
+    only), and the flag is then set to what the probe would have found (``scipy.linalg``
+    installed), so that compiled code behaves as before: the one reader of the flag
+    (``np.correlate``/``np.convolve`` typing) picks the BLAS version, whose own
     ``ensure_blas`` imports scipy when that code is compiled. Nothing is done when the
     module or ``scipy.linalg`` is already imported.
     """
@@ -236,20 +250,33 @@ def _typeof_arrays_without_numpy_ma() -> None:
 _typeof_arrays_without_numpy_ma()
 
 
+def own_code(py_func) -> bool:
+    """Return whether ``py_func`` is hsim's own compiled code: a function of ``hsim`` or
+    one of its modules (the built-in strategies are ``hsim.strategies.*``; a strategy
+    file is imported as ``hsim_user_...``, not one of them)."""
+    module = getattr(py_func, "__module__", None) or ""
+    return module == "hsim" or module.startswith("hsim.")
+
+
 def _load_cached_code_without_refresh() -> None:
-    """Load compiled code from the cache without numba's registry refresh.
+    """Load hsim's own compiled code from the cache without numba's registry refresh.
 
     numba's ``Cache.load_overload`` first calls ``target_context.refresh()``, which
     imports some thirty of numba's modules and installs their typing and lowering
     registries: 0.1-0.3 s in every hsim process, on its first cache load (measured:
     ``hsim tournament --games 1``, six interleaved runs each, median 0.73 s with it,
     0.57 s without). Rebuilding machine code from the cache needs none of them, only the
-    symbols that compiled code links to: the runtime's (``rtsys.initialize``) and the
-    string-hash secret that ``numba.cpython.hashing`` adds when imported (~20 ms; the
-    rest, numba's C helpers, are added when the target context is made).
-    Every compile still refreshes both contexts first (numba's ``CompilerBase``), so
-    code compiled later (a cold cache, a user's strategy) sees every registry as before.
-    Left as numba wrote it when its cache class lacks the methods replaced here.
+    symbols that compiled code links to: the runtime's (``rtsys.initialize``; numba's C
+    helpers are added when the target context is made). hsim's compiled code hashes no
+    strings, so it needs no string-hash secret (``numba.cpython.hashing``; checked by
+    tests/test_jit.py). Every compile still refreshes both contexts first (numba's
+    ``CompilerBase``), so code compiled later sees every registry as before.
+
+    Only hsim's own functions (:func:`own_code`) load this way. Anyone else's (a
+    strategy file's, a notebook's) load as numba loads them, refresh included: some
+    code built around a loaded function lowers more code without a compile (a cached
+    ``@vectorize`` builds its ufunc loop so), and needs the registries. Left as numba
+    wrote it when its cache class lacks the methods used here.
     """
     if JIT_DISABLED:
         return
@@ -258,16 +285,17 @@ def _load_cached_code_without_refresh() -> None:
 
     if not all(hasattr(Cache, n) for n in ("_guard_against_spurious_io_errors", "_load_overload")):
         return
+    numba_load_overload = Cache.load_overload
 
     def load_overload(self, sig, target_context):
-        import numba.cpython.hashing  # noqa: F401 - adds the hash secret's symbols
-
+        if not own_code(getattr(self, "_py_func", None)):
+            return numba_load_overload(self, sig, target_context)
         rtsys.initialize(target_context)
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)
         return None  # the guard swallowed an I/O error: numba treats it as a miss
 
-    load_overload.__doc__ = Cache.load_overload.__doc__
+    load_overload.__doc__ = numba_load_overload.__doc__
     Cache.load_overload = load_overload
 
 

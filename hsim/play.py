@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from hsim import _jit
 from hsim.cards import format_card, format_mask
 from hsim.engine.game import (
     ERROR_NAMES,
@@ -25,14 +26,6 @@ from hsim.engine.game import (
 )
 from hsim.engine.hearts import legal_plays
 from hsim.engine.kierki import n_deals
-from hsim.engine.kierki_game import (
-    kierki_legal,
-    new_kierki_game,
-    next_kierki_decision,
-    play_kierki_games,
-    submit_kierki_play,
-    submit_trump,
-)
 from hsim.engine.layout import (
     DEAL_COLS,
     EXTRA_STRIDE,
@@ -72,6 +65,23 @@ from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
 RESPONSIVE_CALL_S = 0.2
+KIERKI_GAME_SOURCE = _jit.PACKAGE_DIR / "engine" / "kierki_game.py"
+
+
+def kierki_game():
+    """Return :mod:`hsim.engine.kierki_game`, imported on first use: loading its compiled
+    entry points takes ~15 ms, which a Hearts run need not pay. When its compiled code
+    is not in the cache it is imported with this module instead, so that a cold cache
+    compiles it with the rest of the engine, as the compile notice says
+    (:data:`hsim._jit.ENGINE_SOURCES`).
+    """
+    from hsim.engine import kierki_game as module
+
+    return module
+
+
+if _jit.cold_sources([KIERKI_GAME_SOURCE]):
+    kierki_game()
 
 
 class DecisionTimeout(BaseException):
@@ -285,7 +295,7 @@ def play_range(
     codes = seat_codes([p.compiled for p in seats])
     if rules.is_kierki:
         loop_fns = (play_fns, trump_fns)
-        loop = play_kierki_games
+        loop = kierki_game().play_kierki_games
     else:
         loop_fns = (pass_fns, play_fns, moon_fns)
         loop = play_games
@@ -514,8 +524,9 @@ class PythonDriver:
         self.seats = [_Seat(p, s, self.state, rules) for s, p in enumerate(players)]
         self.deal_out, self.game_out = _buffers(1, rules, scorings, plays)
         if rules.is_kierki:
-            self._new_game, self._next = new_kierki_game, next_kierki_decision
-            self._legal, self._submit_play = kierki_legal, submit_kierki_play
+            kierki = kierki_game()
+            self._new_game, self._next = kierki.new_kierki_game, kierki.next_kierki_decision
+            self._legal, self._submit_play = kierki.kierki_legal, kierki.submit_kierki_play
         else:
             self._new_game, self._next = new_game, next_decision
             self._legal, self._submit_play = legal_plays, submit_play
@@ -597,9 +608,12 @@ class PythonDriver:
         if status == ST_NEED_PASS:
             code = submit_pass(st.public, st.private, st.hidden, answer)
         else:
-            submit = {ST_NEED_MOON: submit_moon, ST_NEED_TRUMP: submit_trump}.get(
-                status, self._submit_play
-            )
+            if status == ST_NEED_MOON:
+                submit = submit_moon
+            elif status == ST_NEED_TRUMP:
+                submit = kierki_game().submit_trump
+            else:
+                submit = self._submit_play
             code = submit(
                 st.public,
                 st.private,

@@ -1,7 +1,9 @@
 """Compiled-code set-up: the cache folder, and telling a cold cache from a warm one."""
 
 import importlib.util
+import os
 import sys
+from pathlib import Path
 
 import numba
 import pytest
@@ -203,6 +205,66 @@ def test_the_blas_probe_is_refused_only_while_numba_loads(monkeypatch):
         finder.find_spec("scipy.linalg")
     assert finder.find_spec("scipy.stats") is None
     assert not any(isinstance(f, _jit._NoScipyLinalg) for f in sys.meta_path)
+
+
+def test_the_blas_probe_is_refused_only_to_the_thread_loading_numba():
+    import threading
+
+    finder = _jit._NoScipyLinalg()
+    seen = []
+    other = threading.Thread(target=lambda: seen.append(finder.find_spec("scipy.linalg")))
+    other.start()
+    other.join()
+    assert seen == [None]  # another thread's import goes on to the next finders
+    with pytest.raises(ModuleNotFoundError):
+        finder.find_spec("scipy.linalg")
+
+
+def test_only_hsims_own_functions_load_without_the_refresh():
+    import hsim.engine.game as game
+
+    assert _jit.own_code(game.play_games.py_func)
+    assert _jit.own_code(sys.modules["hsim.strategies.random_bot"].play.py_func)
+    user = numba.njit(lambda x: x)
+    user.py_func.__module__ = "hsim_user_mybot_0123456789abcdef"  # a strategy file's
+    assert not _jit.own_code(user.py_func)
+    assert not _jit.own_code(None)
+
+
+def test_a_cached_vectorize_of_someone_elses_loads_after_hsim(tmp_path):
+    # A cached @vectorize builds its ufunc loop by lowering code around the loaded
+    # function, which needs numba's registries: code not hsim's loads as numba loads it.
+    import subprocess
+
+    (tmp_path / "vmod.py").write_text(
+        "from numba import vectorize\n"
+        "@vectorize(['float64(float64, float64)'], cache=True)\n"
+        "def v_add(x, y):\n"
+        "    return x * 2 + y\n"
+    )
+    script = "import hsim._jit, numpy as np, vmod\nprint(vmod.v_add(np.arange(3.0), 1.0).sum())\n"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+    runs = [
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+        for _ in range(2)  # the first compiles and caches, the second loads
+    ]
+    assert [(r.returncode, r.stdout.strip()) for r in runs] == [(0, "9.0"), (0, "9.0")], runs[1]
+    assert list((tmp_path / "cache").rglob("*.nbi"))  # it was cached
+
+
+def test_hsims_cached_code_needs_no_string_hash_secret():
+    # _load_cached_code_without_refresh does not import numba.cpython.hashing, whose
+    # import adds the symbols of the string-hash secret: no hsim code may use them.
+    import hsim.play  # noqa: F401
+    import hsim.runner.narrow  # noqa: F401
+    import hsim.strategies.heuristic  # noqa: F401
+    import hsim.strategies.kierki  # noqa: F401
+    import hsim.strategies.pimc  # noqa: F401
+
+    compiled = list(Path(_jit.CACHE_DIR).rglob("*.nbc"))
+    assert len(compiled) > 20
+    users = [p.name for p in compiled if b"_numba_hashsecret_" in p.read_bytes()]
+    assert users == [], "hash strings in compiled code only after importing numba.cpython.hashing"
 
 
 def test_a_game_does_not_import_numpy_ma_and_masked_arrays_are_still_refused():
