@@ -7,6 +7,7 @@ runs compiled seats, calling their functions from Python.
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import threading
 import time
@@ -97,44 +98,95 @@ class DecisionTimeoutError(StrategyError):
 
 
 class _DecisionTimer:
-    """Arms SIGALRM around each plain-Python decision (``--decision-timeout``).
+    """Times each plain-Python decision (``--decision-timeout``) and interrupts one that
+    runs over by raising :class:`DecisionTimeout` in it.
 
-    seconds: the limit, or None for none. Works only in the main thread (where Python
-    runs signal handlers); elsewhere (a thread of a Dask worker, say) it does nothing.
+    seconds: the limit, or None for none. In the main thread SIGALRM does it (its handler
+    also interrupts a blocking call such as ``time.sleep``). In any other thread (a Dask
+    worker's, say), where Python runs no signal handlers, a watch thread does it: it
+    raises the exception in the deciding thread asynchronously
+    (``PyThreadState_SetAsyncExc``), which takes effect at the decision's next Python
+    step, so a decision stuck inside one blocking C call is interrupted only when that
+    call returns. The watch looks every :data:`WATCH_STEP_S` seconds at most (a tenth of
+    the limit when smaller), so a timeout fires up to that late.
     """
 
     def __init__(self, seconds: float | None) -> None:
-        main = threading.current_thread() is threading.main_thread()
-        self.seconds = seconds if seconds and seconds > 0 and main else None
+        self.seconds = seconds if seconds and seconds > 0 else None
+        self.main = threading.current_thread() is threading.main_thread()
         self.active = False
         self.fired = False
         self._old = None
+        self._lock = threading.Lock()
+        self._deadline: float | None = None
+        self._thread = 0  # the deciding thread's ident (watch mode)
+        self._watch: threading.Thread | None = None
+        self._stop_watch = False
 
     def install(self) -> None:
-        if self.seconds:
+        if self.seconds and self.main:
             self._old = signal.signal(signal.SIGALRM, self._expired)
 
     def uninstall(self) -> None:
-        if self.seconds:
+        if self.seconds and self.main:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._old or signal.SIG_DFL)
+        self._stop_watch = True  # the watch thread, if any, ends at its next look
 
     def _expired(self, signum, frame) -> None:
         if self.active:
             self.fired = True
             raise DecisionTimeout()
 
+    def _watching(self) -> None:
+        step = min(WATCH_STEP_S, self.seconds / 10)
+        while not self._stop_watch:
+            time.sleep(step)
+            with self._lock:
+                deadline = self._deadline
+                if deadline is not None and time.monotonic() >= deadline:
+                    self._deadline = None  # one timeout per decision
+                    self.fired = True
+                    _raise_in_thread(self._thread, DecisionTimeout)
+
     def __enter__(self) -> _DecisionTimer:
         if self.seconds:
             self.fired = False
             self.active = True
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            if self.main:
+                signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            else:
+                self._thread = threading.get_ident()
+                if self._watch is None or not self._watch.is_alive():
+                    self._stop_watch = False
+                    self._watch = threading.Thread(
+                        target=self._watching, name="hsim-decision-timeout", daemon=True
+                    )
+                    self._watch.start()
+                self._deadline = time.monotonic() + self.seconds
         return self
 
     def __exit__(self, *exc) -> None:
         if self.seconds:
             self.active = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            if self.main:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            else:
+                with self._lock:
+                    self._deadline = None
+                    if self.fired:  # raised, or still pending: the driver raises it now
+                        _raise_in_thread(self._thread, None)
+
+
+#: The watch thread's longest wait between looks at a decision's deadline (seconds).
+WATCH_STEP_S = 0.25
+
+
+def _raise_in_thread(ident: int, exc_type) -> None:
+    """Raise ``exc_type`` in the thread ``ident`` at its next Python step (None: cancel
+    one not yet raised)."""
+    exc = None if exc_type is None else ctypes.py_object(exc_type)  # None passes NULL
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), exc)
 
 
 _NO_TIMER = _DecisionTimer(None)

@@ -120,6 +120,18 @@ def test_tournament_on_the_cluster_equals_the_local_pool(cluster, tmp_path):
     assert not list(tmp_path.glob("**/.probe-*")) and not list(tmp_path.glob("**/.tmp-*"))
 
 
+def test_a_decision_timeout_stops_a_hung_python_strategy_on_the_cluster(cluster, tmp_path):
+    # Dask workers play in threads, where no signal handler runs (see hsim.play).
+    spinner = f"{TESTS}/bots/python_bots.py:Spinner"
+    config = _config(players=("random", spinner, "random", "random"), seed=1, decision_timeout=0.5)
+    t0 = time.monotonic()
+    with pytest.raises(RunError, match=r"\(seat 1\) took longer than 0.5 s to decide"):
+        run_tournament(config, tmp_path / "dask", progress=False, cluster=cluster)
+    assert time.monotonic() - t0 < 60
+    manifest = pd.read_json(tmp_path / "dask" / "run.json", typ="series")
+    assert manifest["status"] == "failed" and manifest["error_kind"] == "decision_timeout"
+
+
 def _players_loaded(rules, specs):
     from hsim.runner import run
 

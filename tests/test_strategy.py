@@ -1,6 +1,8 @@
 """The strategy contract: observation only, engine-handed randomness, clear errors."""
 
 import re
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ import pytest
 from hsim.cards import parse_cards, parse_mask
 from hsim.engine.layout import D_GAME, P_HEARTS_BROKEN, V_HAND
 from hsim.loader import load_players
-from hsim.play import PythonDriver, play_range
+from hsim.play import DecisionTimeoutError, PythonDriver, play_range
 from hsim.position import Position
 from hsim.rules import Rules, make_rules
 from hsim.strategy import Observation, StrategyError
@@ -171,3 +173,42 @@ def test_trick_history_of_a_finished_deal(preset):
         assert ("tricks", tricks) in seen and ("lottery", 0) in seen
     else:
         assert seen and all(count == tricks for _, count in seen)
+
+
+def _in_a_thread(fn):
+    """Return what ``fn()`` returns or raises, run in a thread other than the main one."""
+    out = []
+
+    def run():
+        try:
+            out.append(fn())
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the decision was not interrupted"
+    return out[0]
+
+
+def test_a_decision_timeout_interrupts_a_python_strategy_outside_the_main_thread(py_bot):
+    # A Dask worker runs chunks in a thread, where no signal handler runs: a watch
+    # thread raises the timeout in the deciding thread instead.
+    players = load_players(["random", py_bot("Spinner"), "random", "random"])
+    t0 = time.monotonic()
+    got = _in_a_thread(lambda: play_range(Rules(), players, 1, 0, 60, decision_timeout=0.3))
+    assert isinstance(got, DecisionTimeoutError), got
+    assert "(seat 1) took longer than 0.3 s to decide" in str(got) and "Spinner" in str(got)
+    assert time.monotonic() - t0 < 20
+    deadline = time.monotonic() + 5
+    while any(t.name == "hsim-decision-timeout" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the watch thread outlived its games"
+        time.sleep(0.05)
+
+
+def test_a_timed_python_strategy_outside_the_main_thread_plays_as_in_it(py_bot):
+    players = load_players(["random", py_bot("PyRandom"), "lowcard", py_bot("PyLowcard")])
+    deals, games = play_range(Rules(), players, 5, 0, 3, decision_timeout=30.0)
+    got = _in_a_thread(lambda: play_range(Rules(), players, 5, 0, 3, decision_timeout=30.0))
+    assert np.array_equal(got[0], deals) and np.array_equal(got[1], games)

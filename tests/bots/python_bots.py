@@ -96,3 +96,14 @@ class Sleeper(PyLowcard):
                     f.write(f"{os.getpid()}\n")
             time.sleep(self.seconds)
         return super().play(obs, legal, rng)
+
+
+class Spinner(Sleeper):
+    """Loops for ever in Python (a busy hang, not a blocking call) when dealt every card
+    of ``holding``."""
+
+    def play(self, obs, legal, rng):
+        spins = 0
+        while obs.dealt & self.holding == self.holding:
+            spins += 1
+        return PyLowcard.play(self, obs, legal, rng)
