@@ -121,7 +121,7 @@ class _DecisionTimer:
         self._deadline: float | None = None
         self._thread = 0  # the deciding thread's ident (watch mode)
         self._watch: threading.Thread | None = None
-        self._stop_watch = False
+        self._stop_watch = threading.Event()  # the running watch thread's
 
     def install(self) -> None:
         if self.seconds and self.main:
@@ -131,17 +131,16 @@ class _DecisionTimer:
         if self.seconds and self.main:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._old or signal.SIG_DFL)
-        self._stop_watch = True  # the watch thread, if any, ends at its next look
+        self._stop_watch.set()  # the watch thread, if any, ends now
 
     def _expired(self, signum, frame) -> None:
         if self.active:
             self.fired = True
             raise DecisionTimeout()
 
-    def _watching(self) -> None:
+    def _watching(self, stop: threading.Event) -> None:
         step = min(WATCH_STEP_S, self.seconds / 10)
-        while not self._stop_watch:
-            time.sleep(step)
+        while not stop.wait(step):
             with self._lock:
                 deadline = self._deadline
                 if deadline is not None and time.monotonic() >= deadline:
@@ -157,10 +156,13 @@ class _DecisionTimer:
                 signal.setitimer(signal.ITIMER_REAL, self.seconds)
             else:
                 self._thread = threading.get_ident()
-                if self._watch is None or not self._watch.is_alive():
-                    self._stop_watch = False
+                if self._watch is None or self._stop_watch.is_set() or not self._watch.is_alive():
+                    self._stop_watch = threading.Event()  # a new watch, after an uninstall
                     self._watch = threading.Thread(
-                        target=self._watching, name="hsim-decision-timeout", daemon=True
+                        target=self._watching,
+                        args=(self._stop_watch,),
+                        name="hsim-decision-timeout",
+                        daemon=True,
                     )
                     self._watch.start()
                 self._deadline = time.monotonic() + self.seconds
