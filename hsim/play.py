@@ -506,13 +506,17 @@ class _Seat:
         self.obs = Observation(public, rows[seat], rules)
         self.rng: np.random.Generator | None = None
 
-    def new_game(self, seed_u64, game: int, rules: Rules) -> None:
+    def new_game(self, seed_u64, game: int, rules: Rules, timer: _DecisionTimer) -> None:
+        """Start ``game`` for a plain-Python seat: its stream, then its ``new_game`` hook,
+        the only part ``timer`` times (hsim's own work, such as loading the compiled
+        ``stream_state`` in a process's first game, is not the strategy's time)."""
         if self.player is not None:
             seat_seed = int(stream_state(seed_u64, game, PURPOSE_SEAT + self.seat))
             self.rng = np.random.Generator(np.random.PCG64(seat_seed))
             hook = getattr(self.player, "new_game", None)
             if hook is not None:
-                hook(self.seat, rules)
+                with timer:
+                    hook(self.seat, rules)
 
     def _compiled_args(self):
         st = self.state
@@ -602,8 +606,7 @@ class PythonDriver:
                 self.state.rngs[1 + s, 0] = stream_state(self.run_seed, game, PURPOSE_SEAT + s)
         for seat in self.seats:
             try:
-                with self._timer(seat.seat):
-                    seat.new_game(self.run_seed, game, self.rules)
+                seat.new_game(self.run_seed, game, self.rules, self._timer(seat.seat))
                 self._check_timer()
             except DecisionTimeout:
                 self.state.hidden[H_DECIDER] = seat.seat

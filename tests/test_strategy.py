@@ -12,6 +12,7 @@ from hsim.engine.layout import D_GAME, P_HEARTS_BROKEN, V_HAND
 from hsim.loader import load_players
 from hsim.play import DecisionTimeoutError, PythonDriver, play_range
 from hsim.position import Position
+from hsim.rng import stream_state
 from hsim.rules import Rules, make_rules
 from hsim.strategy import Observation, StrategyError
 from tests.bots import python_bots
@@ -212,3 +213,20 @@ def test_a_timed_python_strategy_outside_the_main_thread_plays_as_in_it(py_bot):
     deals, games = play_range(Rules(), players, 5, 0, 3, decision_timeout=30.0)
     got = _in_a_thread(lambda: play_range(Rules(), players, 5, 0, 3, decision_timeout=30.0))
     assert np.array_equal(got[0], deals) and np.array_equal(got[1], games)
+
+
+def test_a_new_game_hook_is_timed_and_hsims_own_start_of_a_game_is_not(py_bot, monkeypatch):
+    with pytest.raises(DecisionTimeoutError, match=r"\(seat 2\) took longer than 0.3 s"):
+        play_range(Rules(), load_players(["random"] * 2 + [py_bot("SlowStart"), "random"]),
+                   1, 0, 1, decision_timeout=0.3)  # fmt: skip
+    import hsim.play
+
+    def slow_stream_state(*args):  # as a process's first game, loading compiled code
+        time.sleep(0.4)
+        return stream_state(*args)
+
+    players = load_players(["random", py_bot("PyRandom"), "random", "random"])
+    deals, games = play_range(Rules(), players, 1, 0, 1)
+    monkeypatch.setattr(hsim.play, "stream_state", slow_stream_state)
+    timed = play_range(Rules(), players, 1, 0, 1, decision_timeout=0.3)
+    assert np.array_equal(timed[0], deals) and np.array_equal(timed[1], games)

@@ -107,3 +107,11 @@ class Spinner(Sleeper):
         while obs.dealt & self.holding == self.holding:
             spins += 1
         return PyLowcard.play(self, obs, legal, rng)
+
+
+class SlowStart(PyLowcard):
+    """Loops for ever in its ``new_game`` hook: a hang before any decision."""
+
+    def new_game(self, seat, rules):
+        while True:
+            pass
