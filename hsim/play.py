@@ -66,7 +66,6 @@ from hsim.strategy import Observation, StrategyError, longest_suit
 
 N_SEATS = 4
 RESPONSIVE_CALL_S = 0.2
-KIERKI_GAME_SOURCE = _jit.PACKAGE_DIR / "engine" / "kierki_game.py"
 
 
 def kierki_game():
@@ -81,7 +80,7 @@ def kierki_game():
     return module
 
 
-if _jit.cold_sources([KIERKI_GAME_SOURCE]):
+if _jit.cold_sources([_jit.KIERKI_GAME_SOURCE]):
     kierki_game()
 
 
