@@ -8,7 +8,7 @@ Usage::
 
 ``perf`` (Linux perf_events) sees numba's machine code as anonymous memory, so a plain
 ``perf record`` of hsim names nothing inside the game loop. This script plays games with
-``--players`` (one spec, all four seats; a comma-separated list for the seats in order)
+``--players`` (one spec for every seat, or one per seat as ``hsim tournament --players``)
 through ``hsim.play.play_range`` in a child process. After loading the engine and the bots
 from numba's cache, the child writes ``/tmp/perf-<pid>.map``, the file in which perf looks
 up JIT code: one line per compiled function (address, size, name), found in the machine
@@ -162,12 +162,14 @@ def _child(args) -> None:
     # lambdas); their lines are their callers', as the module docstring says.
     warnings.filterwarnings("ignore", message="Could not find source")
     kept = _keep_cached_objects()
-    from hsim.loader import load_players
+    from hsim.loader import load_players, split_players
     from hsim.play import play_range
     from hsim.rules import parse_rules
 
     rules = parse_rules(args.rules)
-    specs = args.players.split(",") if "," in args.players else [args.players] * 4
+    specs = split_players(args.players)
+    if len(specs) == 1:
+        specs *= rules.players
     players = load_players(specs, rules)
     play_range(rules, players, 1, 0, 2)  # load (or compile) everything first
     entries = function_map(kept, Path(args.objects))
