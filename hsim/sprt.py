@@ -55,6 +55,7 @@ from hsim.strategy import StrategyError
 
 SPRT_FILE = "sprt.json"
 TRACE_FILE = "trace.parquet"
+PLOT_FILE = "sprt_llr.png"
 DEFAULT_BATCH = 8
 DEFAULT_MAX_BOARDS = 10_000
 #: Exit status of ``hsim sprt`` per verdict (None: ``max_boards`` reached first).
@@ -219,8 +220,13 @@ def board_values(config: SprtConfig, parts: dict[str, pd.DataFrame]) -> np.ndarr
 def _claim(out: Path, overwrite: bool):
     """Check ``out``, lock it (one test per folder, :mod:`hsim.runner.lock`) and empty it;
     return the lock."""
-    from hsim.runner.lock import LOCK, OWNER, FolderError, claim
+    from hsim.runner.lock import LOCK, OWNER, RUN_ENTRIES, FolderError, claim, overwrite_problem
     from hsim.runner.manifest import MANIFEST
+
+    # what an sprt folder holds: sprt.json, the trace, its plot, the games of the default
+    # design (a run folder's entries) or of the paired design (two run folders)
+    known = RUN_ENTRIES | {SPRT_FILE, f".{SPRT_FILE}.tmp", TRACE_FILE, PLOT_FILE}
+    known |= {"candidate", "baseline"}
 
     if out.exists():
         if not out.is_dir():
@@ -231,10 +237,13 @@ def _claim(out: Path, overwrite: bool):
                     f"output folder {out} already exists; choose another --out or pass "
                     "--overwrite to replace it"
                 )
-            if not ((out / SPRT_FILE).exists() or (out / MANIFEST).exists()):
+            problem = overwrite_problem(out, SPRT_FILE, known)
+            if problem is None and not (out / SPRT_FILE).exists():
+                problem = overwrite_problem(out, MANIFEST, known)
+            if problem:
                 raise SprtError(
-                    f"--overwrite refused: {out} is not empty and holds no {SPRT_FILE}, so it "
-                    "is not an hsim sprt folder; choose another --out"
+                    f"--overwrite refused: {out} is not an hsim sprt folder ({problem}), and "
+                    "--overwrite deletes nothing else; choose another --out"
                 )
     out.mkdir(parents=True, exist_ok=True)
     try:
@@ -618,7 +627,7 @@ def plot_trace(result: SprtResult, folder: Path) -> Path:
     ax.set_ylabel("log-likelihood ratio")
     ax.set_title(f"SPRT: {result.verdict or 'no verdict'} after {result.boards} boards")
     ax.legend(loc="best")
-    path = folder / "sprt_llr.png"
+    path = folder / PLOT_FILE
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

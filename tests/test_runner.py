@@ -106,6 +106,43 @@ def test_overwrite_refuses_a_folder_that_is_not_a_run(tmp_path):
     assert (precious / "notes.txt").read_text() == "keep me"
 
 
+@pytest.mark.parametrize(
+    "manifest", ['{"name": "my project"}', None], ids=["foreign-run-json", "no-run-json"]
+)
+def test_overwrite_refuses_a_folder_holding_what_hsim_did_not_write(tmp_path, manifest):
+    # A project folder with its own run.json (or a run folder with the user's files in it)
+    # is not emptied: only hsim's own entries may be deleted.
+    precious = tmp_path / "project"
+    (precious / "src").mkdir(parents=True)
+    (precious / "src" / "main.c").write_text("int main;")
+    if manifest is not None:
+        (precious / "run.json").write_text(manifest)
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=1)
+    with pytest.raises(RunError, match="not an hsim run folder .*src"):
+        run_tournament(config, precious, workers=1, overwrite=True, progress=False)
+    assert (precious / "src" / "main.c").read_text() == "int main;"
+    if manifest is not None:
+        assert (precious / "run.json").read_text() == manifest
+
+
+def test_overwrite_refuses_a_run_json_hsim_did_not_write(tmp_path):
+    folder = tmp_path / "x"
+    folder.mkdir()
+    (folder / "run.json").write_text('{"name": "my project"}')
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=1)
+    with pytest.raises(RunError, match="run.json is not one hsim wrote"):
+        run_tournament(config, folder, workers=1, overwrite=True, progress=False)
+    assert (folder / "run.json").read_text() == '{"name": "my project"}'
+
+
+def test_overwrite_replaces_a_run_whose_run_json_is_damaged(tmp_path):
+    _run(tmp_path, "a", workers=1, chunk_size=None, games=3)
+    (tmp_path / "a" / "run.json").write_bytes(b'{"schema_vers\x00')
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=7)
+    run_tournament(config, tmp_path / "a", workers=1, overwrite=True, progress=False)
+    assert json.loads((tmp_path / "a" / "run.json").read_text())["seed"] == 7
+
+
 def test_bad_player_spec_writes_nothing(tmp_path):
     config = RunConfig(
         rules=Rules(), players=("random", "nope", "random", "random"), games=3, seed=1

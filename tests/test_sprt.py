@@ -247,6 +247,25 @@ def test_interrupt_keeps_a_readable_folder(tmp_path):
     assert not list(out.rglob(".tmp-*"))
 
 
+def test_overwrite_refuses_a_folder_holding_what_hsim_did_not_write(tmp_path):
+    from hsim.sprt import SprtError
+
+    out = tmp_path / "r"
+    config = SprtConfig("heuristic", "duck", 0.0, 0.5, CLASSIC, max_boards=16)
+    run_sprt(config, out)
+    (out / "notes.txt").write_text("keep me")
+    with pytest.raises(SprtError, match="not an hsim sprt folder .*notes.txt"):
+        run_sprt(config, out, overwrite=True)
+    assert (out / "notes.txt").read_text() == "keep me"
+    assert (out / SPRT_FILE).exists()
+    (out / "notes.txt").unlink()
+    (out / SPRT_FILE).write_text('{"name": "mine"}')
+    with pytest.raises(SprtError, match="sprt.json is not one hsim wrote"):
+        run_sprt(config, out, overwrite=True)
+    (out / SPRT_FILE).unlink()
+    assert run_sprt(config, out, overwrite=True).verdict == "H1"  # hsim's run folder alone
+
+
 def test_a_folder_in_use_by_another_test_is_refused(tmp_path):
     from hsim.runner.lock import claim
     from hsim.sprt import SprtError

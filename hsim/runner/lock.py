@@ -384,11 +384,11 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 f"output folder {run_dir} already exists{f' (run {status})' if status else ''}"
                 f"; choose another --out or pass --overwrite to replace it{hint}"
             )
-        names = {entry.name for entry in run_dir.iterdir()}
-        if not (run_dir / MANIFEST).is_file() and not names <= RUN_ENTRIES:
+        problem = overwrite_problem(run_dir, MANIFEST, RUN_ENTRIES)
+        if problem:
             raise FolderError(
-                f"--overwrite refused: {run_dir} is not empty and holds no {MANIFEST}, so it "
-                "is not an hsim run folder; choose another --out"
+                f"--overwrite refused: {run_dir} is not an hsim run folder ({problem}), and "
+                "--overwrite deletes nothing else; choose another --out"
             )
         for entry in run_dir.iterdir():  # every check passed: delete last
             if entry.name in (LOCK, OWNER):
@@ -408,6 +408,31 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
             with contextlib.suppress(OSError):
                 run_dir.rmdir()
         raise
+
+
+def overwrite_problem(folder: Path, manifest: str, known: set[str]) -> str | None:
+    """Return why ``--overwrite`` may not empty ``folder``, or None when it may: every entry
+    must be one hsim writes there (``known``), and ``folder/manifest``, when it is valid
+    JSON, must be hsim's (an object with ``schema_version``: a run's run.json, or with
+    ``config``: an sprt.json). A manifest that is not valid JSON is taken for a damaged one
+    of hsim's: the folder holds nothing else but hsim's entries.
+    """
+    foreign = sorted(entry.name for entry in folder.iterdir() if entry.name not in known)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (
+            f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        )
+        return f"it holds entries hsim does not write ({shown})"
+    path = folder / manifest
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or not ({"schema_version", "config"} & set(doc)):
+        return f"its {manifest} is not one hsim wrote"
+    return None
 
 
 def _status(run_dir: Path) -> str | None:
