@@ -185,7 +185,7 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
                 "--plot needs matplotlib, which is not installed: pip install matplotlib "
                 "(or pip install 'hsim[plot]')"
             ) from None
-    check_run(run_dir, allow_partial)
+    check_run(run_dir, allow_partial, checksums=True)  # it reads every part
     if scoring:  # re-scoring runs the engine's scoring kernels
         announce_compile(parts=["rescore"], engine=False)
     try:

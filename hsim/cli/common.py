@@ -362,9 +362,10 @@ allow_partial_option = click.option(
 )
 
 
-def check_run(run_dir, allow_partial: bool) -> None:
+def check_run(run_dir, allow_partial: bool, checksums: bool = False) -> None:
     """Refuse an incomplete or damaged run folder before a command reads it (see
-    :func:`hsim.runner.verify.require_complete`); print the warnings of a partial one.
+    :func:`hsim.runner.verify.require_complete`; ``checksums``: every part's sha256 too,
+    for a command that reads every part); print the warnings of a partial one.
 
     :raises click.ClickException: the folder is damaged, or incomplete without
         ``allow_partial``.
@@ -372,7 +373,7 @@ def check_run(run_dir, allow_partial: bool) -> None:
     from hsim.runner.verify import RunCheckError, require_complete
 
     try:
-        for warning in require_complete(run_dir, allow_partial):
+        for warning in require_complete(run_dir, allow_partial, checksums=checksums):
             click.echo(f"warning: {warning}", err=True)
     except RunCheckError as exc:
         raise user_error(exc) from None

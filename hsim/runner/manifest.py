@@ -11,6 +11,7 @@ ignored (its chunk is played again).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -26,6 +27,50 @@ from hsim.errors import ManifestError
 MANIFEST = "run.json"
 JOURNAL = "parts.jsonl"
 DEPENDENCIES = ("numba", "llvmlite", "numpy", "pandas", "pyarrow", "click", "tqdm")
+
+#: The settings of a run that decide its records and how its parts are planned and read.
+#: A run's run.json holds their digest (:data:`SETTINGS_DIGEST`, :func:`settings_digest`),
+#: written once with them: a damaged or edited setting (a seed, a game count, a chunk
+#: size) then shows as a mismatch, where it would otherwise make a resume play another
+#: run's games into this run's folder, or verify and report read the parts as another
+#: run's.
+SETTINGS = (
+    "seed_scheme",
+    "rules",
+    "players",
+    "seed",
+    "first_game",
+    "games",
+    "duplicate",
+    "score_also",
+    "record",
+    "chunk_size",
+)
+SETTINGS_DIGEST = "settings_sha256"
+
+
+def settings_digest(manifest: dict[str, Any]) -> str:
+    """Return the sha256 (hex) of the :data:`SETTINGS` of ``manifest``, in canonical JSON."""
+    settings = {name: manifest.get(name) for name in SETTINGS}
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_settings(manifest: dict[str, Any], where: Path | str = MANIFEST) -> None:
+    """Check a manifest's settings against the digest recorded with them; a manifest
+    without one (written before hsim recorded it, or an sprt test's table, whose game
+    count is set when the test ends) is not checked.
+
+    :raises ManifestError: the settings or the digest were damaged or edited.
+    """
+    recorded = manifest.get(SETTINGS_DIGEST)
+    if recorded is not None and recorded != settings_digest(manifest):
+        raise ManifestError(
+            f"{where} is damaged or was edited: its settings ({', '.join(SETTINGS)}) no "
+            f"longer match the checksum hsim wrote with them ({SETTINGS_DIGEST}), so its "
+            "parts could be read or continued as another run's. Restore it from a copy, or "
+            "start the run again in a new folder"
+        )
 
 
 def versions() -> dict[str, Any]:
@@ -111,6 +156,32 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return manifest
 
 
+#: Each journal entry's digest of its own other fields (:func:`seal_entry`): an entry
+#: damaged on disk (a row count, a checksum, its summary sums) is then not trusted, and
+#: its chunk counts as not played (a resume plays it again), where before its numbers
+#: were believed.
+ENTRY_DIGEST = "entry_sha256"
+
+
+def _entry_digest(entry: dict[str, Any]) -> str:
+    body = {k: v for k, v in entry.items() if k != ENTRY_DIGEST}
+    return hashlib.sha256(
+        json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
+def seal_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """Return journal ``entry`` (a chunk's start, stop, parts and sums) with its digest."""
+    return {**entry, ENTRY_DIGEST: _entry_digest(entry)}
+
+
+def entry_intact(entry: dict[str, Any]) -> bool:
+    """Return whether a journal entry matches its digest (an entry without one, written
+    before hsim sealed them, is taken as it is)."""
+    recorded = entry.get(ENTRY_DIGEST)
+    return recorded is None or recorded == _entry_digest(entry)
+
+
 def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
     """Append one finished chunk to the journal (one write of one line, then fsync)."""
     line = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
@@ -139,10 +210,25 @@ def read_journal(run_dir: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def damaged_entries(run_dir: Path, manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the entries of run.json's ``parts`` and of the journal that do not match
+    their digest (:func:`entry_intact`), which :func:`recorded_parts` leaves out, unless
+    an intact entry for the same chunk follows."""
+    entries = [*(manifest.get("parts") or []), *read_journal(run_dir)]
+    good = {e.get("start") for e in entries if isinstance(e, dict) and entry_intact(e)}
+    return [
+        e
+        for e in entries
+        if isinstance(e, dict) and not entry_intact(e) and e.get("start") not in good
+    ]
+
+
 def recorded_parts(run_dir: Path, manifest: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Return the finished chunks by start index: run.json's ``parts`` and the journal's."""
+    """Return the finished chunks by start index: run.json's ``parts`` and the journal's
+    (an entry that does not match its digest, :func:`entry_intact`, is left out: its chunk
+    counts as not played)."""
     out: dict[int, dict[str, Any]] = {}
     for entry in [*(manifest.get("parts") or []), *read_journal(run_dir)]:
-        if isinstance(entry, dict) and isinstance(entry.get("start"), int):
+        if isinstance(entry, dict) and isinstance(entry.get("start"), int) and entry_intact(entry):
             out[entry["start"]] = entry
     return out

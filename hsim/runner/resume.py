@@ -27,6 +27,7 @@ from hsim.runner.manifest import (
     JOURNAL,
     MANIFEST,
     ManifestError,
+    check_settings,
     now,
     read_manifest,
     recorded_parts,
@@ -232,6 +233,10 @@ def resume_run(
                 "there is nothing to resume"
             )
         config = config_from_manifest(manifest, run_dir)
+        try:
+            check_settings(manifest, run_dir / MANIFEST)
+        except ManifestError as exc:
+            raise RunError(f"cannot resume: {exc}") from None
         _refuse_foreign_datasets(run_dir, config.datasets)
         if decision_timeout is None or decision_timeout >= 0:
             config = dataclasses.replace(config, decision_timeout=decision_timeout or None)
@@ -260,6 +265,8 @@ def resume_run(
             listed = {e[d]["file"] for e in done.values() for d in config.datasets}
             remove_temporary(run_dir)
             removed = remove_unlisted(run_dir, listed, config.datasets)
+            for dataset in config.datasets:  # a dataset folder lost (or never made) is made
+                (run_dir / dataset).mkdir(exist_ok=True)
             _rewrite_journal(run_dir, done)
             manifest.setdefault("resumes", []).append(
                 {

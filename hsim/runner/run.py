@@ -39,9 +39,12 @@ from hsim.runner.columns import ALL_DATASETS, DEFAULT_RECORD, RECORD_DATASETS
 from hsim.runner.lock import FolderError, FolderLock, claim_new
 from hsim.runner.manifest import (
     JOURNAL,
+    SETTINGS_DIGEST,
     append_journal,
     now,
     recorded_parts,
+    seal_entry,
+    settings_digest,
     versions,
     write_manifest,
 )
@@ -525,6 +528,7 @@ def run_tournament(
         }
         if cluster_info is not None:
             manifest["cluster"] = cluster_info
+        manifest[SETTINGS_DIGEST] = settings_digest(manifest)  # once: never recomputed
         with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
             write_manifest(run_dir, manifest)
             for dataset in config.datasets:
@@ -620,7 +624,9 @@ def play_chunks(
         nonlocal sums
         part_sums, parts = result
         hooks.pause("recorded", chunk[0])
-        entry = {"start": chunk[0], "stop": chunk[1], **parts, "sums": part_sums.tolist()}
+        entry = seal_entry(
+            {"start": chunk[0], "stop": chunk[1], **parts, "sums": part_sums.tolist()}
+        )
         with signals.critical():
             append_journal(run_dir, entry)
             done[chunk[0]] = entry

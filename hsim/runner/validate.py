@@ -47,6 +47,7 @@ from hsim.rules import (
     canonical,
 )
 from hsim.runner.columns import RECORD_MODES, SCHEMA_VERSION
+from hsim.runner.manifest import check_settings
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.loader import LoadedStrategy
@@ -265,9 +266,10 @@ def check_manifest(manifest: Any, where: Path | str = MANIFEST) -> Rules:
     Checked: ``seed`` (0..2**64-1), ``first_game``, ``games`` (game indices within int64),
     ``duplicate``, ``seed_scheme``, ``rules`` (``options``: every name a known rule option
     with a valid value; ``preset``), ``players`` (one ``{"spec": ...}`` per seat),
-    ``score_also`` (strings).
+    ``score_also`` (strings); then the settings against their recorded checksum
+    (:func:`hsim.runner.manifest.check_settings`).
 
-    :raises ManifestError: naming the first bad field.
+    :raises ManifestError: naming the first bad field, or the settings damaged or edited.
     """
     where = Path(where)
     if not isinstance(manifest, Mapping):
@@ -331,6 +333,7 @@ def check_manifest(manifest: Any, where: Path | str = MANIFEST) -> Rules:
             f"{where}: field 'schema_version' is {version}; this hsim reads schema versions "
             f"1..{SCHEMA_VERSION} (a newer hsim wrote it? read it with that hsim)"
         )
+    check_settings(manifest, where)
     return rules
 
 

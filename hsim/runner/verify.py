@@ -18,7 +18,13 @@ from typing import Any
 from hsim.errors import HsimError
 from hsim.rules import RulesError
 from hsim.runner.lock import is_locked
-from hsim.runner.manifest import MANIFEST, ManifestError, recorded_parts
+from hsim.runner.manifest import (
+    ENTRY_DIGEST,
+    MANIFEST,
+    ManifestError,
+    damaged_entries,
+    recorded_parts,
+)
 from hsim.runner.sink import (
     ALL_DATASETS,
     TMP_PREFIX,
@@ -109,6 +115,13 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     elif status != "complete":
         check.problems.append(
             f"the run is {status}: `hsim resume {run_dir}` plays the games it has not played"
+        )
+    for entry in damaged_entries(run_dir, manifest):
+        _damage(
+            check,
+            f"the record of games {entry.get('start')}..{entry.get('stop')} (exclusive) is "
+            f"damaged: it does not match its checksum ({ENTRY_DIGEST}), so its parts are not "
+            "trusted",
         )
     parts = recorded_parts(run_dir, manifest)
     listed: set[str] = set()
@@ -250,11 +263,15 @@ def without_deals(run_dir: Path, manifest: dict[str, Any]) -> str | None:
     )
 
 
-def require_complete(run_dir: Path, allow_partial: bool = False, deals: bool = True) -> list[str]:
+def require_complete(
+    run_dir: Path, allow_partial: bool = False, deals: bool = True, checksums: bool = False
+) -> list[str]:
     """Refuse an incomplete or damaged run folder before it is analysed.
 
     Returns warnings (empty for a complete, intact run; with ``allow_partial``, how
-    much is missing). The check reads footers, not every byte (``hsim verify`` does).
+    much is missing). The check reads footers, not every byte, unless ``checksums``
+    (every part's sha256, as ``hsim verify``: a reader of every part, such as ``hsim
+    report``, would otherwise take a part damaged inside, its size unchanged, for data).
     deals: the caller reads the deals dataset (a ``--record games`` run is refused).
 
     :raises RunCheckError: the folder is damaged (always), has no deals dataset while
@@ -271,7 +288,7 @@ def require_complete(run_dir: Path, allow_partial: bool = False, deals: bool = T
         reason = None if manifest is None else without_deals(Path(run_dir), manifest)
         if reason:
             raise RunCheckError(reason)
-    check = verify_run(run_dir, full=False)
+    check = verify_run(run_dir, full=checksums)
     if check.ok:
         return []
     if check.status is None and len(check.damaged) == 1:  # no folder, no or a bad run.json
