@@ -82,7 +82,7 @@ def split_players(text: str) -> list[str]:
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``NAME(key=value,...)`` into the name and the raw parameter strings.
 
-    :raises StrategyError: malformed parentheses or a parameter without ``=``.
+    :raises StrategyError: malformed parentheses, a parameter without ``=`` or given twice.
     """
     spec = spec.strip()
     name, paren, rest = spec.partition("(")
@@ -97,6 +97,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
             if not eq or not key.strip():
                 raise StrategySpecError(
                     f"strategy {spec!r}: parameter {piece.strip()!r} must be written key=value"
+                )
+            if key.strip() in params:
+                raise StrategySpecError(
+                    f"strategy {spec!r}: parameter {key.strip()!r} is given twice; give it once"
                 )
             params[key.strip()] = value.strip()
     if not name.strip():
@@ -172,8 +176,16 @@ def file_module_name(path: Path) -> str:
 
 def _from_file(path_text: str, attr: str) -> Any:
     path = Path(path_text).expanduser().resolve()
+    if path.is_dir():
+        raise StrategySpecError(
+            f"strategy file {path_text!r} is a folder; give a Python file, path/to/file.py:attr"
+        )
     if not path.is_file():
         raise StrategySpecError(f"strategy file {path_text!r} does not exist")
+    if path.suffix != ".py":
+        raise StrategySpecError(
+            f"strategy file {path_text!r} is not a Python file (.py); give path/to/file.py:attr"
+        )
     module_name = file_module_name(path)
     module = sys.modules.get(module_name)
     if module is None:

@@ -140,6 +140,13 @@ CASES = [
     # -- tournament: sizes, seeds ---------------------------------------------------------
     _case("t-games-0", ["tournament", "--games", "0", "--players", R4], 2, "--games", "x>=1"),
     _case("t-games-neg", ["tournament", "--games", "-5", "--players", R4], 2, "--games"),
+    # inf (and 1e400, ~1e10) failed the run in its first game, blaming the strategy; nan was
+    # taken for no limit and written into run.json as NaN, which strict JSON refuses
+    *(
+        _case(f"t-timeout-{v}", [*T, "--players", R4, "--decision-timeout", v], 2,
+              "--decision-timeout", "out of range", "0: no limit")  # fmt: skip
+        for v in ("inf", "nan", "1e400", "1e7", "-1")
+    ),
     _case("t-games-text", ["tournament", "--games", "ten", "--players", R4], 2, "--games"),
     _case("t-games-2**63", [*T[:1], "--games", str(2**63), "--players", R4], 2, "--games"),
     _case("t-first-game-max", [*T, "--players", R4, "--first-game", str(2**63 - 1)], 2,
@@ -221,10 +228,17 @@ CASES = [
     _case("t-spec-paren", [*T, "--players", "pimc(worlds=3,random,random,random"], 2, "'('"),
     _case("t-spec-no-eq", [*T, "--players", "pimc(worlds),random,random,random"], 2,
           "key=value"),
+    _case("t-spec-twice", [*T, "--players", "heuristic(moon_losers=1,moon_losers=2),random,"
+          "random,random"], 2, "'moon_losers' is given twice"),
     _case("t-not-kierki", [*T, "--rules", "kierki4", "--players", "duck,random,random,random"],
           2, "does not play kierki"),
     _case("t-missing-file", [*T, "--players", "nofile.py:Bot,random,random,random"], 2,
           "nofile.py", "does not exist"),
+    # a file or folder that is not a .py file was an "unexpected AttributeError"
+    _case("t-not-py-file", [*T, "--players", "/etc/passwd:Bot,random,random,random"], 2,
+          "/etc/passwd", "not a Python file"),
+    _case("t-folder-file", [*T, "--players", "/:Bot,random,random,random"], 2,
+          "is a folder"),
     _case("t-no-attr", [*T, "--players", "{BOTS}:Nobody,random,random,random"], 2,
           "no attribute", "Nobody"),
     _case("t-declared-range", [*T, "--players", "{BOTS}:Declared(depth=1e300),random,random,"

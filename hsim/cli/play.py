@@ -29,14 +29,36 @@ from hsim.cli.common import (
 from hsim.rules import RulesError, scoring_variant
 from hsim.stop import StopRequested
 
+
+class DecisionSeconds(click.ParamType):
+    """``--decision-timeout``: seconds, 0..MAX_DECISION_TIMEOUT (0: no limit); NaN and
+    infinity are refused as usage errors, where they failed the run in its first game."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        from hsim.errors import ConfigError
+        from hsim.runner.validate import check_decision_timeout
+
+        try:
+            seconds = float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        try:
+            check_decision_timeout(seconds, "")
+        except ConfigError as exc:
+            self.fail(str(exc).strip(), param, ctx)
+        return seconds
+
+
 decision_timeout_option = click.option(
     "--decision-timeout",
-    type=click.FloatRange(min=0),
+    type=DecisionSeconds(),
     default=60.0,
     show_default=True,
     metavar="SECONDS",
     help="Seconds a plain-Python strategy may take per decision before the run stops "
-    "with a strategy error (0: no limit; compiled strategies are not timed).",
+    "with a strategy error (0: no limit, at most 1e6; compiled strategies are not timed).",
 )
 
 
@@ -192,10 +214,11 @@ def tournament(
 @retries_option
 @click.option(
     "--decision-timeout",
-    type=click.FloatRange(min=0),
+    type=DecisionSeconds(),
     default=None,
     metavar="SECONDS",
-    help="Seconds a plain-Python strategy may take per decision (0: no limit).  "
+    help="Seconds a plain-Python strategy may take per decision (0: no limit, at most "
+    "1e6).  "
     "[default: the run's own]",
 )
 @click.option(

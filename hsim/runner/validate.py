@@ -93,6 +93,29 @@ def check_games(games: Any, first_game: Any, rotations: int = 1, what: str = "--
         )
 
 
+#: The longest ``--decision-timeout`` (seconds; 0 or None: no limit): about 11.6 days. The
+#: timers (``setitimer``, a deadline on the monotonic clock) overflow far beyond it.
+MAX_DECISION_TIMEOUT = 1e6
+
+
+def check_decision_timeout(value: Any, name: str = "--decision-timeout") -> float | None:
+    """Return a decision timeout checked to be None or a number of seconds in
+    0..MAX_DECISION_TIMEOUT (0: no limit, as None).
+
+    :raises ConfigError: not a number, NaN, negative, infinite or above the largest.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name} must be a number of seconds, not {value!r}")
+    if not 0 <= value <= MAX_DECISION_TIMEOUT:  # NaN fails both comparisons
+        raise ConfigError(
+            f"{name} {value} is out of range: give seconds from 0 to {MAX_DECISION_TIMEOUT:g} "
+            "(0: no limit)"
+        )
+    return float(value) or None
+
+
 def check_workers(workers: Any) -> int:
     """Return ``workers`` checked to be 1..MAX_WORKERS. :raises ConfigError: otherwise."""
     return check_int("--workers", workers, 1, MAX_WORKERS)
@@ -161,6 +184,7 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     if not isinstance(config.duplicate, bool):
         raise ConfigError(f"duplicate must be true or false, not {config.duplicate!r}")
     check_record(config.record)
+    check_decision_timeout(config.decision_timeout)
     check_games(config.games, config.first_game, config.rotations)
     check_seed(config.seed)
     if config.chunk_size is not None:
