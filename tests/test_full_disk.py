@@ -93,3 +93,21 @@ def test_a_disk_full_before_anything_is_written_is_one_line(small_disk):
     filler.unlink()
     again = _tournament(out, 2000)  # the folder left behind does not block a new run
     assert again.returncode == 0, again.stderr
+
+
+def test_an_os_error_that_stops_a_run_names_its_folder_and_the_resume(tmp_path):
+    # When even run.json could not be written any more, the error named no folder and
+    # said "nothing was written if the run had not started", though parts were kept.
+    import errno
+
+    from hsim.cli.common import _os_message
+
+    full = OSError(errno.ENOSPC, "No space left on device")
+    run = tmp_path / "run"
+    run.mkdir()
+    assert "nothing was written" in _os_message(full, run)  # no run.json yet
+    (run / "run.json").write_text("{}")
+    text = _os_message(full, run)
+    assert "No space left on device" in text and f"hsim resume {run}" in text
+    assert "nothing was written" not in text
+    assert "nothing was written" in _os_message(full)  # a command writing no run

@@ -143,6 +143,18 @@ def test_overwrite_replaces_a_run_whose_run_json_is_damaged(tmp_path):
     assert json.loads((tmp_path / "a" / "run.json").read_text())["seed"] == 7
 
 
+def test_a_folder_left_before_its_manifest_was_written_is_taken_without_overwrite(tmp_path):
+    # Out of disk space at the start, a run left only its manifest's temporary file; resume
+    # said "start it again", which refused the folder as existing.
+    folder = tmp_path / "run"
+    (folder / "deals").mkdir(parents=True)
+    (folder / ".run.json.tmp").write_text('{"schema_vers')
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=1)
+    run_tournament(config, folder, workers=1, progress=False)
+    assert json.loads((folder / "run.json").read_text())["status"] == "complete"
+    assert not (folder / ".run.json.tmp").exists()
+
+
 def test_bad_player_spec_writes_nothing(tmp_path):
     config = RunConfig(
         rules=Rules(), players=("random", "nope", "random", "random"), games=3, seed=1

@@ -43,11 +43,19 @@ def user_error(exc: Exception) -> click.ClickException:
 RUN_DIR_KEY = "hsim.run_dir"
 
 
-def _os_message(exc: OSError) -> str:
+def _os_message(exc: OSError, run_dir: Path | None = None) -> str:
+    """Return the message of an OSError that stopped a command; ``run_dir``: the run folder
+    it was writing (``ctx.meta[RUN_DIR_KEY]``), named with what to do when it holds a run."""
     where = f" {exc.filename}" if exc.filename else ""
     if exc.filename2:
         where += f" -> {exc.filename2}"
     reason = exc.strerror or str(exc)
+    if run_dir is not None and (Path(run_dir) / "run.json").is_file():
+        return (
+            f"cannot write or read{where}: {reason}; the run in {run_dir} stopped. What it "
+            "finished is kept; check that the folder is writable and has free space, then "
+            f"`hsim resume {run_dir}` continues it"
+        )
     return (
         f"cannot write or read{where}: {reason}; check that the folder exists, is "
         "writable and has free space (nothing was written if the run had not started)"
@@ -106,7 +114,7 @@ class Group(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(141) from None
         except OSError as exc:
-            raise UserError(_os_message(exc)) from None
+            raise UserError(_os_message(exc, ctx.meta.get(RUN_DIR_KEY))) from None
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             raise click.exceptions.Exit(130) from None

@@ -244,6 +244,7 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     from hsim.runner.run import RunError
     from hsim.strategy import StrategyError
 
+    click.get_current_context().meta[RUN_DIR_KEY] = Path(run_dir)
     try:
         with cluster_from_options(cluster_address, workers) as cluster:
             result = resume_run(

@@ -312,11 +312,12 @@ def run_folder_above(path: Path) -> Path | None:
 
 
 def _fresh(run_dir: Path) -> bool:
-    """True when the folder holds nothing but a lock and empty dataset folders (a run
-    killed before it wrote its manifest).
+    """True when the folder holds nothing but a lock, empty dataset folders and a manifest
+    never finished (``.run.json.tmp``: a run killed, or out of disk space, before its
+    manifest was written), so a new run may take it without ``--overwrite``.
     """
     for entry in run_dir.iterdir():
-        if entry.name in (LOCK, OWNER):
+        if entry.name in (LOCK, OWNER, f".{MANIFEST}.tmp"):
             continue
         if entry.name in ("deals", "games") and entry.is_dir() and not any(entry.iterdir()):
             continue
