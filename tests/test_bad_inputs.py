@@ -357,6 +357,8 @@ CASES = [
     ],
     _case("rep-scoring", ["report", "{RUN}", "--scoring", "jokers=1"], 2, "jokers"),
     _case("rep-missing", ["report", "no-such-run"], 1, "not an hsim run folder"),
+    _case("rep-plot-not-folder", ["report", "{RUN}", "--plot", "/dev/null"], 2, "--plot",
+          "/dev/null", "not a folder"),
     # -- perft ----------------------------------------------------------------------------
     _case("p-depth-53", ["perft", "--deal", BLOCKS, "--depth", "53"], 2, "--depth"),
     _case("p-end-score", ["perft", "--deal", BLOCKS, "--depth", "1", "--rule",

@@ -177,6 +177,8 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
     from hsim.analysis.frames import RunFolderError, jsonable
     from hsim.analysis.report import PlotUnavailable, format_report, report_run
 
+    if plot_dir is not None and plot_dir.exists() and not plot_dir.is_dir():
+        raise click.UsageError(f"--plot {plot_dir} is not a folder; give a folder for the charts")
     if plot_dir is not None:
         try:
             import matplotlib  # noqa: F401
