@@ -218,8 +218,9 @@ def run_chunks(
         if failures[item] > retries:
             raise WorkerLost(
                 f"games {item[0]}..{item[1] - 1}: the worker playing them was "
-                f"lost {failures[item]} times ({type(exc).__name__}: {exc}); "
-                "out of memory? (--retries sets how often a chunk is replayed)"
+                f"lost {failures[item]} times ({type(exc).__name__}: {exc}); out of memory, "
+                "or a strategy that ends its process (os._exit, a crash in C code: it does so "
+                "again on every replay)? (--retries sets how often a chunk is replayed)"
             ) from None
         again.append(item)
 
@@ -246,7 +247,8 @@ def run_chunks(
                 if idle_rebuilds > retries + 3:
                     raise WorkerLost(
                         f"the workers keep dying before finishing any chunk ({idle_rebuilds} "
-                        "pools in a row); out of memory?"
+                        "pools in a row); out of memory, or a strategy that ends its "
+                        "process?"
                     )
                 # A pool found broken at a submit fails every chunk in flight, as a
                 # wait would have shown: each counts as lost.
