@@ -43,6 +43,13 @@ def user_error(exc: Exception) -> click.ClickException:
 RUN_DIR_KEY = "hsim.run_dir"
 
 
+def _holds_run(run_dir: Path) -> bool:
+    try:  # the error may be the path itself (a name too long, a folder not readable)
+        return (run_dir / "run.json").is_file()
+    except OSError:
+        return False
+
+
 def _os_message(exc: OSError, run_dir: Path | None = None) -> str:
     """Return the message of an OSError that stopped a command; ``run_dir``: the run folder
     it was writing (``ctx.meta[RUN_DIR_KEY]``), named with what to do when it holds a run."""
@@ -50,7 +57,7 @@ def _os_message(exc: OSError, run_dir: Path | None = None) -> str:
     if exc.filename2:
         where += f" -> {exc.filename2}"
     reason = exc.strerror or str(exc)
-    if run_dir is not None and (Path(run_dir) / "run.json").is_file():
+    if run_dir is not None and _holds_run(Path(run_dir)):
         return (
             f"cannot write or read{where}: {reason}; the run in {run_dir} stopped. What it "
             "finished is kept; check that the folder is writable and has free space, then "

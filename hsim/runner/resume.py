@@ -233,11 +233,11 @@ def resume_run(
                 "there is nothing to resume"
             )
         config = config_from_manifest(manifest, run_dir)
+        _refuse_foreign_datasets(run_dir, config.datasets)  # the more telling message first
         try:
             check_settings(manifest, run_dir / MANIFEST)
         except ManifestError as exc:
             raise RunError(f"cannot resume: {exc}") from None
-        _refuse_foreign_datasets(run_dir, config.datasets)
         if decision_timeout is None or decision_timeout >= 0:
             config = dataclasses.replace(config, decision_timeout=decision_timeout or None)
             manifest["decision_timeout"] = config.decision_timeout
