@@ -135,6 +135,17 @@ def test_overwrite_refuses_a_run_json_hsim_did_not_write(tmp_path):
     assert (folder / "run.json").read_text() == '{"name": "my project"}'
 
 
+def test_overwrite_replaces_a_run_holding_the_files_hsim_leaves_there(tmp_path):
+    # a traceback file of an unexpected error, a journal rewrite cut short
+    _run(tmp_path, "a", workers=1, chunk_size=None, games=3)
+    (tmp_path / "a" / "hsim-error-20261202-010000-123.txt").write_text("Traceback ...")
+    (tmp_path / "a" / ".parts.jsonl.tmp").write_text("{")
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=8)
+    run_tournament(config, tmp_path / "a", workers=1, overwrite=True, progress=False)
+    assert json.loads((tmp_path / "a" / "run.json").read_text())["seed"] == 8
+    assert not list((tmp_path / "a").glob("hsim-error-*"))
+
+
 def test_overwrite_replaces_a_run_whose_run_json_is_damaged(tmp_path):
     _run(tmp_path, "a", workers=1, chunk_size=None, games=3)
     (tmp_path / "a" / "run.json").write_bytes(b'{"schema_vers\x00')

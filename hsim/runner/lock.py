@@ -28,6 +28,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 import socket
 import time
@@ -42,7 +43,19 @@ OWNER = ".hsim.owner"
 _NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
 # What an hsim run folder may hold (and --overwrite may delete): its manifest, journal,
 # datasets and their temporary files.
-RUN_ENTRIES = {MANIFEST, f".{MANIFEST}.tmp", JOURNAL, "deals", "games", "plays", LOCK, OWNER}
+RUN_ENTRIES = {
+    MANIFEST,
+    f".{MANIFEST}.tmp",
+    JOURNAL,
+    f".{JOURNAL}.tmp",
+    "deals",
+    "games",
+    "plays",
+    LOCK,
+    OWNER,
+}
+#: The traceback file an unexpected error leaves in the run folder (hsim.cli.common).
+ERROR_FILE = re.compile(r"hsim-error-[^/]*\.txt")
 
 
 class FolderError(Exception):
@@ -418,7 +431,11 @@ def overwrite_problem(folder: Path, manifest: str, known: set[str]) -> str | Non
     ``config``: an sprt.json). A manifest that is not valid JSON is taken for a damaged one
     of hsim's: the folder holds nothing else but hsim's entries.
     """
-    foreign = sorted(entry.name for entry in folder.iterdir() if entry.name not in known)
+    foreign = sorted(
+        entry.name
+        for entry in folder.iterdir()
+        if entry.name not in known and not ERROR_FILE.fullmatch(entry.name)
+    )
     if foreign:
         shown = ", ".join(foreign[:3]) + (
             f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
