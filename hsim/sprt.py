@@ -237,9 +237,11 @@ def _claim(out: Path, overwrite: bool):
                     f"output folder {out} already exists; choose another --out or pass "
                     "--overwrite to replace it"
                 )
-            problem = overwrite_problem(out, SPRT_FILE, known)
+            problem = overwrite_problem(out, SPRT_FILE, known, "config", ("candidate", "baseline"))
             if problem is None and not (out / SPRT_FILE).exists():
-                problem = overwrite_problem(out, MANIFEST, known)
+                problem = overwrite_problem(
+                    out, MANIFEST, known, "seed_scheme", ("candidate", "baseline")
+                )
             if problem:
                 raise SprtError(
                     f"--overwrite refused: {out} is not an hsim sprt folder ({problem}), and "

@@ -125,6 +125,32 @@ def test_overwrite_refuses_a_folder_holding_what_hsim_did_not_write(tmp_path, ma
         assert (precious / "run.json").read_text() == manifest
 
 
+@pytest.mark.parametrize(
+    "mine",
+    ["deals/notes.txt", "games/sub/x.txt", "plays/chess.pgn"],
+    ids=["file", "folder", "bare"],
+)
+def test_overwrite_refuses_a_users_file_inside_a_dataset_folder(tmp_path, mine):
+    run = tmp_path / "a"
+    if mine != "plays/chess.pgn":
+        _run(tmp_path, "a", workers=1, chunk_size=None, games=3)
+    (run / mine).parent.mkdir(parents=True, exist_ok=True)
+    (run / mine).write_text("keep me")
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=9)
+    with pytest.raises(RunError, match="not an hsim run folder .*hsim does not write"):
+        run_tournament(config, run, workers=1, overwrite=True, progress=False)
+    assert (run / mine).read_text() == "keep me"
+
+
+def test_overwrite_refuses_an_sprt_json_marker_in_a_run_json(tmp_path):
+    folder = tmp_path / "x"
+    folder.mkdir()
+    (folder / "run.json").write_text('{"config": {"lr": 0.1}}')
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=1)
+    with pytest.raises(RunError, match="run.json is not one hsim wrote"):
+        run_tournament(config, folder, workers=1, overwrite=True, progress=False)
+
+
 def test_overwrite_refuses_a_run_json_hsim_did_not_write(tmp_path):
     folder = tmp_path / "x"
     folder.mkdir()

@@ -264,6 +264,12 @@ def test_overwrite_refuses_a_folder_holding_what_hsim_did_not_write(tmp_path):
         run_sprt(config, out, overwrite=True)
     (out / SPRT_FILE).unlink()
     assert run_sprt(config, out, overwrite=True).verdict == "H1"  # hsim's run folder alone
+    mine = out / "candidate" / "bot.py"  # a paired test's table folder, or a user's folder
+    mine.parent.mkdir()
+    mine.write_text("keep me")
+    with pytest.raises(SprtError, match="candidate/: it holds entries hsim does not write"):
+        run_sprt(config, out, overwrite=True)
+    assert mine.read_text() == "keep me"
 
 
 def test_a_folder_in_use_by_another_test_is_refused(tmp_path):

@@ -398,7 +398,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 f"output folder {run_dir} already exists{f' (run {status})' if status else ''}"
                 f"; choose another --out or pass --overwrite to replace it{hint}"
             )
-        problem = overwrite_problem(run_dir, MANIFEST, RUN_ENTRIES)
+        problem = overwrite_problem(run_dir)
         if problem:
             raise FolderError(
                 f"--overwrite refused: {run_dir} is not an hsim run folder ({problem}), and "
@@ -424,23 +424,49 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
         raise
 
 
-def overwrite_problem(folder: Path, manifest: str, known: set[str]) -> str | None:
-    """Return why ``--overwrite`` may not empty ``folder``, or None when it may: every entry
-    must be one hsim writes there (``known``), and ``folder/manifest``, when it is valid
-    JSON, must be hsim's (an object with ``schema_version``: a run's run.json, or with
-    ``config``: an sprt.json). A manifest that is not valid JSON is taken for a damaged one
-    of hsim's: the folder holds nothing else but hsim's entries.
+#: What a dataset folder of a run holds: its parts and their temporary files
+#: (hsim.runner.sink); anything else in it is not hsim's.
+PART_FILE = re.compile(r"part-\d+\.parquet|\.tmp-.+")
+DATASET_FOLDERS = ("deals", "games", "plays")
+
+
+def overwrite_problem(
+    folder: Path,
+    manifest: str = MANIFEST,
+    known: set[str] = RUN_ENTRIES,
+    marker: str = "seed_scheme",
+    runs_in: tuple[str, ...] = (),
+) -> str | None:
+    """Return why ``--overwrite`` may not empty ``folder``, or None when it may.
+
+    Every entry must be one hsim writes there (``known``, or an error's traceback file),
+    every file in a dataset folder one of its parts (:data:`PART_FILE`), each folder of
+    ``runs_in`` (an sprt test's ``candidate/`` and ``baseline/``) a run folder by the same
+    rule, and ``folder/manifest``, when it is valid JSON, hsim's: an object with
+    ``marker`` (``seed_scheme`` in a run's run.json, ``config`` in an sprt.json). A
+    manifest that is not valid JSON is taken for a damaged one of hsim's: the folder holds
+    nothing else but hsim's entries.
     """
-    foreign = sorted(
-        entry.name
-        for entry in folder.iterdir()
-        if entry.name not in known and not ERROR_FILE.fullmatch(entry.name)
-    )
+    foreign = []
+    for entry in folder.iterdir():
+        if entry.name not in known and not ERROR_FILE.fullmatch(entry.name):
+            foreign.append(entry.name)
+        elif entry.name in DATASET_FOLDERS and entry.is_dir() and not entry.is_symlink():
+            foreign += [
+                f"{entry.name}/{p.name}" for p in entry.iterdir() if not PART_FILE.fullmatch(p.name)
+            ]
     if foreign:
+        foreign.sort()
         shown = ", ".join(foreign[:3]) + (
             f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
         )
         return f"it holds entries hsim does not write ({shown})"
+    for name in runs_in:
+        sub = folder / name
+        if sub.is_dir() and not sub.is_symlink():
+            problem = overwrite_problem(sub)
+            if problem:
+                return f"{name}/: {problem}"
     path = folder / manifest
     if not path.is_file():
         return None
@@ -448,7 +474,7 @@ def overwrite_problem(folder: Path, manifest: str, known: set[str]) -> str | Non
         doc = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
-    if not isinstance(doc, dict) or not ({"schema_version", "config"} & set(doc)):
+    if not isinstance(doc, dict) or marker not in doc:
         return f"its {manifest} is not one hsim wrote"
     return None
 
