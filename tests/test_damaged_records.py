@@ -130,3 +130,38 @@ def test_report_refuses_a_part_damaged_inside_with_its_size_unchanged(run):
     result = CliRunner().invoke(main, ["report", str(run)])
     assert result.exit_code == 1, result.output
     assert "sha256 differs" in result.output and "hsim resume" in result.output
+
+
+@pytest.mark.parametrize("status", ["complete", "interrupted"])
+def test_a_removed_settings_checksum_is_refused_too(run, status):
+    # Deleting settings_sha256 turned the check off, and a resume then mixed two seeds.
+    manifest = read_manifest(run)
+    del manifest[SETTINGS_DIGEST]
+    manifest["seed"] = SEED + 3
+    if status == "interrupted":  # the parts in the journal only, as a killed run has them
+        manifest["status"] = "interrupted"
+        parts = manifest.pop("parts")[:3]
+        (run / JOURNAL).write_text("".join(json.dumps(p) + "\n" for p in parts))
+    (run / "run.json").write_text(json.dumps(manifest, indent=2))
+    before = _files(run)
+    with pytest.raises(RunError, match="damaged or was edited"):
+        resume_run(run, workers=1, progress=False)
+    assert _files(run) == before
+    assert not verify_run(run).ok
+    result = CliRunner().invoke(main, ["report", str(run), "--allow-partial"])
+    assert result.exit_code == 1 and "damaged or was edited" in result.output
+
+
+def test_an_entry_whose_checksum_was_removed_is_not_believed(run, reference):
+    manifest = read_manifest(run)
+    manifest["status"] = "interrupted"
+    parts = manifest.pop("parts")
+    del parts[3]["entry_sha256"]
+    parts[3]["sums"][0][0] += 1000
+    (run / "run.json").write_text(json.dumps(manifest, indent=2))
+    (run / JOURNAL).write_text("".join(json.dumps(p) + "\n" for p in parts))
+    assert any("record of games 150..200" in p for p in verify_run(run).damaged)
+    result = resume_run(run, workers=1, progress=False)
+    assert result.games_played == CHUNK
+    assert result.summary == resume_run(reference, workers=1, progress=False).summary
+    _assert_same(reference, run)

@@ -56,15 +56,21 @@ def settings_digest(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def check_settings(manifest: dict[str, Any], where: Path | str = MANIFEST) -> None:
-    """Check a manifest's settings against the digest recorded with them; a manifest
+def check_settings(manifest: dict[str, Any], where: Path | str = MANIFEST, entries=()) -> None:
+    """Check a manifest's settings against the digest recorded with them. A manifest
     without one (written before hsim recorded it, or an sprt test's table, whose game
-    count is set when the test ends) is not checked.
+    count is set when the test ends) is not checked, unless its parts, or the journal
+    ``entries`` given, carry their digests (:data:`ENTRY_DIGEST`), which only an hsim
+    that writes the settings digest writes: then the digest was removed.
 
-    :raises ManifestError: the settings or the digest were damaged or edited.
+    :raises ManifestError: the settings or the digest were damaged, edited or removed.
     """
     recorded = manifest.get(SETTINGS_DIGEST)
-    if recorded is not None and recorded != settings_digest(manifest):
+    if recorded is None:
+        sealed = [*(manifest.get("parts") or []), *entries]
+        if not any(isinstance(e, dict) and ENTRY_DIGEST in e for e in sealed):
+            return
+    if recorded != settings_digest(manifest):
         raise ManifestError(
             f"{where} is damaged or was edited: its settings ({', '.join(SETTINGS)}) no "
             f"longer match the checksum hsim wrote with them ({SETTINGS_DIGEST}), so its "
@@ -175,11 +181,14 @@ def seal_entry(entry: dict[str, Any]) -> dict[str, Any]:
     return {**entry, ENTRY_DIGEST: _entry_digest(entry)}
 
 
-def entry_intact(entry: dict[str, Any]) -> bool:
-    """Return whether a journal entry matches its digest (an entry without one, written
-    before hsim sealed them, is taken as it is)."""
+def entry_intact(entry: dict[str, Any], sealed: bool = False) -> bool:
+    """Return whether a journal entry matches its digest. An entry without one, written
+    before hsim sealed them, is taken as it is, unless ``sealed``: its run's manifest has
+    a settings digest (:data:`SETTINGS_DIGEST`), so hsim sealed every entry of it."""
     recorded = entry.get(ENTRY_DIGEST)
-    return recorded is None or recorded == _entry_digest(entry)
+    if recorded is None:
+        return not sealed
+    return recorded == _entry_digest(entry)
 
 
 def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
@@ -215,11 +224,12 @@ def damaged_entries(run_dir: Path, manifest: dict[str, Any]) -> list[dict[str, A
     their digest (:func:`entry_intact`), which :func:`recorded_parts` leaves out, unless
     an intact entry for the same chunk follows."""
     entries = [*(manifest.get("parts") or []), *read_journal(run_dir)]
-    good = {e.get("start") for e in entries if isinstance(e, dict) and entry_intact(e)}
+    sealed = SETTINGS_DIGEST in manifest
+    good = {e.get("start") for e in entries if isinstance(e, dict) and entry_intact(e, sealed)}
     return [
         e
         for e in entries
-        if isinstance(e, dict) and not entry_intact(e) and e.get("start") not in good
+        if isinstance(e, dict) and not entry_intact(e, sealed) and e.get("start") not in good
     ]
 
 
@@ -228,7 +238,12 @@ def recorded_parts(run_dir: Path, manifest: dict[str, Any]) -> dict[int, dict[st
     (an entry that does not match its digest, :func:`entry_intact`, is left out: its chunk
     counts as not played)."""
     out: dict[int, dict[str, Any]] = {}
+    sealed = SETTINGS_DIGEST in manifest
     for entry in [*(manifest.get("parts") or []), *read_journal(run_dir)]:
-        if isinstance(entry, dict) and isinstance(entry.get("start"), int) and entry_intact(entry):
+        if (
+            isinstance(entry, dict)
+            and isinstance(entry.get("start"), int)
+            and entry_intact(entry, sealed)
+        ):
             out[entry["start"]] = entry
     return out

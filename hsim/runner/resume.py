@@ -29,6 +29,7 @@ from hsim.runner.manifest import (
     ManifestError,
     check_settings,
     now,
+    read_journal,
     read_manifest,
     recorded_parts,
     write_manifest,
@@ -235,7 +236,7 @@ def resume_run(
         config = config_from_manifest(manifest, run_dir)
         _refuse_foreign_datasets(run_dir, config.datasets)  # the more telling message first
         try:
-            check_settings(manifest, run_dir / MANIFEST)
+            check_settings(manifest, run_dir / MANIFEST, read_journal(run_dir))
         except ManifestError as exc:
             raise RunError(f"cannot resume: {exc}") from None
         if decision_timeout is None or decision_timeout >= 0:

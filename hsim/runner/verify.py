@@ -22,7 +22,9 @@ from hsim.runner.manifest import (
     ENTRY_DIGEST,
     MANIFEST,
     ManifestError,
+    check_settings,
     damaged_entries,
+    read_journal,
     recorded_parts,
 )
 from hsim.runner.sink import (
@@ -88,6 +90,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     check = RunCheck(run_dir)
     try:  # every field replay and analysis read, with their messages
         manifest, _ = load_manifest(run_dir)
+        check_settings(manifest, run_dir / MANIFEST, read_journal(run_dir))  # and the journal
     except (ManifestError, RulesError, OSError) as exc:
         _damage(check, str(exc))
         return check
