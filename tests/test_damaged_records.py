@@ -5,9 +5,7 @@ chunk again, verify names it, report refuses it (hsim.runner.manifest, .resume, 
 
 import json
 import shutil
-from pathlib import Path
 
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -17,18 +15,10 @@ from hsim.runner.manifest import JOURNAL, SETTINGS_DIGEST, read_manifest, settin
 from hsim.runner.resume import resume_run
 from hsim.runner.run import RunConfig, RunError, run_tournament
 from hsim.runner.verify import verify_run
+from tests.test_resume import _assert_same
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
 GAMES, CHUNK, SEED = 400, 50, 5
-
-
-def _read(run_dir):
-    return {d: pd.read_parquet(Path(run_dir) / d) for d in ("deals", "games")}
-
-
-def _assert_same(a, b):
-    for dataset in ("deals", "games"):
-        pd.testing.assert_frame_equal(_read(a)[dataset], _read(b)[dataset])
 
 
 @pytest.fixture(scope="module")
