@@ -237,11 +237,8 @@ def _claim(out: Path, overwrite: bool):
                     f"output folder {out} already exists; choose another --out or pass "
                     "--overwrite to replace it"
                 )
-            problem = overwrite_problem(out, SPRT_FILE, known, "config", ("candidate", "baseline"))
-            if problem is None and not (out / SPRT_FILE).exists():
-                problem = overwrite_problem(
-                    out, MANIFEST, known, "seed_scheme", ("candidate", "baseline")
-                )
+            manifests = {SPRT_FILE: "config", MANIFEST: "seed_scheme"}
+            problem = overwrite_problem(out, known, manifests, ("candidate", "baseline"))
             if problem:
                 raise SprtError(
                     f"--overwrite refused: {out} is not an hsim sprt folder ({problem}), and "

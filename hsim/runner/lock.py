@@ -432,9 +432,8 @@ DATASET_FOLDERS = ("deals", "games", "plays")
 
 def overwrite_problem(
     folder: Path,
-    manifest: str = MANIFEST,
     known: set[str] = RUN_ENTRIES,
-    marker: str = "seed_scheme",
+    manifests: dict[str, str] | None = None,
     runs_in: tuple[str, ...] = (),
 ) -> str | None:
     """Return why ``--overwrite`` may not empty ``folder``, or None when it may.
@@ -442,10 +441,11 @@ def overwrite_problem(
     Every entry must be one hsim writes there (``known``, or an error's traceback file),
     every file in a dataset folder one of its parts (:data:`PART_FILE`), each folder of
     ``runs_in`` (an sprt test's ``candidate/`` and ``baseline/``) a run folder by the same
-    rule, and ``folder/manifest``, when it is valid JSON, hsim's: an object with
-    ``marker`` (``seed_scheme`` in a run's run.json, ``config`` in an sprt.json). A
-    manifest that is not valid JSON is taken for a damaged one of hsim's: the folder holds
-    nothing else but hsim's entries.
+    rule, and each of ``manifests`` (file name: the key only hsim's has; default
+    ``{"run.json": "seed_scheme"}``, an sprt folder adds ``{"sprt.json": "config"}``)
+    that is there and valid JSON, hsim's: an object with that key. A manifest that is not
+    valid JSON is taken for a damaged one of hsim's: the folder holds nothing else but
+    hsim's entries.
     """
     foreign = []
     for entry in folder.iterdir():
@@ -467,15 +467,13 @@ def overwrite_problem(
             problem = overwrite_problem(sub)
             if problem:
                 return f"{name}/: {problem}"
-    path = folder / manifest
-    if not path.is_file():
-        return None
-    try:
-        doc = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or marker not in doc:
-        return f"its {manifest} is not one hsim wrote"
+    for name, marker in (manifests or {MANIFEST: "seed_scheme"}).items():
+        try:
+            doc = json.loads((folder / name).read_bytes())
+        except (OSError, ValueError):  # not there, or damaged
+            continue
+        if not isinstance(doc, dict) or marker not in doc:
+            return f"its {name} is not one hsim wrote"
     return None
 
 

@@ -47,12 +47,20 @@ SETTINGS = (
     "chunk_size",
 )
 SETTINGS_DIGEST = "settings_sha256"
+#: Each journal entry's digest of its own other fields (:func:`seal_entry`): an entry
+#: damaged on disk (a row count, a checksum, its summary sums) is then not trusted, and
+#: its chunk counts as not played (a resume plays it again), where before its numbers
+#: were believed.
+ENTRY_DIGEST = "entry_sha256"
 
 
 def settings_digest(manifest: dict[str, Any]) -> str:
     """Return the sha256 (hex) of the :data:`SETTINGS` of ``manifest``, in canonical JSON."""
-    settings = {name: manifest.get(name) for name in SETTINGS}
-    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return _json_sha256({name: manifest.get(name) for name in SETTINGS})
+
+
+def _json_sha256(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -162,18 +170,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-#: Each journal entry's digest of its own other fields (:func:`seal_entry`): an entry
-#: damaged on disk (a row count, a checksum, its summary sums) is then not trusted, and
-#: its chunk counts as not played (a resume plays it again), where before its numbers
-#: were believed.
-ENTRY_DIGEST = "entry_sha256"
-
-
 def _entry_digest(entry: dict[str, Any]) -> str:
-    body = {k: v for k, v in entry.items() if k != ENTRY_DIGEST}
-    return hashlib.sha256(
-        json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
+    return _json_sha256({k: v for k, v in entry.items() if k != ENTRY_DIGEST})
 
 
 def seal_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -219,31 +217,29 @@ def read_journal(run_dir: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def damaged_entries(run_dir: Path, manifest: dict[str, Any]) -> list[dict[str, Any]]:
-    """Return the entries of run.json's ``parts`` and of the journal that do not match
-    their digest (:func:`entry_intact`), which :func:`recorded_parts` leaves out, unless
-    an intact entry for the same chunk follows."""
-    entries = [*(manifest.get("parts") or []), *read_journal(run_dir)]
-    sealed = SETTINGS_DIGEST in manifest
-    good = {e.get("start") for e in entries if isinstance(e, dict) and entry_intact(e, sealed)}
-    return [
-        e
-        for e in entries
-        if isinstance(e, dict) and not entry_intact(e, sealed) and e.get("start") not in good
-    ]
-
-
-def recorded_parts(run_dir: Path, manifest: dict[str, Any]) -> dict[int, dict[str, Any]]:
+def recorded_parts(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    damaged: list | None = None,
+    journal: list[dict[str, Any]] | None = None,
+) -> dict[int, dict[str, Any]]:
     """Return the finished chunks by start index: run.json's ``parts`` and the journal's
-    (an entry that does not match its digest, :func:`entry_intact`, is left out: its chunk
-    counts as not played)."""
+    (``journal``: its entries, when the caller has read them already). An entry that does
+    not match its digest (:func:`entry_intact`) is left out, so its chunk counts as not
+    played, and appended to ``damaged`` unless an intact entry for the same chunk is
+    recorded.
+    """
     out: dict[int, dict[str, Any]] = {}
+    bad = []
     sealed = SETTINGS_DIGEST in manifest
-    for entry in [*(manifest.get("parts") or []), *read_journal(run_dir)]:
-        if (
-            isinstance(entry, dict)
-            and isinstance(entry.get("start"), int)
-            and entry_intact(entry, sealed)
-        ):
-            out[entry["start"]] = entry
+    if journal is None:
+        journal = read_journal(run_dir)
+    for entry in [*(manifest.get("parts") or []), *journal]:
+        if isinstance(entry, dict) and isinstance(entry.get("start"), int):
+            if entry_intact(entry, sealed):
+                out[entry["start"]] = entry
+            else:
+                bad.append(entry)
+    if damaged is not None:
+        damaged.extend(e for e in bad if e["start"] not in out)
     return out

@@ -23,7 +23,6 @@ from hsim.runner.manifest import (
     MANIFEST,
     ManifestError,
     check_settings,
-    damaged_entries,
     read_journal,
     recorded_parts,
 )
@@ -90,7 +89,8 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     check = RunCheck(run_dir)
     try:  # every field replay and analysis read, with their messages
         manifest, _ = load_manifest(run_dir)
-        check_settings(manifest, run_dir / MANIFEST, read_journal(run_dir))  # and the journal
+        journal = read_journal(run_dir)
+        check_settings(manifest, run_dir / MANIFEST, journal)  # with the journal's entries
     except (ManifestError, RulesError, OSError) as exc:
         _damage(check, str(exc))
         return check
@@ -119,14 +119,15 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
         check.problems.append(
             f"the run is {status}: `hsim resume {run_dir}` plays the games it has not played"
         )
-    for entry in damaged_entries(run_dir, manifest):
+    damaged: list = []
+    parts = recorded_parts(run_dir, manifest, damaged, journal)
+    for entry in damaged:
         _damage(
             check,
             f"the record of games {entry.get('start')}..{entry.get('stop')} (exclusive) is "
             f"damaged: it does not match its checksum ({ENTRY_DIGEST}), so its parts are not "
             "trusted",
         )
-    parts = recorded_parts(run_dir, manifest)
     listed: set[str] = set()
     covered = 0
     present: dict[int, dict] = {}  # the chunks whose parts are all there and intact
