@@ -123,6 +123,12 @@ from hsim.strategy import CompiledStrategy, Param
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
 HIGH_DIAMONDS = DIAMONDS_MASK & ~((JD_BIT << 1) - 1)  # QD, KD, AD
 
+#: Compile a function of its own, called, not inlined: for the rare paths (a moon being
+#: shot, a possible shooter's hand counted). Kept out of the decisions' hot code, they
+#: made whole games ~2% faster (same records): that code shares the instruction cache
+#: with the game loop.
+out_of_line = njit(cache=True, _nrt=False)
+
 # params array order
 K_MOON_LOSERS = 0
 K_DEFEND_AT = 1
@@ -173,7 +179,7 @@ def hand_losers(hand: int) -> int:
     return suit_losers(hand, 0) + suit_losers(hand, 1) + suit_losers(hand, 2) + suit_losers(hand, 3)
 
 
-@kernel
+@out_of_line
 def moon_pass(hand: int) -> int:
     """Return the 3 cards to pass when shooting: losers first, low cards, never hearts/QS."""
     out = 0
@@ -234,12 +240,20 @@ def moon_from_deal(private, params) -> bool:
     """Return whether this deal is a moon attempt from the start: :func:`wants_moon` of
     the dealt hand, read back from the pass made (a shooter passes :func:`moon_pass`)."""
     dealt = private[V_DEALT]
+    if (dealt >> ACE_HEARTS) & 1 == 0:
+        return False  # the test of moon_shape that fails most often, first
     if not moon_shape(dealt, params):
         return False
-    return hand_losers(dealt & ~private[V_PASSED]) <= params[K_MOON_LOSERS]
+    return kept_losers(dealt & ~private[V_PASSED]) <= params[K_MOON_LOSERS]
 
 
-@kernel
+@out_of_line
+def kept_losers(hand: int) -> int:
+    """Return :func:`hand_losers` (out of line: asked only of a hand that could shoot)."""
+    return hand_losers(hand)
+
+
+@out_of_line
 def all_winners(hand: int, out: int) -> bool:
     """Return whether every card of ``hand`` beats every outstanding card of its suit."""
     for s in range(4):
@@ -458,7 +472,7 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
     return best
 
 
-@kernel
+@out_of_line
 def lead_moon(public, me: int, legal: int, out: int) -> int:
     """Choose a lead while shooting: a sure winner, else give a trick away cheaply."""
     best = -1
@@ -495,35 +509,36 @@ def lead_moon(public, me: int, legal: int, out: int) -> int:
 
 
 @kernel
-def discard_danger(public, hand: int, out: int, c: int) -> float:
-    """Return how much we want to get rid of ``c`` when void in the led suit."""
+def discard_danger(public, hand: int, out: int, c: int) -> int:
+    """Return how much we want to get rid of ``c`` when void in the led suit, in half
+    points (whole numbers: compared exactly)."""
     s = c // 13
     r = c % 13
     o = out & suit_bits(s)
     qs_out = out & QS_BIT != 0
-    d = float(r)
+    d = 2 * r
     if o and out & above(c) == 0:
-        d += 4.0  # a sure winner later: a liability
+        d += 8  # a sure winner later: a liability
     if popcount(o & above(c)) == 1:
-        d += 1.5
+        d += 3
     if s == 3:
-        d += 10.0
+        d += 20
     if s == 2:
         if c == QUEEN_SPADES:
-            d += 100.0
+            d += 200
         elif c > QUEEN_SPADES and qs_out:
-            d += 30.0
+            d += 60
         elif c < QUEEN_SPADES and (qs_out or hand & QS_BIT):
-            d -= 4.0  # a guard
+            d -= 8  # a guard
     if s != 3 and popcount(hand & suit_bits(s)) == 1:
-        d += 1.5  # a void to come
+        d += 3  # a void to come
     if o == 0 and s != 3:
-        d -= 3.0  # nobody can lead into it: no risk left
+        d -= 6  # nobody can lead into it: no risk left
     if public[P_RULES + R_OMNIBUS]:
         if c == JACK_DIAMONDS:
-            d -= 50.0
+            d -= 100
         elif s == 1 and c > JACK_DIAMONDS and out & JD_BIT:
-            d -= 4.0
+            d -= 8
     return d
 
 
@@ -551,7 +566,7 @@ def discard_normal(public, me: int, hand: int, legal: int, out: int, threat: int
         if pts:
             cand = pts  # points to a seat that is not shooting: stops the moon
     best = lowest_card(cand)
-    best_d = -1e9
+    best_d = -(1 << 40)
     cand = candidates(cand, public[P_RULES + R_OMNIBUS] != 0)
     while cand:
         c = lowest_card(cand)
@@ -637,7 +652,7 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
     return lowest_card(over_safe)
 
 
-@kernel
+@out_of_line
 def follow_moon(follow, out, wcard, n):
     """Choose a card of the led suit while shooting."""
     over = follow & ~below(wcard)
@@ -648,7 +663,7 @@ def follow_moon(follow, out, wcard, n):
     return lowest_card(follow)
 
 
-@kernel
+@out_of_line
 def discard_moon(public, hand, legal, out):
     """Choose a discard while shooting: a low card that neither wins nor gives points."""
     safe = legal & ~HEARTS_MASK & ~QS_BIT
@@ -780,6 +795,8 @@ def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     The key is ``danger * 64 + 63 - card``: :func:`pass_danger` is a whole number, so the
     largest key is the most dangerous card, the lowest of equals (the first of them in
     card order). A card's danger depends only on the cards of its own suit in ``keep``.
+    The definition: :func:`pass_at` computes the same keys in closed form
+    (:func:`suit_pass_key`).
     """
     best = NO_PASS_KEY
     cand = suit_candidates(keep & suit_bits(s), s, omnibus)
@@ -790,6 +807,121 @@ def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     return best
 
 
+# The keys of pass_key in closed form, one suit at a time: what pass_at computes. Each
+# takes the suit's cards kept as ranks (bits 0..12, ``m``) and returns the key of its
+# most dangerous card; a test compares them with pass_key on every holding of every
+# suit. About 40% less time a pass than pass_key's loop over the candidates (measured
+# over 200,000 dealt hands: 70 -> 40 ns).
+
+CLUBS, DIAMONDS, SPADES, HEARTS = 0, 13, 26, 39  # the card of rank 0 of each suit
+JACK = JACK_DIAMONDS - DIAMONDS  # the rank of a jack, 9
+QUEEN = QUEEN_SPADES - SPADES  # the rank of a queen, 10
+
+
+@kernel
+def length_bonus(n: int) -> int:
+    """Return :func:`pass_danger`'s bonus for a club or diamond of a suit of ``n`` cards
+    kept: 14, 9 and 2 for 1, 2 and 3 cards (a void to make), else 0."""
+    if n == 1:
+        return 14
+    if n == 2:
+        return 9
+    if n == 3:
+        return 2
+    return 0
+
+
+@kernel
+def club_key(m: int) -> int:
+    """Return :func:`pass_key` of the clubs ``m``: the highest club's."""
+    if m == 0:
+        return NO_PASS_KEY
+    r = highest_card(m)
+    d = r + length_bonus(popcount(m))
+    if r == 0:
+        d -= 5  # the 2C alone
+    return d * 64 + 63 - (CLUBS + r)
+
+
+@kernel
+def heart_key(m: int) -> int:
+    """Return :func:`pass_key` of the hearts ``m``: the highest heart's."""
+    if m == 0:
+        return NO_PASS_KEY
+    r = highest_card(m)
+    d = 2 * r
+    if r >= 8:
+        d += 20
+    return d * 64 + 63 - (HEARTS + r)
+
+
+@kernel
+def diamond_key(m: int, omnibus: bool) -> int:
+    """Return :func:`pass_key` of the diamonds ``m``: the highest diamond's; under Omnibus
+    the best of the highest (-6 over the JD), the JD (-50) and the highest under it."""
+    if m == 0:
+        return NO_PASS_KEY
+    r = highest_card(m)
+    b = length_bonus(popcount(m))
+    if not omnibus:
+        return (r + b) * 64 + 63 - (DIAMONDS + r)
+    d = r + b
+    if r > JACK:
+        d -= 6
+    elif r == JACK:
+        d -= 50
+    best = d * 64 + 63 - (DIAMONDS + r)
+    if (m >> JACK) & 1:
+        best = max(best, (JACK + b - 50) * 64 + 63 - JACK_DIAMONDS)
+    under = m & ((1 << JACK) - 1)
+    if under:
+        u = highest_card(under)
+        best = max(best, (u + b) * 64 + 63 - (DIAMONDS + u))
+    return best
+
+
+@kernel
+def spade_key(m: int, qs_guard: float) -> int:
+    """Return :func:`pass_key` of the spades ``m``: the best of the AS or KS on top, the
+    QS, and the highest low spade (2S..JS)."""
+    if m == 0:
+        return NO_PASS_KEY
+    low = m & ((1 << QUEEN) - 1)
+    n_low = popcount(low)
+    queen = (m >> QUEEN) & 1 != 0
+    best = NO_PASS_KEY
+    r = highest_card(m)
+    if r > QUEEN:
+        if queen and n_low >= qs_guard:
+            d = 6 + r
+        elif n_low <= 2:
+            d = 60 + r
+        else:
+            d = 14 + r
+        best = d * 64 + 63 - (SPADES + r)
+    if queen:
+        d = -5 if n_low >= qs_guard else 100
+        best = max(best, d * 64 + 63 - QUEEN_SPADES)
+    if low:
+        u = highest_card(low)
+        best = max(best, (u - 10) * 64 + 63 - (SPADES + u))
+    return best
+
+
+@kernel
+def suit_pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
+    """Return :func:`pass_key` (``keep``, ``s``, ``omnibus``, ``qs_guard``) from the
+    closed forms: the same key for every ``keep``."""
+    m = (keep >> (13 * s)) & SUIT_MASK
+    if s == 0:
+        return club_key(m)
+    if s == 1:
+        return diamond_key(m, omnibus)
+    if s == 2:
+        return spade_key(m, qs_guard)
+    return heart_key(m)
+
+
 @njit(PASS_AT_SIG, cache=True, _nrt=False)
 def pass_at(public, private, rng, params):
     """Pass three cards (see the module docstring); the native entry the loops call, over
@@ -797,17 +929,18 @@ def pass_at(public, private, rng, params):
 
     The three cards are chosen one at a time, the most dangerous first (:func:`pass_danger`
     over the cards still kept); passing a card changes the dangers of its own suit only,
-    so only that suit's best card (:func:`pass_key`) is found again.
+    so only that suit's best card (:func:`pass_key`, computed as :func:`suit_pass_key`)
+    is found again.
     """
     hand = private[V_HAND]
     if wants_moon(hand, True, params):
         return moon_pass(hand)
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     guard = params[K_QS_GUARD]
-    k0 = pass_key(hand, 0, omnibus, guard)
-    k1 = pass_key(hand, 1, omnibus, guard)
-    k2 = pass_key(hand, 2, omnibus, guard)
-    k3 = pass_key(hand, 3, omnibus, guard)
+    k0 = club_key(hand & SUIT_MASK)
+    k1 = diamond_key((hand >> DIAMONDS) & SUIT_MASK, omnibus)
+    k2 = spade_key((hand >> SPADES) & SUIT_MASK, guard)
+    k3 = heart_key((hand >> HEARTS) & SUIT_MASK)
     keep = hand
     for i in range(3):
         c = 63 - (max(max(k0, k1), max(k2, k3)) & 63)
@@ -815,7 +948,7 @@ def pass_at(public, private, rng, params):
         if i == 2:
             break
         s = c // 13
-        k = pass_key(keep, s, omnibus, guard)
+        k = suit_pass_key(keep, s, omnibus, guard)
         if s == 0:
             k0 = k
         elif s == 1:
