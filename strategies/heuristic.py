@@ -209,11 +209,11 @@ def moon_pass(hand: int) -> int:
 def moon_shape(hand: int, params) -> bool:
     """Return whether ``hand`` may shoot at all: attempts are on (``moon_losers`` >= 0)
     and it holds the AH, at least 4 hearts and one of QS, AS, KS."""
-    return (
-        params[K_MOON_LOSERS] >= 0
-        and (hand >> ACE_HEARTS) & 1 != 0
+    return (  # the test that fails most often first: the AH (3 hands in 4)
+        (hand >> ACE_HEARTS) & 1 != 0
         and popcount(hand & HEARTS_MASK) >= 4
         and hand & (QS_BIT | HIGH_SPADES) != 0
+        and params[K_MOON_LOSERS] >= 0
     )
 
 
@@ -240,8 +240,6 @@ def moon_from_deal(private, params) -> bool:
     """Return whether this deal is a moon attempt from the start: :func:`wants_moon` of
     the dealt hand, read back from the pass made (a shooter passes :func:`moon_pass`)."""
     dealt = private[V_DEALT]
-    if (dealt >> ACE_HEARTS) & 1 == 0:
-        return False  # the test of moon_shape that fails most often, first
     if not moon_shape(dealt, params):
         return False
     return kept_losers(dealt & ~private[V_PASSED]) <= params[K_MOON_LOSERS]
