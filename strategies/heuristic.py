@@ -174,9 +174,10 @@ def suit_losers(hand: int, s: int) -> int:
     return k - popcount(top)
 
 
-@kernel
+@out_of_line
 def hand_losers(hand: int) -> int:
-    """Return the losing-trick count of a hand (sum over the suits)."""
+    """Return the losing-trick count of a hand (sum over the suits); asked only of a hand
+    that could shoot (:func:`moon_shape`)."""
     return suit_losers(hand, 0) + suit_losers(hand, 1) + suit_losers(hand, 2) + suit_losers(hand, 3)
 
 
@@ -243,13 +244,7 @@ def moon_from_deal(private, params) -> bool:
     dealt = private[V_DEALT]
     if not moon_shape(dealt, params):
         return False
-    return kept_losers(dealt & ~private[V_PASSED]) <= params[K_MOON_LOSERS]
-
-
-@out_of_line
-def kept_losers(hand: int) -> int:
-    """Return :func:`hand_losers` (out of line: asked only of a hand that could shoot)."""
-    return hand_losers(hand)
+    return hand_losers(dealt & ~private[V_PASSED]) <= params[K_MOON_LOSERS]
 
 
 @out_of_line
@@ -936,10 +931,10 @@ def pass_at(public, private, rng, params):
         return moon_pass(hand)
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     guard = params[K_QS_GUARD]
-    k0 = club_key(hand & SUIT_MASK)
-    k1 = diamond_key((hand >> DIAMONDS) & SUIT_MASK, omnibus)
-    k2 = spade_key((hand >> SPADES) & SUIT_MASK, guard)
-    k3 = heart_key((hand >> HEARTS) & SUIT_MASK)
+    k0 = suit_pass_key(hand, 0, omnibus, guard)
+    k1 = suit_pass_key(hand, 1, omnibus, guard)
+    k2 = suit_pass_key(hand, 2, omnibus, guard)
+    k3 = suit_pass_key(hand, 3, omnibus, guard)
     keep = hand
     for i in range(3):
         c = 63 - (max(max(k0, k1), max(k2, k3)) & 63)
