@@ -765,6 +765,14 @@ NO_PASS_KEY = -(1 << 40)
 
 
 @kernel
+def card_key(danger: int, c: int) -> int:
+    """Return the key of card ``c`` of (whole-number) ``danger``: ``danger * 64 + 63 - c``;
+    the largest key is the most dangerous card, the lowest card of equals, and its low 6
+    bits give the card back (``63 - (key & 63)``)."""
+    return danger * 64 + 63 - c
+
+
+@kernel
 def suit_candidates(cards: int, s: int, omnibus: bool) -> int:
     """Return :func:`candidates` of ``cards``, all of suit ``s`` (non-empty or not)."""
     if cards == 0:
@@ -797,7 +805,7 @@ def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     while cand:
         c = lowest_card(cand)
         cand &= cand - 1
-        best = max(best, int(pass_danger(keep, c, omnibus, qs_guard)) * 64 + 63 - c)
+        best = max(best, card_key(int(pass_danger(keep, c, omnibus, qs_guard)), c))
     return best
 
 
@@ -834,7 +842,7 @@ def club_key(m: int) -> int:
     d = r + length_bonus(popcount(m))
     if r == 0:
         d -= 5  # the 2C alone
-    return d * 64 + 63 - (CLUBS + r)
+    return card_key(d, CLUBS + r)
 
 
 @kernel
@@ -846,7 +854,7 @@ def heart_key(m: int) -> int:
     d = 2 * r
     if r >= 8:
         d += 20
-    return d * 64 + 63 - (HEARTS + r)
+    return card_key(d, HEARTS + r)
 
 
 @kernel
@@ -858,19 +866,19 @@ def diamond_key(m: int, omnibus: bool) -> int:
     r = highest_card(m)
     b = length_bonus(popcount(m))
     if not omnibus:
-        return (r + b) * 64 + 63 - (DIAMONDS + r)
+        return card_key(r + b, DIAMONDS + r)
     d = r + b
     if r > JACK:
         d -= 6
     elif r == JACK:
         d -= 50
-    best = d * 64 + 63 - (DIAMONDS + r)
+    best = card_key(d, DIAMONDS + r)
     if (m >> JACK) & 1:
-        best = max(best, (JACK + b - 50) * 64 + 63 - JACK_DIAMONDS)
+        best = max(best, card_key(JACK + b - 50, JACK_DIAMONDS))
     under = m & ((1 << JACK) - 1)
     if under:
         u = highest_card(under)
-        best = max(best, (u + b) * 64 + 63 - (DIAMONDS + u))
+        best = max(best, card_key(u + b, DIAMONDS + u))
     return best
 
 
@@ -892,13 +900,13 @@ def spade_key(m: int, qs_guard: float) -> int:
             d = 60 + r
         else:
             d = 14 + r
-        best = d * 64 + 63 - (SPADES + r)
+        best = card_key(d, SPADES + r)
     if queen:
         d = -5 if n_low >= qs_guard else 100
-        best = max(best, d * 64 + 63 - QUEEN_SPADES)
+        best = max(best, card_key(d, QUEEN_SPADES))
     if low:
         u = highest_card(low)
-        best = max(best, (u - 10) * 64 + 63 - (SPADES + u))
+        best = max(best, card_key(u - 10, SPADES + u))
     return best
 
 
