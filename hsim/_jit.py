@@ -13,6 +13,7 @@ Import this module before anything that defines ``@njit(cache=True)`` kernels.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -142,7 +143,11 @@ class _NoScipyLinalg(importlib.abc.MetaPathFinder):
 
 def _exec_arraymath_without_blas_probe(exec_module, module) -> None:
     """Run ``numba.np.arraymath``'s import (``exec_module(module)``) with
-    ``scipy.linalg`` refused, then set its BLAS flag as the probe would have."""
+    ``scipy.linalg`` refused, then set its BLAS flag as the probe would have (unless
+    ``scipy.linalg`` is imported by then: the probe is then free)."""
+    if "scipy.linalg" in sys.modules:
+        exec_module(module)
+        return
     finder = _NoScipyLinalg()
     sys.meta_path.insert(0, finder)
     try:
@@ -160,33 +165,49 @@ def _scipy_linalg_found() -> bool:
         return False
 
 
-class _ArraymathFinder(importlib.abc.MetaPathFinder):
-    """An import finder that imports ``numba.np.arraymath`` through
-    :func:`_exec_arraymath_without_blas_probe` (see :func:`_load_arraymath`)."""
+class _ImportThrough(importlib.abc.MetaPathFinder):
+    """An import finder that runs one module's import through ``run(exec_module,
+    module)`` instead of the module's own ``exec_module`` (see :func:`_load_arraymath`,
+    :func:`_share_copies_when_inlining`); ``run`` must call ``exec_module(module)``.
+    Acts once, on the module ``name``, and only when its loader has ``exec_module``."""
+
+    def __init__(self, name: str, run) -> None:
+        self.name = name
+        self.run = run
 
     def find_spec(self, name, path=None, target=None):
-        if name != "numba.np.arraymath":
+        if name != self.name:
             return None
         if self in sys.meta_path:  # once (a caller may have replaced the list meanwhile)
             sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module") or "scipy.linalg" in sys.modules:
+        if loader is None or not hasattr(loader, "exec_module"):
             return spec
-        exec_module = loader.exec_module
+        exec_module, run = loader.exec_module, self.run
 
         class Loader(importlib.abc.Loader):
             def create_module(self, spec):
                 return loader.create_module(spec)
 
             def exec_module(self, module):
-                _exec_arraymath_without_blas_probe(exec_module, module)
+                run(exec_module, module)
 
             def __getattr__(self, name):  # get_source, get_filename, ...: the real loader's
                 return getattr(loader, name)
 
         spec.loader = Loader()
         return spec
+
+
+def _import_through(name: str, run) -> None:
+    """Have module ``name`` imported through ``run`` (:class:`_ImportThrough`) when it
+    is first imported; when it is already imported, ``run`` its import's end now (with
+    an ``exec_module`` that does nothing)."""
+    if name in sys.modules:
+        run(lambda module: None, sys.modules[name])
+    elif not any(isinstance(f, _ImportThrough) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _ImportThrough(name, run))
 
 
 def _load_arraymath() -> None:
@@ -205,11 +226,91 @@ def _load_arraymath() -> None:
     """
     if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules or JIT_DISABLED:
         return
-    if not any(isinstance(f, _ArraymathFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _ArraymathFinder())
+    _import_through("numba.np.arraymath", _exec_arraymath_without_blas_probe)
 
 
 _load_arraymath()
+
+
+class _InlineCopies(threading.local):
+    """What :func:`_share_copies_when_inlining` keeps while numba inlines a function:
+    one deepcopy memo per IR scope copied, for each ``inline_ir`` call in progress (a
+    stack: an inline may start inside another). ``share`` turns the sharing off (a
+    test compares the code compiled either way)."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[int, tuple[object, dict]]] = []
+        self.share = True
+
+
+_INLINE_COPIES = _InlineCopies()
+
+
+class _CopyForInlining:
+    """What ``numba.core.inline_closurecall`` sees as its ``copy`` module: the standard
+    one, except that a block copied without a memo while a function is being inlined
+    shares one memo with the other blocks of its scope in that same inline call."""
+
+    def __init__(self, copy_module) -> None:
+        self.copy_module = copy_module
+
+    def __getattr__(self, name):
+        return getattr(self.copy_module, name)
+
+    def deepcopy(self, x, memo=None):
+        calls = _INLINE_COPIES.calls
+        scope = getattr(x, "scope", None)
+        if memo is None and calls and _INLINE_COPIES.share and scope is not None:
+            # the scope is kept with its memo: its id must not be reused while it keys one
+            memo = calls[-1].setdefault(id(scope), (scope, {}))[1]
+        return self.copy_module.deepcopy(x, memo)
+
+
+def _share_inline_copies(exec_module, module) -> None:
+    """Run ``numba.core.inline_closurecall``'s import (``exec_module(module)``), then
+    make its block copies share one memo per inlined IR (:func:`_share_copies_when_inlining`).
+    Leaves the module as numba wrote it when it no longer has the shape this expects."""
+    exec_module(module)
+    worker = getattr(module, "InlineWorker", None)
+    inline_ir = getattr(worker, "inline_ir", None)
+    if inline_ir is None or getattr(module, "copy", None) is not copy:
+        return
+
+    def shared_inline_ir(self, *args, **kwargs):
+        _INLINE_COPIES.calls.append({})
+        try:
+            return inline_ir(self, *args, **kwargs)
+        finally:
+            _INLINE_COPIES.calls.pop()
+
+    shared_inline_ir.__doc__ = inline_ir.__doc__
+    shared_inline_ir.numba_inline_ir = inline_ir
+    module.copy = _CopyForInlining(copy)
+    worker.inline_ir = shared_inline_ir
+
+
+def _share_copies_when_inlining() -> None:
+    """Halve hsim's cold compile: numba's inliner copies a callee's IR one block at a time.
+
+    Every ``inline="always"`` call (:func:`kernel`) copies the callee's IR, twice, in
+    ``InlineWorker.inline_ir``: one ``copy.deepcopy`` per block, each with a memo of its
+    own, so each block's copy copies the whole scope again, with every variable of the
+    function (numba issue 8989). For hsim's kernels, inlined into one another at
+    thousands of sites, that was more than half of a cold compile (measured:
+    ``hsim.play``'s import with an empty cache 73.5 s, 34.6 s with this). Here the blocks
+    of one IR share one memo within the ``inline_ir`` call that copies them: the copy is
+    then what one ``deepcopy`` of all its blocks would give, one scope shared by the
+    blocks as in the IR copied. The machine code is the same (tests/test_jit.py
+    compiles the same kernels both ways and compares; the engine's assembly was compared
+    whole). numba's module is changed when it is imported, which loading cached code
+    never does.
+    """
+    if JIT_DISABLED:
+        return
+    _import_through("numba.core.inline_closurecall", _share_inline_copies)
+
+
+_share_copies_when_inlining()
 
 
 def _typeof_arrays_without_numpy_ma() -> None:
@@ -322,7 +423,9 @@ def compiled_here(*dispatchers) -> bool:
 KIERKI_GAME_SOURCE = PACKAGE_DIR / "engine" / "kierki_game.py"
 
 # What compiles, and roughly how long a cold compile takes (seconds, with an empty cache
-# on a 2-core machine: the engine took 45 s quiet, 73 s busy). The engine's entry
+# on a 2-core machine: the engine took 35 s, 64 s before the inliner's copies were
+# shared, :func:`_share_copies_when_inlining`; the bots 9-11 s each, pimc 30 s, each
+# with the engine cached). The engine's entry
 # points are compiled when ``hsim.engine.game`` is imported (explicit signatures),
 # together with the light built-in bots their loops call directly (``random``,
 # ``lowcard``, ``duck``: hsim.engine.seats, about 3 s of the engine's time); the other
@@ -339,12 +442,12 @@ PART_SOURCES = {
     "rescore": PACKAGE_DIR / "engine" / "rescore.py",
 }
 COMPILE_SECONDS = {
-    "engine": 60,
+    "engine": 35,
     "perft": 8,
     "rescore": 8,
-    "heuristic": 25,
-    "kierki": 35,
-    "pimc": 27,
+    "heuristic": 12,
+    "kierki": 12,
+    "pimc": 30,
 }
 #: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
 OTHER_COMPILE_SECONDS = 2
