@@ -414,6 +414,31 @@ def kernel(fn):
     return numba.njit(cache=True, inline="always")(fn)
 
 
+def with_globals(fn, name: str, **replaced):
+    """Return a copy of the plain function ``fn`` named ``name`` whose global names
+    ``replaced`` (name=value) mean the values given instead of ``fn``'s module's.
+
+    The same code under another name: compiled, it is a function of its own in numba's
+    cache (an index file named after ``name``, in ``fn``'s file's cache folder), whose
+    calls of the replaced names compile to the values given. Used to compile the game
+    loop once more with a built-in bot in it (:func:`hsim.engine.game.play_games_with`);
+    only for hsim's own code, whose every compiled module is in :func:`source_hash`
+    (numba keys a cache entry on the code, not on the globals it reads).
+
+    :raises KeyError: a name in ``replaced`` that ``fn``'s module does not define.
+    """
+    missing = sorted(set(replaced) - set(fn.__globals__))
+    if missing:
+        raise KeyError(f"{fn.__module__} defines no {', '.join(missing)}")
+    namespace = {**fn.__globals__, **replaced}
+    copy_fn = types.FunctionType(fn.__code__, namespace, name, fn.__defaults__, fn.__closure__)
+    copy_fn.__qualname__ = name
+    copy_fn.__module__ = fn.__module__
+    copy_fn.__doc__ = fn.__doc__
+    copy_fn.__kwdefaults__ = fn.__kwdefaults__
+    return copy_fn
+
+
 def compiled_here(*dispatchers) -> bool:
     """Return whether any of ``dispatchers`` was compiled in this process (a cache miss)."""
     return any(bool(getattr(d, "stats", None) and d.stats.cache_misses) for d in dispatchers)
@@ -448,7 +473,12 @@ COMPILE_SECONDS = {
     "heuristic": 12,
     "kierki": 12,
     "pimc": 30,
+    "game loop": 45,
 }
+#: The built-in bots compiled into a Hearts loop of their own (``CompiledStrategy.in_loop``)
+#: and that loop's name in ``engine/game.py``'s cache (:func:`hsim.engine.game.play_games_with`):
+#: compiled the first time a run plays the bot, ``COMPILE_SECONDS["game loop"]``.
+IN_LOOP = {"heuristic": "play_games_with_heuristic"}
 #: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
 OTHER_COMPILE_SECONDS = 2
 
@@ -483,17 +513,18 @@ def cold_sources(sources: Iterable[Path]) -> list[Path]:
     """
     if JIT_DISABLED:
         return []
+    return [Path(s).resolve() for s in sources if _cold(Path(s).resolve(), "*")]
+
+
+def _cold(source: Path, function: str) -> bool:
+    """Return whether the compiled code of ``function`` (a qualified name or a glob of
+    them: ``*``) of ``source`` is missing from the cache or stale (:func:`cold_sources`)."""
     from numba.core.caching import UserProvidedCacheLocator
 
-    cold = []
-    for source in sources:
-        source = Path(source).resolve()
-        sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
-        folder = Path(numba.config.CACHE_DIR) / sub
-        indexes = list(folder.glob(f"{source.stem}.*-*{_index_tag()}"))
-        if not indexes or not all(_fresh_index(i, source) for i in indexes):
-            cold.append(source)
-    return cold
+    sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+    folder = Path(numba.config.CACHE_DIR) / sub
+    indexes = list(folder.glob(f"{source.stem}.{function}-*{_index_tag()}"))
+    return not indexes or not all(_fresh_index(i, source) for i in indexes)
 
 
 def strategy_source(spec: str) -> Path | None:
@@ -545,9 +576,11 @@ def compile_plan(
         if source is None or source in seen:
             continue
         seen.add(source)
+        name = spec.partition("(")[0].strip()
         if cold_sources([source]):
-            name = spec.partition("(")[0].strip()
             plan.append((name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS)))
+        if name in IN_LOOP and not JIT_DISABLED and _cold(ENGINE_SOURCES[0], IN_LOOP[name]):
+            plan.append((f"{name}'s game loop", COMPILE_SECONDS["game loop"]))
     return plan
 
 

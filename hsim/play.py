@@ -21,6 +21,7 @@ from hsim.engine.game import (
     new_game,
     next_decision,
     play_games,
+    play_games_with,
     submit_moon,
     submit_pass,
     submit_play,
@@ -298,6 +299,21 @@ def set_scorings(state: GameState, scorings=()) -> None:
         state.hidden[base : base + len(vector)] = vector
 
 
+def hearts_loop(bundles) -> tuple[object, object]:
+    """Return the compiled Hearts loop for seats playing ``bundles`` (one
+    :class:`hsim.strategy.CompiledStrategy` per seat) and the bundle compiled into it.
+
+    That is :func:`hsim.engine.game.play_games_with` of the first bundle that asks for a
+    loop of its own (``in_loop``: ``heuristic``), else ``play_games`` and None. Under
+    ``NUMBA_DISABLE_JIT`` always play_games.
+    """
+    if not _jit.JIT_DISABLED:
+        for bundle in bundles:
+            if bundle.in_loop and bundle.native_play is not None:
+                return play_games_with(bundle), bundle
+    return play_games, None
+
+
 def play_range(
     rules: Rules,
     players: list[LoadedStrategy],
@@ -345,13 +361,14 @@ def play_range(
     params = np.zeros((N_SEATS, width), np.float64)
     for s, p in enumerate(seats):
         params[s, : len(p.params)] = p.params
-    codes = seat_codes([p.compiled for p in seats])
     if rules.is_kierki:
+        codes = seat_codes([p.compiled for p in seats])
         loop_fns = (play_fns, trump_fns)
         loop = kierki_game().play_kierki_games
     else:
+        loop, inlined = hearts_loop([p.compiled for p in seats])
+        codes = seat_codes([p.compiled for p in seats], inlined)
         loop_fns = (pass_fns, play_fns, moon_fns)
-        loop = play_games
     call = _checked_entry(loop, loop_fns)
     state = GameState()
     set_scorings(state, scorings)

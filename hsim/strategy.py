@@ -239,6 +239,9 @@ class CompiledStrategy:
     same decisions as ``pass_cards`` and ``play`` compiled with
     :data:`hsim.engine.native.PASS_AT_SIG` / ``PLAY_AT_SIG``, which the game loops call
     directly (:mod:`hsim.engine.native`); None: through ``pass_cards`` / ``play``.
+    in_loop: built-in bots with native entries only: runs with this bot play in a Hearts
+    loop compiled with its decisions in it (:func:`hsim.engine.game.play_games_with`;
+    faster decisions for a longer first compile).
     """
 
     name: str
@@ -252,6 +255,7 @@ class CompiledStrategy:
     description: str = ""
     native_pass: Callable | None = None
     native_play: Callable | None = None
+    in_loop: bool = False
 
     def params_array(self, values: Mapping[str, Any]) -> np.ndarray:
         """Return the float64 parameter vector with ``values`` applied over the defaults.

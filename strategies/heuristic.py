@@ -1042,6 +1042,7 @@ STRATEGY = CompiledStrategy(
     moon_choice=moon_choice,
     native_pass=pass_at,
     native_play=play_at,
+    in_loop=True,
     params={
         "moon_losers": Param(3, float, -1, 13),
         "defend_at": Param(14, float, 0, 27),

@@ -62,9 +62,12 @@ def test_the_engine_is_warm_once_loaded_and_cold_in_an_empty_cache(tmp_path, mon
     assert [what for what, _ in _jit.compile_plan(["heuristic", "heuristic(x=1)"])] == [
         "engine",
         "heuristic",
+        "heuristic's game loop",
     ]
     notice = _jit.compile_notice(["heuristic", "lowcard"])
-    assert notice.startswith("compiling the engine and heuristic (first run after install")
+    assert notice.startswith(
+        "compiling the engine, heuristic and heuristic's game loop (first run after install"
+    )
     assert "about 90 s, then cached in " in notice and notice.endswith("...")
     monkeypatch.setattr(_jit, "JIT_DISABLED", True)  # NUMBA_DISABLE_JIT: nothing compiles
     assert _jit.compile_notice(["heuristic"]) is None
@@ -413,3 +416,28 @@ def test_a_module_already_imported_is_patched_at_once():
     _jit._import_through("json", run)  # imported long since
     assert ran == [sys.modules["json"]]
     assert not any(getattr(f, "name", None) == "json" for f in sys.meta_path)
+
+
+def _one():
+    return 1
+
+
+def _one_more():
+    return _one() + 1
+
+
+def test_with_globals_copies_a_function_with_other_globals():
+    copied = _jit.with_globals(_one_more, "forty_two", _one=lambda: 41)
+    assert copied() == 42 and _one_more() == 2  # the original still sees its module's
+    assert copied.__qualname__ == "forty_two" and copied.__module__ == __name__
+    with pytest.raises(KeyError, match="defines no no_such_name"):
+        _jit.with_globals(_one_more, "x", no_such_name=1)
+
+
+def test_a_cold_heuristic_loop_is_in_the_compile_plan(tmp_path, monkeypatch):
+    _use_cache(monkeypatch, tmp_path / "empty")
+    plan = dict(_jit.compile_plan(["heuristic", "random"]))
+    assert plan["heuristic's game loop"] == _jit.COMPILE_SECONDS["game loop"]
+    assert "random's game loop" not in plan
+    notice = _jit.compile_notice(["heuristic"], engine=False)
+    assert "heuristic's game loop" in notice

@@ -15,6 +15,7 @@ from numba import njit
 import hsim.play
 from hsim.engine import seats
 from hsim.engine.bits import highest_card
+from hsim.engine.game import play_games, play_games_with
 from hsim.engine.native import PLAY_AT_SIG, native_address
 from hsim.engine.seats import (
     A_PASS,
@@ -24,6 +25,7 @@ from hsim.engine.seats import (
     C_PASS,
     C_PLAY,
     C_TRUMP,
+    INLINED,
     NATIVE,
     seat_codes,
 )
@@ -87,7 +89,7 @@ def test_a_native_entry_must_have_its_signature():
         seat_codes([wrong])
 
 
-def _all_by_function_value(bundles):
+def _all_by_function_value(bundles, inlined=None):
     return np.zeros((4, seats.N_CODES), np.int64)
 
 
@@ -132,8 +134,8 @@ def test_the_loop_follows_the_codes(monkeypatch):
     players = load_players(["random"] * 4)
     direct = play_range(rules, players, 7, 0, 5)
 
-    def lowcard_plays(bundles):
-        codes = seat_codes(bundles)
+    def lowcard_plays(bundles, inlined=None):
+        codes = seat_codes(bundles, inlined)
         codes[:, C_PLAY] = 1 + seats.PLAY_BUILTINS.index(lowcard.play)
         return codes
 
@@ -201,3 +203,61 @@ def test_native_entries_without_jit_give_the_same_records():
         assert done.returncode == 0, done.stderr
         digests.append(done.stdout.strip())
     assert len(digests[0]) == 64 and digests[0] == digests[1]
+
+
+def test_heuristic_gets_a_loop_of_its_own_and_only_its_seats_are_inlined():
+    bundles = [load(name).compiled for name in ("heuristic", "random", "heuristic", "duck")]
+    loop, inlined = hsim.play.hearts_loop(bundles)
+    assert inlined is bundles[0] and loop is play_games_with(inlined)  # compiled once
+    assert loop.py_func.__qualname__ == "play_games_with_heuristic"
+    codes = seat_codes(bundles, inlined)
+    assert codes[[0, 2], C_PASS].tolist() == codes[[0, 2], C_PLAY].tolist() == [INLINED] * 2
+    assert codes[[1, 3], C_PLAY].tolist() == seat_codes(bundles)[[1, 3], C_PLAY].tolist()
+    assert hsim.play.hearts_loop(bundles[1::2]) == (play_games, None)  # no heuristic
+
+
+@pytest.mark.parametrize(
+    ("options", "specs"),
+    [
+        ([], ["heuristic"] * 4),
+        (["omnibus=true", "moon=new_moon"], ["heuristic", "random", "duck", "heuristic"]),
+        (["first_trick_points=allowed", "passing=none"], ["lowcard", "heuristic"] * 2),
+    ],
+)
+def test_heuristic_in_its_loop_and_at_its_native_entries_gives_the_same_records(
+    options, specs, monkeypatch
+):
+    rules = make_rules("classic", options)
+    players = load_players(specs, rules)
+    assert hsim.play.hearts_loop([p.compiled for p in players])[1] is not None
+    inlined = play_range(rules, players, 11, 0, 60)
+    monkeypatch.setattr(hsim.play, "hearts_loop", lambda bundles: (play_games, None))
+    native = play_range(rules, players, 11, 0, 60)
+    for a, b in zip(inlined, native, strict=True):
+        assert a.shape[0] > 0
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_loop_with_heuristic_follows_the_codes(monkeypatch):
+    # What the comparison above relies on: seats coded INLINED play heuristic's decisions
+    # in the loop; coded as lowcard, the same loop plays lowcard's.
+    rules = make_rules("classic")
+    players = load_players(["heuristic"] * 4)
+    inlined = play_range(rules, players, 7, 0, 5)
+
+    def lowcard_plays(bundles, inlined=None):
+        codes = seat_codes(bundles, inlined)
+        codes[:, C_PLAY] = 1 + seats.PLAY_BUILTINS.index(lowcard.play)
+        return codes
+
+    monkeypatch.setattr(hsim.play, "seat_codes", lowcard_plays)
+    assert not np.array_equal(play_range(rules, players, 7, 0, 5)[0], inlined[0])
+
+
+def test_only_a_built_in_bot_goes_into_a_loop():
+    native = CompiledStrategy(
+        "n", random_bot.pass_cards, random_bot.play, native_play=_highest_or_nothing,
+        native_pass=random_bot.pass_cards, in_loop=True,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="only a built-in bot"):
+        play_games_with(native)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit, types
 
-from hsim._jit import kernel
+from hsim._jit import kernel, own_code, with_globals
 from hsim.engine.common import write_game_rows, write_seat_row
 from hsim.engine.hearts import (
     N_SEATS,
@@ -87,7 +87,13 @@ from hsim.engine.layout import (
     X_SCORES,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.seats import call_moon, call_pass, call_play
+from hsim.engine.seats import (
+    call_moon,
+    call_pass,
+    call_pass_inlined,
+    call_play,
+    call_play_inlined,
+)
 from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
 from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
 
@@ -402,6 +408,52 @@ def play_games(
             st = next_decision(public, private, hidden, rngs, rules)
         done += 1
     return done
+
+
+#: The loops compiled with a bot in them, by the bot's name (:func:`play_games_with`).
+_LOOPS_WITH: dict[str, object] = {}
+
+
+def play_games_with(bundle):
+    """Return :func:`play_games` compiled with ``bundle``'s native pass and play inlined.
+
+    bundle: a built-in :class:`hsim.strategy.CompiledStrategy` with native entries and
+    ``in_loop`` set (hsim's own code only: its source is in the cache key,
+    :func:`hsim._jit.with_globals`). The loop is play_games' own code, with
+    :func:`hsim.engine.seats.call_play_inlined` / ``call_pass_inlined`` for its calls:
+    seats coded :data:`hsim.engine.seats.INLINED` (``seat_codes(..., inlined=bundle)``)
+    run the bot's decisions inside the loop, any other seat as in play_games. Compiled
+    (or loaded from the cache) on the first call in a process, then kept.
+
+    :raises ValueError: the bundle has no native entries or is not hsim's own.
+    """
+    loop = _LOOPS_WITH.get(bundle.name)
+    if loop is not None:
+        return loop
+    entries = (bundle.native_play, bundle.native_pass)
+    if any(getattr(e, "py_func", None) is None or not own_code(e.py_func) for e in entries):
+        raise ValueError(f"{bundle.name}: only a built-in bot's native entries go in a loop")
+    name = bundle.name.replace("-", "_")
+    play = kernel(
+        with_globals(
+            call_play_inlined,
+            f"call_play_with_{name}",
+            inlined_play=kernel(bundle.native_play.py_func),
+        )
+    )
+    pass_ = kernel(
+        with_globals(
+            call_pass_inlined,
+            f"call_pass_with_{name}",
+            inlined_pass=kernel(bundle.native_pass.py_func),
+        )
+    )
+    code = with_globals(
+        play_games.py_func, f"play_games_with_{name}", call_play=play, call_pass=pass_
+    )
+    loop = njit(PLAY_GAMES_SIG, cache=True, _nrt=False)(code)
+    _LOOPS_WITH[bundle.name] = loop
+    return loop
 
 
 ERROR_NAMES = {

@@ -20,6 +20,14 @@ decisions over the arrays' data pointers, which the loops call at their address 
 :data:`NATIVE`): 5 words a call instead of 29 (measured: ``heuristic`` ~20% more deals
 per second, ``kierki`` ~15%). A native play entry is
 not asked when only one card is legal: the loop plays that card, as the bot would.
+
+A bot may also be compiled into a game loop of its own
+(:func:`hsim.engine.game.play_games_with`, for a bot whose bundle says ``in_loop``):
+its seats then get code :data:`INLINED`, and that loop's ``call_play`` / ``call_pass``
+are :func:`call_play_inlined` / :func:`call_pass_inlined` with the bot's native
+entries compiled in, which saves the call (measured for ``heuristic``: ~9% more deals
+per second). The loop is compiled only for runs with that bot, the first time
+(``heuristic``: ~20 s more of a cold compile).
 """
 
 from __future__ import annotations
@@ -55,6 +63,7 @@ A_PASS, A_PLAY = 4, 5
 N_CODES = 6
 BY_PROGRAM = 0  # the code of a decision called through its function value
 NATIVE = 9  # the code of a decision called at its native entry's address
+INLINED = 10  # the code of a decision of the bot compiled into the loop (play_games_with)
 
 
 def _code(fn, builtins: tuple) -> int:
@@ -64,7 +73,7 @@ def _code(fn, builtins: tuple) -> int:
     return BY_PROGRAM
 
 
-def seat_codes(bundles) -> np.ndarray:
+def seat_codes(bundles, inlined=None) -> np.ndarray:
     """Return how the loops call each seat's decisions: int64[4, N_CODES].
 
     bundles: one :class:`hsim.strategy.CompiledStrategy` per seat (up to 4; missing seats
@@ -72,8 +81,10 @@ def seat_codes(bundles) -> np.ndarray:
     seat ``s``'s function in PASS_BUILTINS ... TRUMP_BUILTINS when it is one of them
     (called directly), :data:`NATIVE` for a pass or play with a native entry (its
     address in column A_PASS or A_PLAY; never under ``NUMBA_DISABLE_JIT``), else 0
-    (called through its function value). The addresses belong to this process: make
-    the codes where the loops run.
+    (called through its function value). inlined: the bundle compiled into the loop
+    these codes are for (:func:`hsim.engine.game.play_games_with`), whose seats' pass
+    and play get :data:`INLINED` instead of NATIVE; None for the plain loops. The
+    addresses belong to this process: make the codes where the loops run.
 
     :raises TypeError: a native entry not compiled with exactly its signature
         (:func:`hsim.engine.native.native_address`).
@@ -86,6 +97,8 @@ def seat_codes(bundles) -> np.ndarray:
             codes[s, C_PASS], codes[s, A_PASS] = NATIVE, native_address(b.native_pass, PASS_AT_SIG)
         if native_enabled() and b.native_play is not None:
             codes[s, C_PLAY], codes[s, A_PLAY] = NATIVE, native_address(b.native_play, PLAY_AT_SIG)
+        if inlined is not None and b is inlined:
+            codes[s, C_PASS] = codes[s, C_PLAY] = INLINED
         codes[s, C_MOON] = _code(b.moon_choice, MOON_BUILTINS)
         codes[s, C_TRUMP] = _code(b.trump_choice, TRUMP_BUILTINS)
     return codes
@@ -161,3 +174,38 @@ def call_trump(codes, fns, seat, public, private, rng, params) -> int:
     if code == 2:
         return default_trump_choice(public, private, rng, params)
     return fns[seat](public, private, rng, params)
+
+
+# -- the calls of a loop with a bot compiled in (play_games_with) -----------------------
+# Plain functions: play_games_with compiles copies of them (hsim._jit.with_globals) in
+# which inlined_play / inlined_pass are that bot's native entries, as kernels.
+
+
+def inlined_play(public, private, legal, rng, params) -> int:
+    """Stands for the play entry of the bot a loop is compiled with; never called."""
+    raise NotImplementedError("call_play_inlined is compiled by play_games_with")
+
+
+def inlined_pass(public, private, rng, params) -> int:
+    """Stands for the pass entry of the bot a loop is compiled with; never called."""
+    raise NotImplementedError("call_pass_inlined is compiled by play_games_with")
+
+
+def call_play_inlined(codes, fns, seat, public, private, legal, rng, params) -> int:
+    """:func:`call_play` for a loop with a bot compiled in: code :data:`INLINED` plays
+    through ``inlined_play``, the bot's native play entry compiled into the loop (the
+    only legal card without asking it, as at its address), any other as call_play."""
+    if codes[C_PLAY] == INLINED:
+        if legal & (legal - 1) == 0:
+            return lowest_card(legal)  # one legal card: a native entry is not asked
+        return inlined_play(
+            data_ptr(public), data_ptr(private), legal, data_ptr(rng), data_ptr(params)
+        )
+    return call_play(codes, fns, seat, public, private, legal, rng, params)
+
+
+def call_pass_inlined(codes, fns, seat, public, private, rng, params) -> int:
+    """:func:`call_pass` for a loop with a bot compiled in (as :func:`call_play_inlined`)."""
+    if codes[C_PASS] == INLINED:
+        return inlined_pass(data_ptr(public), data_ptr(private), data_ptr(rng), data_ptr(params))
+    return call_pass(codes, fns, seat, public, private, rng, params)
