@@ -128,10 +128,11 @@ def test_direct_calls_and_function_values_give_the_same_records(
         np.testing.assert_array_equal(a, b)
 
 
-def test_the_loop_follows_the_codes(monkeypatch):
-    # What the comparison above relies on: the codes, not the bundles, pick what is called.
+@pytest.mark.parametrize("bot", ["random", "heuristic"])  # heuristic: its own loop
+def test_the_loop_follows_the_codes(bot, monkeypatch):
+    # What the comparisons rely on: the codes, not the bundles, pick what is called.
     rules = make_rules("classic")
-    players = load_players(["random"] * 4)
+    players = load_players([bot] * 4)
     direct = play_range(rules, players, 7, 0, 5)
 
     def lowcard_plays(bundles, inlined=None):
@@ -236,22 +237,6 @@ def test_heuristic_in_its_loop_and_at_its_native_entries_gives_the_same_records(
     for a, b in zip(inlined, native, strict=True):
         assert a.shape[0] > 0
         np.testing.assert_array_equal(a, b)
-
-
-def test_the_loop_with_heuristic_follows_the_codes(monkeypatch):
-    # What the comparison above relies on: seats coded INLINED play heuristic's decisions
-    # in the loop; coded as lowcard, the same loop plays lowcard's.
-    rules = make_rules("classic")
-    players = load_players(["heuristic"] * 4)
-    inlined = play_range(rules, players, 7, 0, 5)
-
-    def lowcard_plays(bundles, inlined=None):
-        codes = seat_codes(bundles, inlined)
-        codes[:, C_PLAY] = 1 + seats.PLAY_BUILTINS.index(lowcard.play)
-        return codes
-
-    monkeypatch.setattr(hsim.play, "seat_codes", lowcard_plays)
-    assert not np.array_equal(play_range(rules, players, 7, 0, 5)[0], inlined[0])
 
 
 def test_only_a_built_in_bot_goes_into_a_loop():
