@@ -246,3 +246,14 @@ def test_only_a_built_in_bot_goes_into_a_loop():
     )  # fmt: skip
     with pytest.raises(ValueError, match="only a built-in bot"):
         play_games_with(native)
+
+
+def test_asking_whether_a_run_compiled_builds_no_loop(monkeypatch):
+    # A run whose heuristic seats never played in a compiled loop (a Python seat at the
+    # table, a failed load) must not compile heuristic's loop just to report on it.
+    from hsim.engine import game
+    from hsim.runner import run
+
+    monkeypatch.setattr(game, "_LOOPS_WITH", {})
+    assert run._compiled(load_players(["heuristic"] * 4)) in (True, False)
+    assert game.loops_with_bots() == ()

@@ -456,6 +456,12 @@ def play_games_with(bundle):
     return loop
 
 
+def loops_with_bots() -> tuple:
+    """Return the loops :func:`play_games_with` has made in this process (none is made
+    here: asking which were compiled must not compile one)."""
+    return tuple(_LOOPS_WITH.values())
+
+
 ERROR_NAMES = {
     ST_ERR_PASS: "a pass that is not exactly three cards of its hand",
     ST_ERR_NOT_HELD: "a card it does not hold",

@@ -769,11 +769,11 @@ def _record_end(
 
 
 def _compiled(players: list[LoadedStrategy]) -> bool:
-    from hsim.play import hearts_loop
+    from hsim.engine.game import loops_with_bots, play_games
 
     bundles = [p.compiled for p in players if p.compiled is not None]
     fns = [f for b in bundles for f in (b.pass_cards, b.play, b.moon_choice)]
-    return _jit.compiled_here(hearts_loop(bundles)[0], *fns)
+    return _jit.compiled_here(play_games, *loops_with_bots(), *fns)
 
 
 def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
