@@ -475,10 +475,16 @@ COMPILE_SECONDS = {
     "pimc": 30,
     "game loop": 45,
 }
-#: The built-in bots compiled into a Hearts loop of their own (``CompiledStrategy.in_loop``)
-#: and that loop's name in ``engine/game.py``'s cache (:func:`hsim.engine.game.play_games_with`):
-#: compiled the first time a run plays the bot, ``COMPILE_SECONDS["game loop"]``.
-IN_LOOP = {"heuristic": "play_games_with_heuristic"}
+#: The built-in bots compiled into a Hearts loop of their own (``CompiledStrategy.in_loop``;
+#: :func:`hsim.engine.game.play_games_with`), known here without importing them: each
+#: loop is compiled the first time a run plays its bot, ``COMPILE_SECONDS["game loop"]``.
+IN_LOOP = frozenset({"heuristic"})
+
+
+def loop_name(bot: str) -> str:
+    """Return the name of the Hearts loop compiled with built-in bot ``bot`` in it (its
+    name in ``engine/game.py``'s cache)."""
+    return "play_games_with_" + bot.replace("-", "_")
 #: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
 OTHER_COMPILE_SECONDS = 2
 
@@ -579,7 +585,7 @@ def compile_plan(
         name = spec.partition("(")[0].strip()
         if cold_sources([source]):
             plan.append((name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS)))
-        if name in IN_LOOP and not JIT_DISABLED and _cold(ENGINE_SOURCES[0], IN_LOOP[name]):
+        if name in IN_LOOP and not JIT_DISABLED and _cold(ENGINE_SOURCES[0], loop_name(name)):
             plan.append((f"{name}'s game loop", COMPILE_SECONDS["game loop"]))
     return plan
 

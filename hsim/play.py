@@ -361,14 +361,14 @@ def play_range(
     params = np.zeros((N_SEATS, width), np.float64)
     for s, p in enumerate(seats):
         params[s, : len(p.params)] = p.params
+    bundles = [p.compiled for p in seats]
     if rules.is_kierki:
-        codes = seat_codes([p.compiled for p in seats])
+        loop, inlined = kierki_game().play_kierki_games, None
         loop_fns = (play_fns, trump_fns)
-        loop = kierki_game().play_kierki_games
     else:
-        loop, inlined = hearts_loop([p.compiled for p in seats])
-        codes = seat_codes([p.compiled for p in seats], inlined)
+        loop, inlined = hearts_loop(bundles)
         loop_fns = (pass_fns, play_fns, moon_fns)
+    codes = seat_codes(bundles, inlined)
     call = _checked_entry(loop, loop_fns)
     state = GameState()
     set_scorings(state, scorings)

@@ -441,3 +441,11 @@ def test_a_cold_heuristic_loop_is_in_the_compile_plan(tmp_path, monkeypatch):
     assert "random's game loop" not in plan
     notice = _jit.compile_notice(["heuristic"], engine=False)
     assert "heuristic's game loop" in notice
+
+
+def test_the_bots_compiled_into_loops_are_the_ones_the_plan_knows():
+    from hsim.loader import builtin_names, load
+
+    bundles = [load(name).compiled for name in builtin_names()]
+    in_loop = {b.name for b in bundles if b is not None and b.in_loop}
+    assert in_loop == _jit.IN_LOOP

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit, types
 
-from hsim._jit import kernel, own_code, with_globals
+from hsim._jit import kernel, loop_name, own_code, with_globals
 from hsim.engine.common import write_game_rows, write_seat_row
 from hsim.engine.hearts import (
     N_SEATS,
@@ -433,24 +433,22 @@ def play_games_with(bundle):
     entries = (bundle.native_play, bundle.native_pass)
     if any(getattr(e, "py_func", None) is None or not own_code(e.py_func) for e in entries):
         raise ValueError(f"{bundle.name}: only a built-in bot's native entries go in a loop")
-    name = bundle.name.replace("-", "_")
+    name = loop_name(bundle.name)
     play = kernel(
         with_globals(
             call_play_inlined,
-            f"call_play_with_{name}",
+            name.replace("play_games", "call_play"),
             inlined_play=kernel(bundle.native_play.py_func),
         )
     )
     pass_ = kernel(
         with_globals(
             call_pass_inlined,
-            f"call_pass_with_{name}",
+            name.replace("play_games", "call_pass"),
             inlined_pass=kernel(bundle.native_pass.py_func),
         )
     )
-    code = with_globals(
-        play_games.py_func, f"play_games_with_{name}", call_play=play, call_pass=pass_
-    )
+    code = with_globals(play_games.py_func, name, call_play=play, call_pass=pass_)
     loop = njit(PLAY_GAMES_SIG, cache=True, _nrt=False)(code)
     _LOOPS_WITH[bundle.name] = loop
     return loop

@@ -25,9 +25,9 @@ A bot may also be compiled into a game loop of its own
 (:func:`hsim.engine.game.play_games_with`, for a bot whose bundle says ``in_loop``):
 its seats then get code :data:`INLINED`, and that loop's ``call_play`` / ``call_pass``
 are :func:`call_play_inlined` / :func:`call_pass_inlined` with the bot's native
-entries compiled in, which saves the call (measured for ``heuristic``: ~9% more deals
-per second). The loop is compiled only for runs with that bot, the first time
-(``heuristic``: ~20 s more of a cold compile).
+entries compiled in, which saves the call (measured for ``heuristic``: 5-8% more deals
+per second in whole games). The loop is compiled only for runs with that bot, the first
+time (``heuristic``: ~45 s more of a cold compile).
 """
 
 from __future__ import annotations
