@@ -313,6 +313,72 @@ def _share_copies_when_inlining() -> None:
 _share_copies_when_inlining()
 
 
+class _FunctionAddresses:
+    """numba's two address look-ups for a function passed to compiled code, remembered.
+
+    A compiled call whose arguments include functions (the game loops' tuples of seat
+    decisions: twelve) asks numba, in Python, for two addresses of each function on
+    every call (``numba.experimental.function_type``'s ``_get_wrapper_address`` and
+    ``_get_jit_address``): each finds the compile result for the signature and the
+    symbol's address in its library. That was 0.45-0.65 ms of every call of a loop
+    (measured: 988 -> 337 us a one-game ``play_range`` of heuristic, 660 -> 200 us of
+    random), paid again by every chunk and every responsive call. Here the address of a
+    dispatcher's compile result is kept with that result, and given again while the
+    dispatcher still holds that result; anything else (a ``cfunc``, an object with
+    ``__wrapper_address__``, a result compiled again) is numba's look-up.
+
+    Keyed by the identities of the function and of the signature object: the compiled
+    caller passes the same signature object on every call (numba unpickles it once,
+    ``numba.core.serialize._numba_unpickle``); a key keeps both objects, so their ids are
+    not reused while it lives. A signature object seen for the first time is only looked
+    up (no hashing of numba types, which would cost as much as the look-up saved).
+    """
+
+    def __init__(self, look_up, dispatcher_type) -> None:
+        self.look_up = look_up
+        self.dispatcher_type = dispatcher_type
+        self.known: dict[tuple[int, int], tuple[object, object, object, int]] = {}
+
+    def __call__(self, func, sig):
+        entry = self.known.get((id(func), id(sig)))
+        if entry is not None:
+            known_func, known_sig, cres, address = entry
+            held = (getattr(func, "overloads", None) or {}).values()
+            if known_func is func and known_sig is sig and any(c is cres for c in held):
+                return address
+        address = self.look_up(func, sig)
+        overloads = getattr(func, "overloads", None)
+        if isinstance(func, self.dispatcher_type) and overloads is not None:
+            cres = overloads.get(tuple(sig.args))
+            if cres is not None:
+                self.known[(id(func), id(sig))] = (func, sig, cres, address)
+        return address
+
+
+def _remember_addresses(exec_module, module) -> None:
+    """Run ``numba.experimental.function_type``'s import, then make its two address
+    look-ups :class:`_FunctionAddresses`; leaves the module as numba wrote it when they
+    are missing."""
+    from numba.core.dispatcher import Dispatcher
+
+    exec_module(module)
+    for name in ("_get_wrapper_address", "_get_jit_address"):
+        look_up = getattr(module, name, None)
+        if callable(look_up) and not isinstance(look_up, _FunctionAddresses):
+            setattr(module, name, _FunctionAddresses(look_up, Dispatcher))
+
+
+def _remember_function_addresses() -> None:
+    """Look each seat function's addresses up once, not on every loop call
+    (:class:`_FunctionAddresses`)."""
+    if JIT_DISABLED:
+        return
+    _import_through("numba.experimental.function_type", _remember_addresses)
+
+
+_remember_function_addresses()
+
+
 def _typeof_arrays_without_numpy_ma() -> None:
     """Type array arguments without importing ``numpy.ma``.
 
@@ -485,6 +551,8 @@ def loop_name(bot: str) -> str:
     """Return the name of the Hearts loop compiled with built-in bot ``bot`` in it (its
     name in ``engine/game.py``'s cache)."""
     return "play_games_with_" + bot.replace("-", "_")
+
+
 #: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
 OTHER_COMPILE_SECONDS = 2
 

@@ -21,7 +21,11 @@ few minutes), and the samples inside hsim's functions are also added up per sour
 function and per source line. Kernels are inlined, so their lines are those of the
 kernel's source; the line given to one machine instruction is LLVM's choice, and the
 bit operations (:mod:`hsim.engine.bits`) are often given the line of one of their
-callers, so read the per-function sums rather than single lines.
+callers, so read the per-function sums rather than single lines. Line information also
+changes the code a little: numba's own overloads (``max`` and ``min`` of two integers)
+stay out-of-line calls, which the plain build inlines, and in a loop compiled with a bot
+in it (``play_games_with_heuristic``) every line is named after the loop's file. Take
+the shares of the functions from a run without ``--lines``.
 
 Only functions loaded from the cache are named: one compiled in this process (a cold
 cache) is reported, and a second run names it. ``--map-only`` writes no profile: it

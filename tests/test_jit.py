@@ -449,3 +449,51 @@ def test_the_bots_compiled_into_loops_are_the_ones_the_plan_knows():
     bundles = [load(name).compiled for name in builtin_names()]
     in_loop = {b.name for b in bundles if b is not None and b.in_loop}
     assert in_loop == _jit.IN_LOOP
+
+
+def test_function_addresses_are_looked_up_once_per_compile_result():
+    from numba.core.dispatcher import Dispatcher
+    from numba.core.typing import signature
+    from numba.experimental import function_type
+
+    assert isinstance(function_type._get_wrapper_address, _jit._FunctionAddresses)
+    assert isinstance(function_type._get_jit_address, _jit._FunctionAddresses)
+    numba_look_up = function_type._get_jit_address.look_up
+    asked = []
+
+    def look_up(func, sig):
+        asked.append(func)
+        return numba_look_up(func, sig) if isinstance(func, Dispatcher) else 77
+
+    addresses = _jit._FunctionAddresses(look_up, Dispatcher)
+    f = numba.njit("int64(int64)")(lambda x: x + 1)
+    sig = signature(numba.int64, numba.int64)
+    first = addresses(f, sig)
+    assert first == numba_look_up(f, sig) > 0 and asked == [f]
+    assert addresses(f, sig) == first and asked == [f]  # remembered
+    assert addresses(f, signature(numba.int64, numba.int64)) == first  # another object
+    assert asked == [f, f]  # ... of the same signature: looked up (keys are identities)
+    f.recompile()  # new machine code: the address kept is numba's no longer
+    assert addresses(f, sig) == numba_look_up(f, sig) and asked == [f, f, f]
+    other = object()  # not a dispatcher (a cfunc, a __wrapper_address__ object): never kept
+    assert addresses(other, sig) == addresses(other, sig) == 77
+    assert asked == [f, f, f, other, other]
+
+
+def test_a_second_loop_call_looks_no_function_address_up(monkeypatch):
+    from numba.experimental import function_type
+
+    from hsim.loader import load_players
+    from hsim.play import play_range
+    from hsim.rules import Rules
+
+    players = load_players(["random", "heuristic", "lowcard", "random"])
+    before, _ = play_range(Rules(), players, 1, 0, 3)
+    asked = []
+    for name in ("_get_wrapper_address", "_get_jit_address"):
+        kept = getattr(function_type, name)
+        look_up = kept.look_up
+        monkeypatch.setattr(kept, "look_up", lambda f, s, u=look_up: asked.append(f) or u(f, s))
+    again, _ = play_range(Rules(), players, 1, 0, 3)
+    assert asked == []
+    assert (again == before).all() and len(again) > 0

@@ -257,3 +257,24 @@ def test_asking_whether_a_run_compiled_builds_no_loop(monkeypatch):
     monkeypatch.setattr(game, "_LOOPS_WITH", {})
     assert run._compiled(load_players(["heuristic"] * 4)) in (True, False)
     assert game.loops_with_bots() == ()
+
+
+def test_a_native_address_is_found_once_and_again_after_a_recompile():
+    entry = njit(PLAY_AT_SIG)(lambda public, private, legal, rng, params: legal & 1)
+    first = native_address(entry, PLAY_AT_SIG)
+    looked_up = []
+    cres = next(iter(entry.overloads.values()))
+    real = cres.library.get_pointer_to_function
+    cres.library.get_pointer_to_function = lambda name: looked_up.append(name) or real(name)
+    assert native_address(entry, PLAY_AT_SIG) == first
+    assert looked_up == []  # remembered: no look-up, no type checks
+    entry.recompile()  # a new compile result, with code of its own: looked up again
+    again = next(iter(entry.overloads.values()))
+    assert again is not cres
+    assert native_address(entry, PLAY_AT_SIG) == again.library.get_pointer_to_function(
+        again.fndesc.llvm_func_name
+    )
+    with pytest.raises(TypeError, match="signature"):  # a refusal is never remembered
+        native_address(heuristic.play, PLAY_AT_SIG)
+    with pytest.raises(TypeError, match="signature"):
+        native_address(heuristic.play, PLAY_AT_SIG)
