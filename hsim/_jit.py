@@ -527,15 +527,31 @@ ENGINE_SOURCES = (
     PACKAGE_DIR / "strategy.py",
     PACKAGE_DIR / "runner" / "narrow.py",
 )
-#: Compiled on first call, by the commands that need them (``perft``, ``report --scoring``).
+_POSITION_KERNELS = (
+    (PACKAGE_DIR / "engine" / "game.py", "new_game"),
+    (PACKAGE_DIR / "engine" / "game.py", "submit_pass"),
+    (PACKAGE_DIR / "engine" / "game.py", "submit_play"),
+    (PACKAGE_DIR / "engine" / "hearts.py", "legal_plays"),
+)
+#: Compiled on first call, by the commands that need them: ``perft``, ``report
+#: --scoring``, and ``choose`` and ``replay``, which play a deal one decision at a time
+#: through kernels the game loops never call (``replay`` with the next decision's too):
+#: each part's (source, function name or ``*``), every one of which must be cached.
 PART_SOURCES = {
-    "perft": PACKAGE_DIR / "engine" / "perft.py",
-    "rescore": PACKAGE_DIR / "engine" / "rescore.py",
+    "perft": ((PACKAGE_DIR / "engine" / "perft.py", "*"),),
+    "rescore": ((PACKAGE_DIR / "engine" / "rescore.py", "*"),),
+    "the position kernels": _POSITION_KERNELS,
+    "the step-by-step game": (
+        *_POSITION_KERNELS,
+        (PACKAGE_DIR / "engine" / "game.py", "next_decision"),
+    ),
 }
 COMPILE_SECONDS = {
     "engine": 35,
     "perft": 8,
     "rescore": 8,
+    "the position kernels": 6,
+    "the step-by-step game": 7,
     "heuristic": 12,
     "kierki": 12,
     "pimc": 30,
@@ -630,19 +646,21 @@ def _caching_file(path: Path) -> Path | None:
 
 
 def compile_plan(
-    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True, loops: bool = True
 ) -> list[tuple[str, float]]:
     """Return what a command is about to compile, as (what, rough seconds), in order:
     ``engine`` (its entry points and the default decisions; unless ``engine`` is False),
     each of ``parts`` (names of :data:`PART_SOURCES`), then each strategy of ``specs``
-    (built-in names or strategy files) whose code is cold. Empty when everything is in
-    the cache (or JIT is disabled).
+    (built-in names or strategy files) whose code is cold, and after a bot of
+    :data:`IN_LOOP` its game loop when that is cold and ``loops`` (a command that plays
+    games; ``hsim choose`` asks one decision and never plays in it). Empty when
+    everything is in the cache (or JIT is disabled).
     """
     plan: list[tuple[str, float]] = []
     if engine and cold_sources(ENGINE_SOURCES):
         plan.append(("engine", COMPILE_SECONDS["engine"]))
     for part in parts:
-        if cold_sources([PART_SOURCES[part]]):
+        if not JIT_DISABLED and any(_cold(p.resolve(), f) for p, f in PART_SOURCES[part]):
             plan.append((part, COMPILE_SECONDS[part]))
     seen: set[Path] = set()
     for spec in specs:
@@ -653,7 +671,8 @@ def compile_plan(
         name = spec.partition("(")[0].strip()
         if cold_sources([source]):
             plan.append((name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS)))
-        if name in IN_LOOP and not JIT_DISABLED and _cold(ENGINE_SOURCES[0], loop_name(name)):
+        in_loop = loops and name in IN_LOOP and not JIT_DISABLED
+        if in_loop and _cold(ENGINE_SOURCES[0], loop_name(name)):
             plan.append((f"{name}'s game loop", COMPILE_SECONDS["game loop"]))
     return plan
 
@@ -670,12 +689,12 @@ def cache_home() -> str:
 
 
 def compile_notice(
-    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True, loops: bool = True
 ) -> str | None:
     """Return the line to print before compiling (what, about how long, where it is then
-    cached), or None when :func:`compile_plan` finds nothing cold.
+    cached), or None when :func:`compile_plan` (same arguments) finds nothing cold.
     """
-    plan = compile_plan(specs, parts, engine)
+    plan = compile_plan(specs, parts, engine, loops)
     if not plan:
         return None
     # Name what takes a while; a bot compiled in a second or two only adds its seconds.

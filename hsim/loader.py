@@ -520,7 +520,8 @@ def load_players(specs: list[str], rules: Rules | None = None) -> list[LoadedStr
     if len(specs) != n_seats:
         example = ",".join(["random"] * n_seats)
         raise StrategySpecError(
-            f"{len(specs)} players given, but {game} with these rules has {n_seats} seats: "
+            f"{len(specs)} player{'' if len(specs) == 1 else 's'} given, but {game} with "
+            f"these rules has {n_seats} seats: "
             f"give one spec per seat, e.g. --players {example}"
         )
     players = [load(s) for s in specs]

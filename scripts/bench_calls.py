@@ -48,7 +48,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--players", nargs="+", default=["random", "heuristic"])
+    parser.add_argument(
+        "--players", nargs="+", default=["random", "heuristic"], help="specs, one for all 4 seats"
+    )
     parser.add_argument("--sizes", nargs="+", type=int, default=[1, 200], help="games a call")
     parser.add_argument("--calls", type=int, default=200, help="calls per timing (a size of 1)")
     parser.add_argument("--repeat", type=int, default=3, help="timings, the best counting")

@@ -221,9 +221,12 @@ def test_every_compiling_command_gives_the_compile_notice(args, tmp_path, monkey
 
     asked = []
 
-    def notice(specs=(), parts=(), engine=True):
+    def notice(specs=(), parts=(), engine=True, loops=True):
         asked.append((list(specs), list(parts)))
+        plays.append(loops)
         return "compiling NOTICE"
+
+    plays = []
 
     monkeypatch.setattr(_jit, "compile_notice", notice)
     out = ["--out", str(tmp_path / "o"), "--workers", "1", "--no-progress"]
@@ -231,11 +234,14 @@ def test_every_compiling_command_gives_the_compile_notice(args, tmp_path, monkey
     r = CliRunner().invoke(main, [*args, *extra])
     assert r.exit_code in ((0, 1, 3) if args[0] == "sprt" else (0,)), r.output  # sprt: verdict
     assert r.stderr.startswith("compiling NOTICE\n")
-    if args[0] in ("tournament", "compare-rules", "replay"):
+    if args[0] in ("tournament", "compare-rules"):
         assert asked == [(["random"] * 4, [])]
-    assert asked[0] == {"ladder": (["random", "lowcard"], []), "perft": ([], ["perft"]),
-                        "choose": (["lowcard"], []),
+    assert asked[0] == {"ladder": (["random", "lowcard"], []),
+                        "perft": ([], ["perft", "the position kernels"]),
+                        "replay": (["random"] * 4, ["the step-by-step game"]),
+                        "choose": (["lowcard"], ["the position kernels"]),
                         "sprt": (["lowcard", "random"], [])}.get(args[0], asked[0])  # fmt: skip
+    assert plays == [args[0] != "choose"]  # choose plays no game: no game loop to compile
 
 
 def test_output_into_a_closed_pipe_stops_quietly():
@@ -295,3 +301,23 @@ def test_the_console_script_exits_as_sys_exit_would():
         "worker.start()\ncli.main = lambda: None\ncli.run()\n"
     )
     assert done.returncode == 0 and done.stdout.strip() == "waited", done.stderr
+
+
+@pytest.mark.parametrize(
+    "args, part",
+    [
+        (["choose", "--strategy", "lowcard", "--deal", DEAL], "the position kernels"),
+        (["replay", "--seed", "1", "--game", "0", "--players", "random,random,random,random"],
+         "the step-by-step game"),
+        (["perft", "--deal", DEAL, "--depth", "1"], "perft"),
+    ],
+    ids=lambda a: a[0] if isinstance(a, list) else None,
+)  # fmt: skip
+def test_a_part_is_warm_once_its_command_has_run(args, part):
+    """A part of the compile plan names the kernels its command compiles: once the command
+    has run, the part is no longer cold (else its notice would come back every run)."""
+    from hsim import _jit
+
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    assert _jit.compile_plan(parts=[part], engine=False) == []

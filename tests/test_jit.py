@@ -441,6 +441,10 @@ def test_a_cold_heuristic_loop_is_in_the_compile_plan(tmp_path, monkeypatch):
     assert "random's game loop" not in plan
     notice = _jit.compile_notice(["heuristic"], engine=False)
     assert "heuristic's game loop" in notice
+    # a command that plays no games (hsim choose) compiles the bot, not its loop
+    plan = dict(_jit.compile_plan(["heuristic"], loops=False))
+    assert "heuristic" in plan and "heuristic's game loop" not in plan
+    assert "game loop" not in (_jit.compile_notice(["heuristic"], loops=False) or "")
 
 
 def test_the_bots_compiled_into_loops_are_the_ones_the_plan_knows():

@@ -394,17 +394,17 @@ def check_run(run_dir, allow_partial: bool, checksums: bool = False) -> None:
         raise user_error(exc) from None
 
 
-def announce_compile(specs=(), parts=(), engine: bool = True) -> None:
+def announce_compile(specs=(), parts=(), engine: bool = True, loops: bool = True) -> None:
     """Say on stderr, before the first compiled call, what is about to be compiled and
     about how long it takes, when it is not in the cache yet (the first run after an
     install or upgrade, or a strategy's first use): a cold compile takes a minute or
     more, and the command would otherwise sit silent. Nothing is printed when the
-    cache is warm. specs: the strategy specs the command loads; parts: see
-    :func:`hsim._jit.compile_plan`.
+    cache is warm. specs: the strategy specs the command loads; parts, engine, loops:
+    see :func:`hsim._jit.compile_plan` (loops=False: the command plays no games).
     """
     from hsim import _jit
 
-    line = _jit.compile_notice(specs, parts, engine)
+    line = _jit.compile_notice(specs, parts, engine, loops)
     if line:
         click.echo(line, err=True)
 

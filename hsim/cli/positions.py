@@ -71,7 +71,7 @@ def replay(
     A run folder replays only built-in strategies unless --trust is given: its run.json
     may name any strategy file or module, and loading one runs its code.
     """
-    announce_compile(_replay_specs(run_dir, players, deal_text))
+    announce_compile(_replay_specs(run_dir, players, deal_text), ["the step-by-step game"])
     from hsim import replay as rp
     from hsim.strategy import StrategyError
 
@@ -160,7 +160,7 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     from hsim.position import IllegalPlayError
 
     rules, _ = build_rules(preset, rule_items)
-    announce_compile(parts=["perft"])
+    announce_compile(parts=["perft", "the position kernels"])
     _, position = build_position(deal_text, pass_direction, passes, plays, rules)
     try:
         position.perft(0)  # compile (or load) before timing
@@ -247,14 +247,15 @@ def choose(
     from hsim.strategy import StrategyError
 
     rules, _ = build_rules(preset, rule_items)
-    announce_compile([spec])
     scores = parse_scores(scores_text)
     _, position = build_position(deal_text, pass_direction, passes, plays, rules, scores)
-    (strategy,) = load_one(spec, rules)
     if seat is not None and position.phase != "pass":
         raise click.UsageError(
             f"--seat picks a passer; the position is in its {position.phase} phase"
         )
+    # one decision, reached step by step: no game loop is played
+    announce_compile([spec], ["the position kernels"], loops=False)
+    (strategy,) = load_one(spec, rules)
     try:
         decision = decide(strategy, position, seed, game, seat)
     except (ValueError, StrategyError) as exc:

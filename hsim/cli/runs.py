@@ -36,7 +36,8 @@ def verify(run_dir, quick):
             f"{run_dir}: complete, {check.games:,} games; every part matches run.json ({what})"
         )
         return
-    for problem in check.problems:
-        click.echo(f"{run_dir}: {problem}", err=True)
+    for problem in check.problems:  # each names the folder once
+        named = problem.startswith(str(run_dir))
+        click.echo(problem if named else f"{run_dir}: {problem}", err=True)
     n = len(check.problems)
     raise click.ClickException(f"{run_dir} failed verification: {n} problem{'s' * (n != 1)}")
