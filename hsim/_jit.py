@@ -313,45 +313,64 @@ def _share_copies_when_inlining() -> None:
 _share_copies_when_inlining()
 
 
+class KeptAddresses:
+    """Addresses of compiled functions, kept with the compile result they came from.
+
+    numba hands out a function's address only after finding its compile result for a
+    signature and the symbol in that result's library, in Python: tens of microseconds,
+    which hsim's loops paid for every seat function on every call. An address kept here
+    is given again only while the function still holds that same compile result (after
+    ``recompile()`` it is found again). Keyed by the identities of the function and of
+    the signature object, which the entry keeps alive, so their ids are not reused; no
+    numba type is hashed (that would cost as much as the look-up saved).
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[int, int], tuple[object, object, object, int]] = {}
+
+    def get(self, func, sig, held) -> int | None:
+        """Return the address kept for ``func`` and ``sig`` when ``held`` (the compile
+        results ``func`` holds now) still includes the one it came from, else None."""
+        entry = self.known.get((id(func), id(sig)))
+        if entry is None or entry[0] is not func or entry[1] is not sig:
+            return None
+        return entry[3] if any(c is entry[2] for c in held) else None
+
+    def keep(self, func, sig, cres, address: int) -> None:
+        """Keep ``address``, of ``func``'s compile result ``cres`` for ``sig``."""
+        self.known[(id(func), id(sig))] = (func, sig, cres, address)
+
+
 class _FunctionAddresses:
-    """numba's two address look-ups for a function passed to compiled code, remembered.
+    """numba's two address look-ups for a function passed to compiled code, kept.
 
     A compiled call whose arguments include functions (the game loops' tuples of seat
     decisions: twelve) asks numba, in Python, for two addresses of each function on
     every call (``numba.experimental.function_type``'s ``_get_wrapper_address`` and
-    ``_get_jit_address``): each finds the compile result for the signature and the
-    symbol's address in its library. That was 0.45-0.65 ms of every call of a loop
-    (measured: 988 -> 337 us a one-game ``play_range`` of heuristic, 660 -> 200 us of
-    random), paid again by every chunk and every responsive call. Here the address of a
-    dispatcher's compile result is kept with that result, and given again while the
-    dispatcher still holds that result; anything else (a ``cfunc``, an object with
-    ``__wrapper_address__``, a result compiled again) is numba's look-up.
-
-    Keyed by the identities of the function and of the signature object: the compiled
-    caller passes the same signature object on every call (numba unpickles it once,
-    ``numba.core.serialize._numba_unpickle``); a key keeps both objects, so their ids are
-    not reused while it lives. A signature object seen for the first time is only looked
-    up (no hashing of numba types, which would cost as much as the look-up saved).
+    ``_get_jit_address``). A dispatcher's are kept (:class:`KeptAddresses`); anything
+    else (a ``cfunc``, an object with ``__wrapper_address__``) is always numba's
+    look-up. The signature object is the same on every call of one compiled caller
+    (numba unpickles it once, ``numba.core.serialize._numba_unpickle``). With
+    ``native_address``'s kept addresses, a one-game ``play_range`` of random went from
+    304-324 to 135-138 us a call, of heuristic from 371-543 to 167-246 us
+    (``scripts/bench_calls.py``, three alternating pairs).
     """
 
     def __init__(self, look_up, dispatcher_type) -> None:
         self.look_up = look_up
         self.dispatcher_type = dispatcher_type
-        self.known: dict[tuple[int, int], tuple[object, object, object, int]] = {}
+        self.kept = KeptAddresses()
 
     def __call__(self, func, sig):
-        entry = self.known.get((id(func), id(sig)))
-        if entry is not None:
-            known_func, known_sig, cres, address = entry
-            held = (getattr(func, "overloads", None) or {}).values()
-            if known_func is func and known_sig is sig and any(c is cres for c in held):
-                return address
-        address = self.look_up(func, sig)
         overloads = getattr(func, "overloads", None)
+        address = self.kept.get(func, sig, (overloads or {}).values())
+        if address is not None:
+            return address
+        address = self.look_up(func, sig)
         if isinstance(func, self.dispatcher_type) and overloads is not None:
             cres = overloads.get(tuple(sig.args))
             if cres is not None:
-                self.known[(id(func), id(sig))] = (func, sig, cres, address)
+                self.kept.keep(func, sig, cres, address)
         return address
 
 
