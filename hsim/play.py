@@ -18,6 +18,7 @@ from hsim import _jit
 from hsim.cards import format_card, format_mask
 from hsim.engine.game import (
     ERROR_NAMES,
+    can_play_in_loop,
     new_game,
     next_decision,
     play_games,
@@ -303,13 +304,13 @@ def hearts_loop(bundles) -> tuple[object, object]:
     """Return the compiled Hearts loop for seats playing ``bundles`` (one
     :class:`hsim.strategy.CompiledStrategy` per seat) and the bundle compiled into it.
 
-    That is :func:`hsim.engine.game.play_games_with` of the first bundle that asks for a
-    loop of its own (``in_loop``: ``heuristic``), else ``play_games`` and None. Under
-    ``NUMBA_DISABLE_JIT`` always play_games.
+    That is :func:`hsim.engine.game.play_games_with` of the first bundle that can have a
+    loop of its own (:func:`hsim.engine.game.can_play_in_loop`: ``heuristic``), else
+    ``play_games`` and None. Under ``NUMBA_DISABLE_JIT`` always play_games.
     """
     if not _jit.JIT_DISABLED:
         for bundle in bundles:
-            if bundle.in_loop and bundle.native_play is not None:
+            if can_play_in_loop(bundle):
                 return play_games_with(bundle), bundle
     return play_games, None
 

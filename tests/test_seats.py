@@ -278,3 +278,56 @@ def test_a_native_address_is_found_once_and_again_after_a_recompile():
         native_address(heuristic.play, PLAY_AT_SIG)
     with pytest.raises(TypeError, match="signature"):
         native_address(heuristic.play, PLAY_AT_SIG)
+
+
+FILE_NAMED_HEURISTIC = """
+from numba import njit
+
+from hsim.engine.bits import lowest_card
+from hsim.engine.layout import V_HAND
+from hsim.engine.native import PASS_AT_SIG, PLAY_AT_SIG
+from hsim.strategies import lowcard
+from hsim.strategy import CompiledStrategy
+
+
+@njit(PLAY_AT_SIG)
+def play_at(public, private, legal, rng, params):
+    return lowest_card(legal)
+
+
+@njit(PASS_AT_SIG)
+def pass_at(public, private, rng, params):
+    hand = private[V_HAND]
+    out = 0
+    for _ in range(3):
+        out |= 1 << lowest_card(hand & ~out)
+    return out
+
+
+STRATEGY = CompiledStrategy(
+    "heuristic", lowcard.STRATEGY.pass_cards, lowcard.STRATEGY.play,
+    native_pass=pass_at, native_play=play_at, in_loop=True,
+)
+"""
+
+
+def test_a_strategy_file_of_a_builtins_name_never_plays_in_its_loop(tmp_path):
+    # The built-in's loop is kept by the bot's name; a strategy file that takes the same
+    # name and asks for a loop must still play its own decisions, at its native entries.
+    from hsim.engine import game
+
+    builtin = load_players(["heuristic"] * 4)
+    play_range(make_rules("classic"), builtin, 1, 0, 1)  # the built-in's loop is made
+    path = tmp_path / "named_heuristic.py"
+    path.write_text(FILE_NAMED_HEURISTIC)
+    mine = load_players([f"{path}:STRATEGY"] * 4)
+    bundles = [p.compiled for p in mine]
+    assert hsim.play.hearts_loop(bundles) == (play_games, None)
+    assert not game.can_play_in_loop(bundles[0]) and game.can_play_in_loop(builtin[0].compiled)
+    with pytest.raises(ValueError, match="built-in"):
+        play_games_with(bundles[0])
+    codes = seat_codes(bundles)
+    assert (codes[:, C_PLAY] == NATIVE).all() and (codes[:, C_PASS] == NATIVE).all()
+    rows, _ = play_range(make_rules("classic"), mine, 1, 0, 5)
+    again, _ = play_range(make_rules("classic"), builtin, 1, 0, 5)
+    assert not np.array_equal(rows, again)  # its own decisions, not heuristic's

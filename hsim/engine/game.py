@@ -410,8 +410,20 @@ def play_games(
     return done
 
 
-#: The loops compiled with a bot in them, by the bot's name (:func:`play_games_with`).
-_LOOPS_WITH: dict[str, object] = {}
+#: The loops compiled with a bot in them, by the bot's name: (its native play and pass
+#: entries, the loop) (:func:`play_games_with`).
+_LOOPS_WITH: dict[str, tuple[tuple, object]] = {}
+
+
+def can_play_in_loop(bundle) -> bool:
+    """Return whether ``bundle`` can be compiled into a loop of its own
+    (:func:`play_games_with`): it asks for one (``in_loop``) and its native play and pass
+    entries are hsim's own code, whose source is in the cache key. A strategy file or
+    module that sets ``in_loop`` plays at its native entries instead."""
+    entries = (bundle.native_play, bundle.native_pass)
+    return bundle.in_loop and all(
+        getattr(e, "py_func", None) is not None and own_code(e.py_func) for e in entries
+    )
 
 
 def play_games_with(bundle):
@@ -425,13 +437,13 @@ def play_games_with(bundle):
     run the bot's decisions inside the loop, any other seat as in play_games. Compiled
     (or loaded from the cache) on the first call in a process, then kept.
 
-    :raises ValueError: the bundle has no native entries or is not hsim's own.
+    :raises ValueError: not :func:`can_play_in_loop`.
     """
-    loop = _LOOPS_WITH.get(bundle.name)
-    if loop is not None:
-        return loop
     entries = (bundle.native_play, bundle.native_pass)
-    if any(getattr(e, "py_func", None) is None or not own_code(e.py_func) for e in entries):
+    kept = _LOOPS_WITH.get(bundle.name)
+    if kept is not None and kept[0][0] is entries[0] and kept[0][1] is entries[1]:
+        return kept[1]  # the same entries: a bundle of another's name never gets this loop
+    if not can_play_in_loop(bundle):
         raise ValueError(f"{bundle.name}: only a built-in bot's native entries go in a loop")
     name = loop_name(bundle.name)
     play = kernel(
@@ -450,14 +462,14 @@ def play_games_with(bundle):
     )
     code = with_globals(play_games.py_func, name, call_play=play, call_pass=pass_)
     loop = njit(PLAY_GAMES_SIG, cache=True, _nrt=False)(code)
-    _LOOPS_WITH[bundle.name] = loop
+    _LOOPS_WITH[bundle.name] = (entries, loop)
     return loop
 
 
 def loops_with_bots() -> tuple:
     """Return the loops :func:`play_games_with` has made in this process (none is made
     here: asking which were compiled must not compile one)."""
-    return tuple(_LOOPS_WITH.values())
+    return tuple(loop for _, loop in _LOOPS_WITH.values())
 
 
 ERROR_NAMES = {
