@@ -70,7 +70,7 @@ import numpy as np
 from numba import njit
 
 from hsim._jit import kernel
-from hsim.cards import ACE_HEARTS, SUIT_MASK
+from hsim.cards import ACE_HEARTS, CLUBS_MASK, SUIT_MASK
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
     ALL_CARDS,
@@ -157,6 +157,18 @@ def candidates(cards: int, omnibus: bool) -> int:
         if m:
             out |= 1 << highest_card(m)
     return out
+
+
+#: below every :func:`card_key`
+NO_KEY = -(1 << 40)
+
+
+@kernel
+def card_key(danger: int, c: int) -> int:
+    """Return the key of card ``c`` of (whole-number) ``danger``: ``danger * 64 + 63 - c``;
+    the largest key is the most dangerous card, the lowest card of equals, and its low 6
+    bits give the card back (``63 - (key & 63)``)."""
+    return danger * 64 + 63 - c
 
 
 # -- hand evaluation --------------------------------------------------------------------
@@ -390,56 +402,67 @@ def void_counts(public, me: int) -> int:
 
 
 @kernel
-def lead_cost(public, hand: int, out: int, c: int, s: int, voids: int, dump: float) -> float:
+def lead_cost(hand: int, out: int, c: int, s: int, voids: int, dump: float, omnibus: bool) -> float:
     """Return the points a lead of ``c`` (of suit ``s``) is expected to cost (negative: a
     gain). ``voids``: the other seats known void in ``s``; ``dump``: the points a seat void
-    in the led suit is expected to discard onto the trick (:func:`lead_normal`)."""
+    in the led suit is expected to discard onto the trick (:func:`lead_normal`).
+
+    Written without branches on the cards: each condition picks one of two constants to
+    add (adding 0.0 changes no cost, none being -0.0), and the tests of ``s`` fold away in
+    :func:`suit_lead`, where ``s`` is a constant. Measured over 35,000 recorded leads,
+    same leads: about a third less time a lead than the same sums under ``if``s, whose
+    branches on the cards the CPU mispredicts.
+    """
     o = out & suit_bits(s)
     n_out = popcount(o)
-    n_below = popcount(o & below(c))
-    if n_out < 3 and 3 - n_out > voids:
-        voids = 3 - n_out
+    n_below = popcount(o & ((1 << c) - 1))
+    voids = max(voids, 3 - n_out)  # too few cards out for every seat to follow
     followers = 3 - voids
     p_win = LEAD_WIN[n_out, n_below, followers]
     qs_out = out & QS_BIT != 0
-    pts = 0.0
     if s == 3:
-        pts = 1.0 + min(followers, n_out)
-    if c == QUEEN_SPADES:
-        pts += 13.0
-    if s == 2 and qs_out and c > QUEEN_SPADES:
-        pts += 13.0 * 0.8
-    if voids > 0:
-        pts += voids * dump
+        pts = 1.0 + min(followers, n_out)  # the lead and a heart from each follower
+    elif s == 2:
+        pts = 13.0 if c == QUEEN_SPADES else (13.0 * 0.8 if qs_out and c > QUEEN_SPADES else 0.0)
+    else:
+        pts = 0.0
+    pts += voids * dump
     cost = p_win * pts
-    mine = hand & suit_bits(s)
     if s == 2:
         if hand & QS_BIT:
             cost += 2.5  # keep the spades that guard our QS
-        elif qs_out and c < QUEEN_SPADES:
-            if hand & HIGH_SPADES:
-                cost += 0.5  # our AS/KS need their guards
-            else:
-                cost -= 1.5  # flush the QS out
-    if public[P_RULES + R_OMNIBUS] and c == JACK_DIAMONDS:
-        cost -= 10.0 * p_win
-    n_mine = popcount(mine)
-    if n_mine == 1:
-        cost -= 0.4
-    elif n_mine == 2:
-        cost -= 0.2
+        else:  # a low spade: our AS/KS need their guards, else flush the QS out
+            low = qs_out and c < QUEEN_SPADES
+            cost += (0.5 if hand & HIGH_SPADES else -1.5) if low else 0.0
+    if s == 1:
+        cost += -10.0 * p_win if omnibus and c == JACK_DIAMONDS else 0.0
+    n_mine = popcount(hand & suit_bits(s))
+    cost += -0.4 if n_mine == 1 else (-0.2 if n_mine == 2 else 0.0)  # a void to come
     return cost + 0.01 * (c - 13 * s)
 
 
 @kernel
+def suit_lead(hand: int, legal: int, out: int, s: int, voids: int, dump: float, omnibus: bool):
+    """Return (cost, card) of leading the lowest legal card of suit ``s``
+    (:func:`lead_cost`; ``voids``: :func:`void_counts`); the cost is infinite when
+    ``legal`` has no card of ``s``."""
+    mine = legal & suit_bits(s)
+    c = lowest_card(mine | (1 << (13 * s + 12)))  # the top card of s stands in for none
+    cost = lead_cost(hand, out, c, s, (voids >> (8 * s)) & 0xFF, dump, omnibus)
+    return (cost if mine else np.inf), c
+
+
+@kernel
 def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -> int:
-    """Choose a lead when not shooting."""
+    """Choose a lead when not shooting: the cheapest suit's lowest card by
+    :func:`lead_cost` (the first suit of equals), each suit costed."""
     if threat >= 0 and legal & HEARTS_MASK:
         top = highest_card(legal & HEARTS_MASK)
         if out & above(top) == 0 and out & HEARTS_MASK:
             return top  # take a heart trick ourselves to stop the moon
+    omnibus = public[P_RULES + R_OMNIBUS] != 0
     if (
-        public[P_RULES + R_OMNIBUS]
+        omnibus
         and legal & JD_BIT
         and out & above(JACK_DIAMONDS) == 0
         and popcount(out & DIAMONDS_MASK) >= 2
@@ -447,23 +470,17 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
     ):
         return JACK_DIAMONDS  # the top diamond: take the JD's -10
     voids = void_counts(public, me)
-    dump = 0.0  # what a seat void in the led suit discards onto the trick
-    if out & QS_BIT:
-        dump += 13.0 / 3.0
-    if out & HEARTS_MASK:
-        dump += 1.5
-    best = lowest_card(legal)
-    best_cost = 1e9
-    for s in range(4):
-        mine = legal & suit_bits(s)
-        if mine == 0:
-            continue
-        c = lowest_card(mine)
-        cost = lead_cost(public, hand, out, c, s, (voids >> (8 * s)) & 0xFF, dump)
-        if cost < best_cost:
-            best_cost = cost
-            best = c
-    return best
+    # what a seat void in the led suit discards onto the trick
+    dump = (13.0 / 3.0 if out & QS_BIT else 0.0) + (1.5 if out & HEARTS_MASK else 0.0)
+    best_cost, best = suit_lead(hand, legal, out, 0, voids, dump, omnibus)
+    cost, c = suit_lead(hand, legal, out, 1, voids, dump, omnibus)
+    if cost < best_cost:
+        best_cost, best = cost, c
+    cost, c = suit_lead(hand, legal, out, 2, voids, dump, omnibus)
+    if cost < best_cost:
+        best_cost, best = cost, c
+    cost, c = suit_lead(hand, legal, out, 3, voids, dump, omnibus)
+    return c if cost < best_cost else best
 
 
 @out_of_line
@@ -503,17 +520,18 @@ def lead_moon(public, me: int, legal: int, out: int) -> int:
 
 
 @kernel
-def discard_danger(public, hand: int, out: int, c: int) -> int:
-    """Return how much we want to get rid of ``c`` when void in the led suit, in half
-    points (whole numbers: compared exactly)."""
-    s = c // 13
-    r = c % 13
+def discard_danger(public, hand: int, out: int, c: int, s: int) -> int:
+    """Return how much we want to get rid of ``c`` (of suit ``s``, given: a constant in
+    :func:`discard_choice`, which removes the tests of the suit) when void in the led
+    suit, in half points (whole numbers: compared exactly)."""
+    r = c - 13 * s
     o = out & suit_bits(s)
     qs_out = out & QS_BIT != 0
+    higher = o & ~((2 << c) - 1)  # the outstanding cards of s above c
     d = 2 * r
-    if o and out & above(c) == 0:
+    if o and higher == 0:
         d += 8  # a sure winner later: a liability
-    if popcount(o & above(c)) == 1:
+    if popcount(higher) == 1:
         d += 3
     if s == 3:
         d += 20
@@ -534,6 +552,56 @@ def discard_danger(public, hand: int, out: int, c: int) -> int:
         elif s == 1 and c > JACK_DIAMONDS and out & JD_BIT:
             d -= 8
     return d
+
+
+@kernel
+def most_dangerous(public, hand: int, out: int, cards: int) -> int:
+    """Return the card of ``cards`` (not empty) with the highest :func:`discard_danger`,
+    the lowest card of equals: the definition, a loop over :func:`candidates`, which
+    :func:`discard_choice` computes without it (a test compares the two)."""
+    best = lowest_card(cards)
+    best_d = -(1 << 40)
+    cand = candidates(cards, public[P_RULES + R_OMNIBUS] != 0)
+    while cand:
+        c = lowest_card(cand)
+        cand &= cand - 1
+        d = discard_danger(public, hand, out, c, c // 13)
+        if d > best_d:
+            best_d = d
+            best = c
+    return best
+
+
+@kernel
+def group_key(public, hand: int, out: int, group: int, s: int) -> int:
+    """Return :func:`card_key` of the highest card of ``group`` (cards of suit ``s``) by
+    its :func:`discard_danger`, :data:`NO_KEY` when ``group`` is empty."""
+    c = highest_card(group | (1 << (13 * s)))  # the lowest card of s stands in for none
+    key = card_key(discard_danger(public, hand, out, c, s), c)
+    return key if group else NO_KEY
+
+
+@kernel
+def discard_choice(public, hand: int, out: int, cards: int) -> int:
+    """Return :func:`most_dangerous` of ``cards`` (not empty) from the highest card of
+    each group of :func:`candidates`, every group asked, the suit a constant in each:
+    no loop and few branches. Two groups never rank first and are left out: the low
+    spades (the highest spade held is more dangerous: the QS by its 200; an AS or KS by
+    4 or more for its rank, with no fewer bonuses, while a low spade only loses for
+    guarding), and without Omnibus the JD (a higher diamond is at least 2 more for its
+    rank, with no fewer bonuses).
+    Measured in whole games of ``heuristic``, same records: about 4% more deals/s than
+    the loop over the candidates.
+    """
+    best = group_key(public, hand, out, cards & CLUBS_MASK, 0)
+    best = max(best, group_key(public, hand, out, cards & DIAMONDS_MASK, 1))
+    best = max(best, group_key(public, hand, out, cards & SPADES_MASK, 2))
+    best = max(best, group_key(public, hand, out, cards & QS_BIT, 2))
+    best = max(best, group_key(public, hand, out, cards & HEARTS_MASK, 3))
+    if public[P_RULES + R_OMNIBUS]:
+        best = max(best, group_key(public, hand, out, cards & JD_BIT, 1))
+        best = max(best, group_key(public, hand, out, cards & DIAMONDS_MASK & (JD_BIT - 1), 1))
+    return 63 - (best & 63)
 
 
 @kernel
@@ -559,17 +627,7 @@ def discard_normal(public, me: int, hand: int, legal: int, out: int, threat: int
         pts = legal & (HEARTS_MASK | QS_BIT)
         if pts:
             cand = pts  # points to a seat that is not shooting: stops the moon
-    best = lowest_card(cand)
-    best_d = -(1 << 40)
-    cand = candidates(cand, public[P_RULES + R_OMNIBUS] != 0)
-    while cand:
-        c = lowest_card(cand)
-        cand &= cand - 1
-        d = discard_danger(public, hand, out, c)
-        if d > best_d:
-            best_d = d
-            best = c
-    return best
+    return discard_choice(public, hand, out, cand)
 
 
 @kernel
@@ -760,18 +818,6 @@ def pass_danger(hand: int, c: int, omnibus: bool, qs_guard: float) -> float:
     return d
 
 
-#: below every :func:`pass_key`
-NO_PASS_KEY = -(1 << 40)
-
-
-@kernel
-def card_key(danger: int, c: int) -> int:
-    """Return the key of card ``c`` of (whole-number) ``danger``: ``danger * 64 + 63 - c``;
-    the largest key is the most dangerous card, the lowest card of equals, and its low 6
-    bits give the card back (``63 - (key & 63)``)."""
-    return danger * 64 + 63 - c
-
-
 @kernel
 def suit_candidates(cards: int, s: int, omnibus: bool) -> int:
     """Return :func:`candidates` of ``cards``, all of suit ``s`` (non-empty or not)."""
@@ -792,7 +838,7 @@ def suit_candidates(cards: int, s: int, omnibus: bool) -> int:
 @kernel
 def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     """Return the key of the card of suit ``s`` that :func:`pass_cards` would pass first
-    out of ``keep``, :data:`NO_PASS_KEY` when ``keep`` has no card of ``s``.
+    out of ``keep``, :data:`NO_KEY` when ``keep`` has no card of ``s``.
 
     The key is ``danger * 64 + 63 - card``: :func:`pass_danger` is a whole number, so the
     largest key is the most dangerous card, the lowest of equals (the first of them in
@@ -800,7 +846,7 @@ def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     The definition: :func:`pass_at` computes the same keys in closed form
     (:func:`suit_pass_key`).
     """
-    best = NO_PASS_KEY
+    best = NO_KEY
     cand = suit_candidates(keep & suit_bits(s), s, omnibus)
     while cand:
         c = lowest_card(cand)
@@ -837,7 +883,7 @@ def length_bonus(n: int) -> int:
 def club_key(m: int) -> int:
     """Return :func:`pass_key` of the clubs ``m``: the highest club's."""
     if m == 0:
-        return NO_PASS_KEY
+        return NO_KEY
     r = highest_card(m)
     d = r + length_bonus(popcount(m))
     if r == 0:
@@ -849,7 +895,7 @@ def club_key(m: int) -> int:
 def heart_key(m: int) -> int:
     """Return :func:`pass_key` of the hearts ``m``: the highest heart's."""
     if m == 0:
-        return NO_PASS_KEY
+        return NO_KEY
     r = highest_card(m)
     d = 2 * r
     if r >= 8:
@@ -862,7 +908,7 @@ def diamond_key(m: int, omnibus: bool) -> int:
     """Return :func:`pass_key` of the diamonds ``m``: the highest diamond's; under Omnibus
     the best of the highest (-6 over the JD), the JD (-50) and the highest under it."""
     if m == 0:
-        return NO_PASS_KEY
+        return NO_KEY
     r = highest_card(m)
     b = length_bonus(popcount(m))
     if not omnibus:
@@ -887,11 +933,11 @@ def spade_key(m: int, qs_guard: float) -> int:
     """Return :func:`pass_key` of the spades ``m``: the best of the AS or KS on top, the
     QS, and the highest low spade (2S..JS)."""
     if m == 0:
-        return NO_PASS_KEY
+        return NO_KEY
     low = m & ((1 << QUEEN) - 1)
     n_low = popcount(low)
     queen = (m >> QUEEN) & 1 != 0
-    best = NO_PASS_KEY
+    best = NO_KEY
     r = highest_card(m)
     if r > QUEEN:
         if queen and n_low >= qs_guard:

@@ -43,7 +43,7 @@ def test_closed_form_keys_equal_the_definition(suit, omnibus):
 
 def test_an_empty_suit_has_no_key():
     for suit in range(4):
-        assert h.suit_pass_key(0, suit, True, 2.0) == h.NO_PASS_KEY
+        assert h.suit_pass_key(0, suit, True, 2.0) == h.NO_KEY
 
 
 def test_keys_rank_the_unguarded_queen_first():
