@@ -11,8 +11,11 @@ measures, with that checkout's own code and scripts:
 1. ``scripts/bench_engine.py --json``: random-play deals per second on one core, hsim's
    ``play_range`` against OpenSpiel's ``pyspiel.evaluate_bots`` with uniform-random bots
    (both in one process, interleaved repeats, best of each);
-2. ``heuristic`` deals per second on one core against ``random`` (``play_range``, best of
-   3 timed runs of 3 s each, the two bots alternating, classic rules with the pass cycle);
+2. ``heuristic`` deals per second on one core against ``random`` (``play_range``, classic
+   rules with the pass cycle): 20 rounds of 0.5 s of each bot, alternating; the ratio is
+   the median of the rounds' ratios, each bot's rate the median of its rounds (the best
+   of three 3 s runs each, as before, swung by ±0.08 on this host: the machine's speed
+   drifts between two bots' runs seconds apart);
 3. ``scripts/bench_tournament.py --games 200000 --workers 1`` and ``--workers 2``: whole
    runs, Parquet included, launch to exit; three of each, alternating, the fastest
    counting (and the best OpenSpiel rate of the one-worker runs' references);
@@ -44,25 +47,31 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 BOT_RATE = """
-import json, time
+import json, statistics, time
 from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.rules import Rules
 
 players = {spec: load_players([spec] * 4) for spec in ("heuristic", "random")}
-best = dict.fromkeys(players, 0.0)
+rates = {spec: [] for spec in players}
+ratios = []
 game = 10
 for spec, seats in players.items():
     play_range(Rules(), seats, 1, 0, 2)
-for _ in range(3):  # the bots alternate: a drift of the machine's speed hits both alike
-    for spec, seats in players.items():
+for r in range(20):  # short rounds, the bots alternating: a drift hits both alike
+    got = {}
+    for spec in (("heuristic", "random") if r % 2 else ("random", "heuristic")):
         deals, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < 3.0:
-            rows, _ = play_range(Rules(), seats, 1, game, game + 200)
+        while time.perf_counter() - t0 < 0.5:
+            rows, _ = play_range(Rules(), players[spec], 1, game, game + 200)
             deals += len(rows) // 4
             game += 200
-        best[spec] = max(best[spec], deals / (time.perf_counter() - t0))
-print(json.dumps(best))
+        got[spec] = deals / (time.perf_counter() - t0)
+        rates[spec].append(got[spec])
+    ratios.append(got["heuristic"] / got["random"])
+out = {spec: statistics.median(r) for spec, r in rates.items()}
+out["ratio"] = statistics.median(ratios)
+print(json.dumps(out))
 """
 
 PEAK_RSS = """
@@ -121,7 +130,7 @@ def measure(checkout: Path, scale: int) -> dict:
 
     bots = json.loads(_run([python, "-c", BOT_RATE], checkout).stdout)
     out["heuristic_deals_s"] = bots["heuristic"]
-    out["heuristic_x"] = bots["heuristic"] / bots["random"]
+    out["heuristic_x"] = bots["ratio"]
 
     runs: dict[int, list[dict]] = {1: [], 2: []}
     for _ in range(TOURNAMENT_TRIES):  # the workers alternate: a drift hits both alike
