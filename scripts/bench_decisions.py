@@ -45,6 +45,7 @@ def record(games: int, rules_text: str):
     import numpy as np
 
     from hsim.engine.game import ST_GAME_OVER, ST_NEED_PLAY
+    from hsim.engine.hearts import legal_plays
     from hsim.engine.layout import H_DECIDER, V_HAND
     from hsim.loader import load_players
     from hsim.play import PythonDriver
@@ -62,7 +63,7 @@ def record(games: int, rules_text: str):
                 hand = st.private[seat, V_HAND]
                 public.append(st.public.copy())
                 private.append(st.private[seat].copy())
-                legal.append(int(driver._legal(st.public, driver.rules_array, hand)))
+                legal.append(int(legal_plays(st.public, driver.rules_array, hand)))
             driver.submit(status, driver.decide(status))
     return np.array(public), np.array(private), np.array(legal, np.int64), rules
 
@@ -172,6 +173,7 @@ def measure(specs: list[str], games: int, rules_text: str, rounds: int) -> dict:
         out["decisions"][kind] = int(pick.sum())
         if not pick.any():
             continue
+        baseline(*args, bots[0][2])  # compiled (or run) once before any timing
         hashes.add(tuple(loop(*args, params) for _, loop, params in loops))
         repeat = max(1, 300_000 // int(pick.sum()))
         times: dict[str, list[float]] = {spec: [] for spec in ["", *specs]}

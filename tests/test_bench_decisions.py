@@ -27,6 +27,8 @@ def test_every_decision_of_the_games_is_timed_by_kind():
     assert counts["lead"] > 0 and counts["single"] > 0
     assert sorted(out["ns"]["heuristic"]) == sorted(k for k, n in counts.items() if n)
     assert out["same_cards"] is True  # the same bot twice
+    # no compile inside a timing (tens of thousands of ns a decision, either sign)
+    assert all(-1_000 < ns < 100_000 for ns in out["ns"]["heuristic"].values())
 
 
 def test_bad_arguments_are_refused_without_a_traceback():
