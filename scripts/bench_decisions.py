@@ -29,9 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 
 KINDS = ("lead", "follow", "discard", "single")
+MAX_GAMES = 2_000  # --games at most: the recorded positions are held in memory
 
 #: the words of the position the bots read, copied for each decision: the header, the
 #: points, scores, voids and cards taken (P_N_SEATS .. P_TAKEN + 3); the current trick's
@@ -204,12 +206,20 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.games <= 0 or args.rounds <= 0:
         parser.error("--games and --rounds must be positive")
+    if args.games > MAX_GAMES:  # every position is held in memory, ~2 MB a game
+        parser.error(
+            f"--games {args.games:,} is too many: at most {MAX_GAMES:,} (each recorded game "
+            "holds ~2 MB of positions in memory; 300 already give ~160,000 decisions)"
+        )
     from hsim.errors import HsimError
 
     try:
         out = measure(args.players, args.games, args.rules, args.rounds)
     except (HsimError, ValueError) as exc:
         parser.error(str(exc))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted: nothing was measured\n")
+        raise SystemExit(130) from None
     if args.json:
         print(json.dumps(out))
         return

@@ -4,8 +4,10 @@ timing is checked: speed is measured by the script, not by tests)."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench_decisions.py"
@@ -34,6 +36,7 @@ def test_every_decision_of_the_games_is_timed_by_kind():
 def test_bad_arguments_are_refused_without_a_traceback():
     for bad, words in (
         (["--games", "0"], "must be positive"),
+        (["--games", "10000000"], "at most 2,000"),
         (["--rounds", "-1"], "must be positive"),
         (["--players", "random"], "no native play entry"),
         (["--rules", "classic(omnibus=maybe)"], "omnibus"),
@@ -42,3 +45,17 @@ def test_bad_arguments_are_refused_without_a_traceback():
         assert done.returncode == 2, (bad, done.stderr)
         assert words in done.stderr, (bad, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_while_recording_exits_130_without_a_traceback():
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "--games", "2000", "--rounds", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # imported, and recording the 2,000 games (a minute or more)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
