@@ -201,6 +201,25 @@ def test_bad_player_spec_writes_nothing(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_the_first_games_rows_are_encoded_before_the_folder_is_touched(tmp_path, monkeypatch):
+    # check_config encodes the first game's rows as parts, in memory: a failure of the
+    # output path (here every encode) surfaces before any folder exists.
+    import hsim.runner.run as runner
+
+    encoded = []
+
+    def refuse(dataset, table, schema_version=SCHEMA_VERSION):
+        encoded.append((dataset, table.num_rows))
+        raise OSError("no encoder")
+
+    monkeypatch.setattr(runner, "encode_part", refuse)
+    config = RunConfig(rules=Rules(), players=PLAYERS, games=3, seed=1, record="plays")
+    with pytest.raises(OSError, match="no encoder"):
+        run_tournament(config, tmp_path / "x", workers=2, progress=False)
+    assert not (tmp_path / "x").exists()
+    assert encoded and encoded[0][0] == "deals" and encoded[0][1] > 0
+
+
 def _assert_stopped_cleanly(run_dir, status):
     m = json.loads((run_dir / "run.json").read_text())
     assert m["status"] == status

@@ -62,6 +62,7 @@ from hsim.runner.sink import (
     SCHEMA_VERSION,
     datasets_of,
     deals_table,
+    encode_part,
     games_table,
     part_digits,
     plays_table,
@@ -270,13 +271,11 @@ def run_chunk(
             plays=record == "plays",
             reuse=True,
         )
-        # The rows may be views of buffers the next play_range reuses: every table below
+        # The rows may be views of buffers the next play_range reuses: every table
         # copies what it takes (strided columns), before the next rotation is played.
-        if "deals" in tables:
-            tables["deals"].append(deals_table(deals, names, rotation, duplicate))
-        if "plays" in tables:
-            tables["plays"].append(plays_table(deals, names, rotation, duplicate))
-        tables["games"].append(games_table(games, names, rotation, duplicate, list(scoring_names)))
+        played = rotation_tables(deals, games, names, rotation, duplicate, scoring_names, datasets)
+        for dataset, table in played.items():
+            tables[dataset].append(table)
         out += chunk_sums(deals, games, rotation, n)
     hooks.pause("chunk", start)
     parts = write_parts(
@@ -287,6 +286,26 @@ def run_chunk(
         schema_version,
     )
     return out, parts
+
+
+def rotation_tables(
+    deals: np.ndarray,
+    games: np.ndarray,
+    names: list[str],
+    rotation: int,
+    duplicate: bool,
+    scoring_names: tuple[str, ...],
+    datasets: tuple[str, ...],
+) -> dict[str, pa.Table]:
+    """Return the Arrow table of each of ``datasets`` for the rows one
+    :func:`hsim.play.play_range` call returned (players rotated by ``rotation``); each
+    table copies what it takes from the rows."""
+    builders = {
+        "deals": lambda: deals_table(deals, names, rotation, duplicate),
+        "plays": lambda: plays_table(deals, names, rotation, duplicate),
+        "games": lambda: games_table(games, names, rotation, duplicate, list(scoring_names)),
+    }
+    return {dataset: builders[dataset]() for dataset in datasets}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -386,10 +405,12 @@ def check_config(
     """Check ``config`` before any folder is touched; return the loaded players.
 
     Every setting (:func:`hsim.runner.validate.validate`), then the first game is played
-    (compiling or loading the code once, in this process), so that a bad spec or a
-    strategy failing at once writes nothing. pool: a list to append the run's process
-    pool to, started (:func:`start_pool`) after the settings are checked and before the
-    first game, so that the workers start while this process plays it.
+    (compiling or loading the code once, in this process) and its rows are encoded as
+    parts in memory, so that a bad spec or a strategy failing at once writes nothing.
+    pool: a list to append the run's process pool to, started (:func:`start_pool`): a
+    spawned pool after the settings are checked and before the first game, so that its
+    workers start while this process plays it; a forked one after the first game, so
+    that its workers inherit the code it loaded.
 
     :raises ConfigError: a setting out of its range. :raises RulesError: bad rules.
     :raises StrategyError: a player spec is invalid, or the first game fails.
@@ -401,14 +422,24 @@ def check_config(
         if started is not None:
             pool.append(started)
     try:
-        play_range(
+        deals, games = play_range(
             config.rules,
             players,
             config.seed,
             config.first_game,
             config.first_game + 1,
+            config.score_also,
             decision_timeout=config.decision_timeout or None,
+            plays=config.record == "plays",
         )
+        # Its rows encoded as parts, in memory: the output path checked too, and the
+        # Parquet writer's first use (~30 ms) paid once here, not by each forked worker.
+        datasets = RECORD_DATASETS[config.record]
+        tables = rotation_tables(
+            deals, games, list(config.names), 0, config.duplicate, config.scoring_names(), datasets
+        )
+        for dataset, table in tables.items():
+            encode_part(dataset, table)
     except BaseException:
         for executor in pool or ():
             stop_executor(executor, kill=True)

@@ -387,6 +387,27 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def encode_part(dataset: str, table: pa.Table, schema_version: int = SCHEMA_VERSION) -> pa.Buffer:
+    """Return ``table`` (rows of ``dataset``) encoded as one Parquet part file, in memory:
+    zstd, dictionary encoding and statistics only on the columns that pay for them.
+    schema_version: see :func:`write_parts`.
+    """
+    if schema_version < SCHEMA_VERSION:
+        table = table.cast(written_schema(table.schema, schema_version))
+    stream = pa.BufferOutputStream()
+    pq.write_table(
+        table,
+        stream,
+        compression="zstd",
+        # Dictionary-encode and keep statistics only where they pay: the random
+        # 52-bit masks cost most of the encoding time and gain nothing from them.
+        use_dictionary=[c for c in table.schema.names if c in ENCODED.get(dataset, ())],
+        column_encoding={c: "DELTA_BINARY_PACKED" for c in DELTA if c in table.schema.names},
+        write_statistics=[c for c in STATISTICS if c in table.schema.names],
+    )
+    return stream.getvalue()
+
+
 def write_parts(
     run_dir: Path,
     first_game: int,
@@ -416,25 +437,9 @@ def write_parts(
             # Unique across machines: a chunk Dask plays again elsewhere while the first
             # try still runs (a worker thought lost) must not share its temporary file.
             tmp = folder / f"{TMP_PREFIX}{_WRITER}-{os.getpid()}-{name}"
-            encoded = [c for c in table.schema.names if c in ENCODED.get(dataset, ())]
-            if schema_version < SCHEMA_VERSION:
-                table = table.cast(written_schema(table.schema, schema_version))
             # Written to memory first: its checksum is taken there, not by reading the
             # file back, and the file gets one write.
-            stream = pa.BufferOutputStream()
-            pq.write_table(
-                table,
-                stream,
-                compression="zstd",
-                # Dictionary-encode and keep statistics only where they pay: the random
-                # 52-bit masks cost most of the encoding time and gain nothing from them.
-                use_dictionary=encoded,
-                column_encoding={
-                    c: "DELTA_BINARY_PACKED" for c in DELTA if c in table.schema.names
-                },
-                write_statistics=[c for c in STATISTICS if c in table.schema.names],
-            )
-            data = stream.getvalue()
+            data = encode_part(dataset, table, schema_version)
             staged.append((tmp, folder / name))
             with open(tmp, "wb") as f:
                 f.write(data)
