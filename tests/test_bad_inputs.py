@@ -553,3 +553,35 @@ def test_an_unexpected_error_names_its_traceback_file(monkeypatch, tmp_path):
     (written,) = tmp_path.glob("hsim-error-*.txt")
     assert str(written) in line
     assert "Traceback" in written.read_text() and "ZeroDivisionError" in written.read_text()
+
+
+def test_an_unexpected_errors_odd_bytes_are_written_escaped(monkeypatch, tmp_path):
+    """A traceback holding a lone surrogate (a file name in another encoding) is written
+    with it escaped, not lost with an empty file left behind."""
+    import hsim.cli.rules as rules_cli
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug in /tmp/bot\udcff.py")
+
+    monkeypatch.setattr(rules_cli, "describe_options", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = CliRunner().invoke(main, ["rules"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    (written,) = tmp_path.glob("hsim-error-*.txt")
+    assert "a bug in /tmp/bot\\udcff.py" in written.read_text()
+
+
+def test_a_player_name_that_is_not_utf8_is_refused_before_anything_is_written(tmp_path):
+    """A strategy file whose name's bytes are not UTF-8 cannot be stored in the datasets'
+    strategy column: refused as a setting (exit 2), no folder made."""
+    bot = tmp_path / "bot\udcff.py"  # the bytes b"bot\xff.py" on a POSIX file system
+    bot.write_text("from hsim.strategies.random_bot import STRATEGY as BOT\n")
+    argv = ["tournament", "--games", "2", "--no-progress", "--out", str(tmp_path / "run")]
+    argv += ["--players", f"random,{bot}:BOT,random,random"]
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", *argv], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 2, done.stderr
+    assert "player 1's name" in done.stderr and "not valid UTF-8" in done.stderr
+    assert "bot\\xff.py" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "run").exists()

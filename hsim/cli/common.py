@@ -80,10 +80,12 @@ def traceback_file(exc: BaseException, run_dir: Path | None = None) -> Path:
     argv = " ".join(sys.argv)
     for base in (folder, Path(tempfile.gettempdir())):
         path = base / f"hsim-error-{stamp}-{os.getpid()}.txt"
-        try:
-            path.write_text(f"hsim {argv}\n\n{text}")
+        try:  # odd bytes (a surrogate from a file name) written escaped, not refused
+            path.write_text(f"hsim {argv}\n\n{text}", encoding="utf-8", errors="backslashreplace")
             return path
         except OSError:
+            with contextlib.suppress(OSError):  # a full disk: no empty file left behind
+                path.unlink(missing_ok=True)
             continue
     return Path("(could not be written)")
 

@@ -207,7 +207,25 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
         or not all(isinstance(x, str) for x in labels)
     ):
         raise ConfigError(f"labels must be one name per player ({len(players)}), not {labels!r}")
+    for k, name in enumerate(labels if labels is not None else players):
+        check_text(f"player {k}'s name", name)
     return load_players(list(players), rules)
+
+
+def check_text(what: str, text: str) -> None:
+    """Check that ``text`` can be stored as UTF-8 (the datasets' strings and run.json are):
+    a file name read from bytes that are not UTF-8 reaches Python with lone surrogates.
+
+    :raises ConfigError: naming ``what`` and the text, its odd bytes shown escaped.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise ConfigError(
+            f"{what} '{shown}' is not valid UTF-8 text (a file or folder name in another "
+            "encoding?): the datasets store it as text; rename the file or folder"
+        ) from None
 
 
 # -- what a manifest records ---------------------------------------------------------------
