@@ -585,3 +585,29 @@ def test_a_player_name_that_is_not_utf8_is_refused_before_anything_is_written(tm
     assert "player 1's name" in done.stderr and "not valid UTF-8" in done.stderr
     assert "bot\\xff.py" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_ctrl_c_while_the_command_line_is_imported_exits_130_without_a_traceback():
+    """The console script (pyproject's ``hsim``) imports numpy, numba and pyarrow for half a
+    second; a Ctrl-C then (here the import raising it) ends as any other Ctrl-C."""
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    entry = tomllib.loads(pyproject.read_text())["project"]["scripts"]["hsim"]
+    module, function = entry.split(":")
+    code = textwrap.dedent(
+        f"""
+        import builtins
+        real = builtins.__import__
+        def interrupted(name, *args, **kwargs):
+            if name == "hsim.cli":
+                raise KeyboardInterrupt
+            return real(name, *args, **kwargs)
+        builtins.__import__ = interrupted
+        from {module} import {function}
+        {function}()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip() == "interrupted"
