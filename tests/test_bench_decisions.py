@@ -54,7 +54,7 @@ def test_ctrl_c_while_recording_exits_130_without_a_traceback():
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(4)  # imported, and recording the 2,000 games (a minute or more)
+    time.sleep(1.5)  # importing, or recording the 2,000 games (a minute or more): both caught
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
