@@ -536,18 +536,25 @@ def test_the_installed_command_gives_the_same_message(workspace, tmp_path):
         assert _hash_tree(root) == before and not list(tmp_path.iterdir())
 
 
-def test_an_unexpected_error_names_its_traceback_file(monkeypatch, tmp_path):
-    """A bug (here: a rules function that raises) is one line naming the file that holds
-    the full traceback; the exit code is 1."""
+def _rules_with_a_bug(monkeypatch, tmp_path, message):
+    """Return ``hsim rules``'s result with a rules function raising ZeroDivisionError
+    (``message``), the traceback file written into ``tmp_path``."""
     import hsim.cli.rules as rules_cli
 
     def broken(*args, **kwargs):
-        raise ZeroDivisionError("a bug")
+        raise ZeroDivisionError(message)
 
     monkeypatch.setattr(rules_cli, "describe_options", broken)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     result = CliRunner().invoke(main, ["rules"])
     assert result.exit_code == 1 and "Traceback" not in result.output
+    return result
+
+
+def test_an_unexpected_error_names_its_traceback_file(monkeypatch, tmp_path):
+    """A bug (here: a rules function that raises) is one line naming the file that holds
+    the full traceback; the exit code is 1."""
+    result = _rules_with_a_bug(monkeypatch, tmp_path, "a bug")
     line = result.output.strip().splitlines()[-1]
     assert "unexpected ZeroDivisionError: a bug" in line
     (written,) = tmp_path.glob("hsim-error-*.txt")
@@ -558,15 +565,7 @@ def test_an_unexpected_error_names_its_traceback_file(monkeypatch, tmp_path):
 def test_an_unexpected_errors_odd_bytes_are_written_escaped(monkeypatch, tmp_path):
     """A traceback holding a lone surrogate (a file name in another encoding) is written
     with it escaped, not lost with an empty file left behind."""
-    import hsim.cli.rules as rules_cli
-
-    def broken(*args, **kwargs):
-        raise ZeroDivisionError("a bug in /tmp/bot\udcff.py")
-
-    monkeypatch.setattr(rules_cli, "describe_options", broken)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    result = CliRunner().invoke(main, ["rules"])
-    assert result.exit_code == 1 and "Traceback" not in result.output
+    _rules_with_a_bug(monkeypatch, tmp_path, "a bug in /tmp/bot\udcff.py")
     (written,) = tmp_path.glob("hsim-error-*.txt")
     assert "a bug in /tmp/bot\\udcff.py" in written.read_text()
 
