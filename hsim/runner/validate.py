@@ -207,7 +207,7 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
         or not all(isinstance(x, str) for x in labels)
     ):
         raise ConfigError(f"labels must be one name per player ({len(players)}), not {labels!r}")
-    for k, name in enumerate(labels if labels is not None else players):
+    for k, name in enumerate(config.names):  # the datasets' strategy strings
         check_text(f"player {k}'s name", name)
     return load_players(list(players), rules)
 
