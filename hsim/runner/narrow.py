@@ -48,98 +48,108 @@ from hsim.engine.layout import (
     G_WINNER,
 )
 
-#: The order of the arrays :func:`deal_columns` returns (its tuple, by name).
-DEAL_COLUMN_ORDER = (
-    "game", "board", "deal", "seat", "player", "strategy", "hand", "passed", "received",
-    "hearts", "queen_spades", "jack_diamonds", "tricks", "points", "moon", "deal_score",
-    "score", "after_end", "pass_direction", "moon_choice", "kind", "dealer", "trump",
-    "trump_chooser", "lottery_place",
+# The ``deals`` columns by type: each type's columns are the rows of one block (an
+# array [columns, m], allocated in Python: the kernel allocates nothing, so loading it
+# from the cache imports none of numba's array-allocation code, ~30 ms of every start).
+# The kernel writes row k of a block at the k-th name of its tuple here.
+I64_COLUMNS = ("game", "board", "hand", "passed", "received")
+GAME, BOARD, HAND, PASSED, RECEIVED = range(5)
+I16_COLUMNS = ("deal", "points", "deal_score")
+DEAL, POINTS, DEAL_SCORE = range(3)
+I32_COLUMNS = ("score",)
+SCORE = 0
+BOOL_COLUMNS = ("queen_spades", "jack_diamonds", "moon", "after_end")
+QUEEN_SPADES, JACK_DIAMONDS, MOON, AFTER_END = range(4)
+I8_COLUMNS = (
+    "seat", "player", "strategy", "hearts", "tricks", "pass_direction", "moon_choice",
+    "kind", "dealer", "trump", "trump_chooser", "lottery_place",
 )  # fmt: skip
+(SEAT, PLAYER, STRATEGY, HEARTS, TRICKS, PASS_DIRECTION, MOON_CHOICE, KIND, DEALER, TRUMP,
+ TRUMP_CHOOSER, LOTTERY_PLACE) = range(12)  # fmt: skip
+#: (dtype, column names) of each block, in the order :func:`fill_deal_columns` takes them.
+DEAL_BLOCKS = (
+    (np.int64, I64_COLUMNS),
+    (np.int16, I16_COLUMNS),
+    (np.int32, I32_COLUMNS),
+    (np.bool_, BOOL_COLUMNS),
+    (np.int8, I8_COLUMNS),
+)
 
 _I8 = types.int8[::1]
-DEAL_COLUMNS_SIG = types.Tuple(
-    (types.int64[::1], types.int64[::1], types.int16[::1], types.int8[::1], types.int8[::1])
-    + (_I8, types.int64[::1], types.int64[::1], types.int64[::1], _I8)
-    + (types.boolean[::1], types.boolean[::1], _I8, types.int16[::1], types.boolean[::1])
-    + (types.int16[::1], types.int32[::1], types.boolean[::1], _I8, _I8)
-    + (_I8, _I8, _I8, _I8, _I8)
-)(types.int64[:, :], types.int64, types.int64, types.int64, _I8, _I8, _I8, _I8, _I8)
+FILL_DEAL_COLUMNS_SIG = types.void(
+    types.int64[:, :], types.int64, types.int64, types.int64, _I8, _I8, _I8, _I8, _I8,
+    types.int64[:, ::1], types.int16[:, ::1], types.int32[:, ::1], types.boolean[:, ::1],
+    types.int8[:, ::1],
+)  # fmt: skip
 
 
-@njit(DEAL_COLUMNS_SIG, cache=True)
-def deal_columns(rows, rotation, n, rotations, strategy, pass_dir, moon_choice, kind, trump):
-    """Return the ``deals`` columns of ``rows`` as arrays, in :data:`DEAL_COLUMN_ORDER`.
+@njit(FILL_DEAL_COLUMNS_SIG, cache=True)
+def fill_deal_columns(
+    rows, rotation, n, rotations, strategy, pass_dir, moon_choice, kind, trump,
+    i64, i16, i32, b1, i8,
+):  # fmt: skip
+    """Write the ``deals`` columns of ``rows`` into the blocks of :data:`DEAL_BLOCKS`
+    (``i64`` int64[5, m] ... ``i8`` int8[12, m]; column ``k`` of a block's names is its
+    row ``k``).
 
     rows: int64[m, >= DEAL_COLS], one row per seat per deal. rotation, n, rotations: the
     seating (:mod:`hsim.seating`): player = (seat + rotation) % n, game = board *
     rotations + rotation when rotations > 1, else board. strategy, pass_dir,
     moon_choice, kind, trump: int8 lookup tables from a code (player index, pass
     direction, ...) to its dictionary index, whose last entry is what code -1 (none)
-    maps to. Each array has m entries: int64 game, board, hand, passed, received; int16
-    deal, points, deal_score; int32 score; bool queen_spades, jack_diamonds, moon,
-    after_end; int8 the rest (raw codes for dealer, trump_chooser, lottery_place).
+    maps to. dealer, trump_chooser and lottery_place are written as their raw codes.
     """
-    m = rows.shape[0]
-    game = np.empty(m, np.int64)
-    board = np.empty(m, np.int64)
-    deal = np.empty(m, np.int16)
-    seat = np.empty(m, np.int8)
-    player = np.empty(m, np.int8)
-    strategy_at = np.empty(m, np.int8)
-    hand = np.empty(m, np.int64)
-    passed = np.empty(m, np.int64)
-    received = np.empty(m, np.int64)
-    hearts = np.empty(m, np.int8)
-    queen_spades = np.empty(m, np.bool_)
-    jack_diamonds = np.empty(m, np.bool_)
-    tricks = np.empty(m, np.int8)
-    points = np.empty(m, np.int16)
-    moon = np.empty(m, np.bool_)
-    deal_score = np.empty(m, np.int16)
-    score = np.empty(m, np.int32)
-    after_end = np.empty(m, np.bool_)
-    pass_at = np.empty(m, np.int8)
-    moon_choice_at = np.empty(m, np.int8)
-    kind_at = np.empty(m, np.int8)
-    dealer = np.empty(m, np.int8)
-    trump_at = np.empty(m, np.int8)
-    trump_chooser = np.empty(m, np.int8)
-    lottery_place = np.empty(m, np.int8)
-    for i in range(m):
+    for i in range(rows.shape[0]):
         row = rows[i]
         b = row[D_GAME]
         s = row[D_SEAT]
         p = (s + rotation) % n
-        board[i] = b
-        game[i] = b * rotations + rotation if rotations > 1 else b
-        deal[i] = row[D_DEAL]
-        seat[i] = s
-        player[i] = p
-        strategy_at[i] = strategy[p]
-        hand[i] = row[D_HAND]
-        passed[i] = row[D_PASSED]
-        received[i] = row[D_RECEIVED]
-        hearts[i] = row[D_HEARTS]
-        queen_spades[i] = row[D_QUEEN_SPADES] != 0
-        jack_diamonds[i] = row[D_JACK_DIAMONDS] != 0
-        tricks[i] = row[D_TRICKS]
-        points[i] = row[D_POINTS]
-        moon[i] = row[D_MOON] != 0
-        deal_score[i] = row[D_DEAL_SCORE]
-        score[i] = row[D_SCORE]
-        after_end[i] = row[D_AFTER_END] != 0
-        pass_at[i] = pass_dir[row[D_PASS_DIR]]
-        moon_choice_at[i] = moon_choice[row[D_MOON_CHOICE]]
-        kind_at[i] = kind[row[D_KIND]]
-        dealer[i] = row[D_DEALER]
-        trump_at[i] = trump[row[D_TRUMP]]
-        trump_chooser[i] = row[D_TRUMP_CHOOSER]
-        lottery_place[i] = row[D_LOTTERY_PLACE]
-    return (
-        game, board, deal, seat, player, strategy_at, hand, passed, received, hearts,
-        queen_spades, jack_diamonds, tricks, points, moon, deal_score, score, after_end,
-        pass_at, moon_choice_at, kind_at, dealer, trump_at, trump_chooser, lottery_place,
-    )  # fmt: skip
+        i64[GAME, i] = b * rotations + rotation if rotations > 1 else b
+        i64[BOARD, i] = b
+        i64[HAND, i] = row[D_HAND]
+        i64[PASSED, i] = row[D_PASSED]
+        i64[RECEIVED, i] = row[D_RECEIVED]
+        i16[DEAL, i] = row[D_DEAL]
+        i16[POINTS, i] = row[D_POINTS]
+        i16[DEAL_SCORE, i] = row[D_DEAL_SCORE]
+        i32[SCORE, i] = row[D_SCORE]
+        b1[QUEEN_SPADES, i] = row[D_QUEEN_SPADES] != 0
+        b1[JACK_DIAMONDS, i] = row[D_JACK_DIAMONDS] != 0
+        b1[MOON, i] = row[D_MOON] != 0
+        b1[AFTER_END, i] = row[D_AFTER_END] != 0
+        i8[SEAT, i] = s
+        i8[PLAYER, i] = p
+        i8[STRATEGY, i] = strategy[p]
+        i8[HEARTS, i] = row[D_HEARTS]
+        i8[TRICKS, i] = row[D_TRICKS]
+        i8[PASS_DIRECTION, i] = pass_dir[row[D_PASS_DIR]]
+        i8[MOON_CHOICE, i] = moon_choice[row[D_MOON_CHOICE]]
+        i8[KIND, i] = kind[row[D_KIND]]
+        i8[DEALER, i] = row[D_DEALER]
+        i8[TRUMP, i] = trump[row[D_TRUMP]]
+        i8[TRUMP_CHOOSER, i] = row[D_TRUMP_CHOOSER]
+        i8[LOTTERY_PLACE, i] = row[D_LOTTERY_PLACE]
+
+
+def deal_columns(
+    rows, rotation, n, rotations, strategy, pass_dir, moon_choice, kind, trump
+) -> dict[str, np.ndarray]:
+    """Return the ``deals`` columns of ``rows`` by name, each a contiguous array of m
+    entries (a row of a new block of its type, :data:`DEAL_BLOCKS`): int64 game, board,
+    hand, passed, received; int16 deal, points, deal_score; int32 score; bool
+    queen_spades, jack_diamonds, moon, after_end; int8 the rest. Arguments as
+    :func:`fill_deal_columns`.
+    """
+    m = rows.shape[0]
+    blocks = [np.empty((len(names), m), dtype) for dtype, names in DEAL_BLOCKS]
+    fill_deal_columns(
+        rows, rotation, n, rotations, strategy, pass_dir, moon_choice, kind, trump, *blocks
+    )
+    return {
+        name: block[k]
+        for block, (_, names) in zip(blocks, DEAL_BLOCKS, strict=True)
+        for k, name in enumerate(names)
+    }
 
 
 #: The columns of :func:`chunk_sums`, per player.
@@ -148,19 +158,19 @@ SUMMARY_COLS = 6
 
 
 @njit(
-    types.int64[:, ::1](types.int64[:, :], types.int64[:, :], types.int64, types.int64),
+    types.void(types.int64[:, :], types.int64[:, :], types.int64, types.int64[:, ::1]),
     cache=True,
 )
-def chunk_sums(deals, games, rotation, n):
-    """Return the summary sums of one rotation's rows: int64[n players, SUMMARY_COLS],
-    per player the base game's penalty points, deals, wins, moons shot, games and sum
-    of places (deal rows dealt after the base game's end, and other scorings' game rows,
-    left out).
+def add_chunk_sums(deals, games, rotation, out):
+    """Add the summary sums of one rotation's rows to ``out``: int64[n players,
+    SUMMARY_COLS], per player the base game's penalty points, deals, wins, moons shot,
+    games and sum of places (deal rows dealt after the base game's end, and other
+    scorings' game rows, left out).
 
     deals: int64[m, >= DEAL_COLS] deal rows; games: int64[k, >= GAME_COLS] game rows.
-    rotation, n: the seating (player = (seat + rotation) % n).
+    rotation: the seating (player = (seat + rotation) % n, n = ``out``'s rows).
     """
-    out = np.zeros((n, SUMMARY_COLS), np.int64)
+    n = out.shape[0]
     for i in range(deals.shape[0]):
         row = deals[i]
         if row[D_AFTER_END] == 0:
@@ -175,4 +185,11 @@ def chunk_sums(deals, games, rotation, n):
             out[p, SUM_WINS] += row[G_WINNER] != 0
             out[p, SUM_GAMES] += 1
             out[p, SUM_PLACES] += row[G_PLACE]
+
+
+def chunk_sums(deals, games, rotation: int, n: int) -> np.ndarray:
+    """Return the summary sums of one rotation's rows for ``n`` players: int64[n,
+    SUMMARY_COLS] (:func:`add_chunk_sums` from zeros)."""
+    out = np.zeros((n, SUMMARY_COLS), np.int64)
+    add_chunk_sums(deals, games, rotation, out)
     return out

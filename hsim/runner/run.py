@@ -48,7 +48,7 @@ from hsim.runner.manifest import (
     versions,
     write_manifest,
 )
-from hsim.runner.narrow import SUMMARY_COLS, chunk_sums
+from hsim.runner.narrow import SUMMARY_COLS, add_chunk_sums
 from hsim.runner.pool import (
     DEFAULT_RETRIES,
     WorkerLost,
@@ -276,7 +276,7 @@ def run_chunk(
         played = rotation_tables(deals, games, names, rotation, duplicate, scoring_names, datasets)
         for dataset, table in played.items():
             tables[dataset].append(table)
-        out += chunk_sums(deals, games, rotation, n)
+        add_chunk_sums(deals, games, rotation, out)
     hooks.pause("chunk", start)
     parts = write_parts(
         Path(run_dir),

@@ -50,7 +50,7 @@ from hsim.runner.columns import (
     SCHEMAS,
     written_schema,
 )
-from hsim.runner.narrow import DEAL_COLUMN_ORDER, deal_columns
+from hsim.runner.narrow import deal_columns
 from hsim.seating import game_number, player_of
 
 TMP_PREFIX = ".tmp-"
@@ -246,10 +246,9 @@ def deals_table(
         kierki = bool(n) and rows[0, D_KIND] >= 0
     dictionaries = [_dictionary_of(names) for names in (strategies, *_LABELLED)]
     players = len(strategies)
-    narrowed = deal_columns(
+    cols = deal_columns(
         rows, rotation, players, players if duplicate else 1, *(d[1] for d in dictionaries)
     )
-    cols = dict(zip(DEAL_COLUMN_ORDER, narrowed, strict=True))
     cols["rotation"] = np.full(n, rotation, np.int8)
     for name, (values, _) in zip(_DICTIONARY_COLUMNS, dictionaries, strict=True):
         cols[name] = _dictionary_array(cols[name], values)
