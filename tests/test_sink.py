@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from hsim.engine import layout
 from hsim.engine.layout import (
     D_AFTER_END,
     D_DEAL,
@@ -30,7 +31,6 @@ from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.rules import Rules, make_rules
 from hsim.runner import sink
-from hsim.engine import layout
 from hsim.runner.narrow import DEAL_BLOCKS, SUM_GAMES, chunk_sums, deal_columns
 from hsim.runner.sink import arrow_array, deals_table, games_table
 
