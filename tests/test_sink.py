@@ -135,23 +135,23 @@ def test_deal_columns_equal_numpys_column_by_column():
                     assert np.array_equal(got[name], want[name].astype(dtype)), name
 
 
-def test_a_tournament_chunk_does_not_import_pandas_or_numbas_array_allocation():
+def test_a_tournament_imports_no_pandas_numba_array_allocation_or_unasked_tqdm(tmp_path):
     # pa.array imports pandas (~0.2 s a worker); the sink builds arrays from buffers. A
     # cached kernel that allocates arrays imports numba.np.arrayobj as it loads (~30 ms
-    # of every start): the deal columns are filled into blocks numpy allocates.
+    # of every start): the deal columns are filled into blocks numpy allocates. Without
+    # a progress bar tqdm (~5 ms) is not imported.
     code = (
         "import sys\n"
         "from hsim.rules import Rules\n"
-        "from hsim.loader import load_players\n"
-        "from hsim.play import play_range\n"
-        "from hsim.runner.sink import deals_table, games_table\n"
-        "d, g = play_range(Rules(), load_players(['random'] * 4), 1, 0, 3)\n"
-        "deals_table(d, ['random'] * 4), games_table(g, ['random'] * 4)\n"
-        "print('pandas' in sys.modules, 'numba.np.arrayobj' in sys.modules)\n"
+        "from hsim.runner.run import RunConfig, run_tournament\n"
+        "config = RunConfig(Rules(), ('random',) * 4, games=3, seed=1)\n"
+        f"run_tournament(config, {str(tmp_path / 'run')!r}, progress=False)\n"
+        "print(*(m in sys.modules for m in ('pandas', 'numba.np.arrayobj', 'tqdm')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False"]
+    assert done.stdout.split() == ["False", "False", "False"]
+    assert (tmp_path / "run" / "deals").is_dir() and (tmp_path / "run" / "games").is_dir()
 
 
 def test_games_table_copies_rows_that_are_written_again():
