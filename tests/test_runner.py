@@ -359,9 +359,13 @@ def test_kierki_runs_are_identical_for_any_workers_and_duplicate_seats_rotate(
 
 def test_the_pool_starts_before_the_first_game_is_played(monkeypatch):
     # Workers start (spawn, imports, cache load) while the parent plays its check game.
+    # Spawned, as where forking is not safe (a forked pool starts after the game, with
+    # its code loaded): whether this test process may fork depends on the threads other
+    # tests left running.
     from hsim.runner import run as runner
     from hsim.runner.pool import stop_executor
 
+    monkeypatch.setenv("HSIM_START_METHOD", "spawn")
     config = RunConfig(rules=Rules(), players=PLAYERS, games=4, seed=1)
     assert runner.start_pool(config, 1) is None  # one worker: the run plays in-process
     seen = []
