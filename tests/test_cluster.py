@@ -369,6 +369,7 @@ def test_a_task_on_a_worker_that_was_not_checked_refuses_to_play(tmp_path):
 def test_a_cluster_run_killed_is_resumed_on_the_cluster(cluster, tmp_path):
     import signal as signals
 
+    from hsim.runner.manifest import JOURNAL
     from hsim.runner.resume import resume_run
 
     # Slow enough (~0.2 s a game) that the kill lands while most chunks are still to play,
@@ -381,7 +382,14 @@ def test_a_cluster_run_killed_is_resumed_on_the_cluster(cluster, tmp_path):
     cmd += ["--cluster", cluster.scheduler_address, "--out", str(out)]
     parent = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while len(list((out / "games").glob("part-*"))) < 2 and time.monotonic() < deadline:
+
+    def journaled() -> int:  # chunks the client recorded (a part on disk may not be yet)
+        try:
+            return (out / JOURNAL).read_bytes().count(b"\n")
+        except FileNotFoundError:
+            return 0
+
+    while journaled() < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     parent.send_signal(signals.SIGKILL)  # the client dies mid-run, the cluster stays
     parent.wait()
