@@ -98,6 +98,8 @@ def fill_deal_columns(
     moon_choice, kind, trump: int8 lookup tables from a code (player index, pass
     direction, ...) to its dictionary index, whose last entry is what code -1 (none)
     maps to. dealer, trump_chooser and lottery_place are written as their raw codes.
+    Each block must have its names' count of rows and m columns (:func:`deal_columns`
+    makes them so): the kernel does not check bounds.
     """
     for i in range(rows.shape[0]):
         row = rows[i]
