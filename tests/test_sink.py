@@ -31,7 +31,13 @@ from hsim.loader import load_players
 from hsim.play import play_range
 from hsim.rules import Rules, make_rules
 from hsim.runner import sink
-from hsim.runner.narrow import DEAL_BLOCKS, SUM_GAMES, chunk_sums, deal_columns
+from hsim.runner.narrow import (
+    DEAL_BLOCKS,
+    SUM_GAMES,
+    SUMMARY_COLS,
+    add_chunk_sums,
+    deal_columns,
+)
 from hsim.runner.sink import arrow_array, deals_table, games_table
 
 TYPES = [
@@ -182,17 +188,24 @@ def _numpy_sums(deals, games, rotation, n):
     ).astype(np.int64)
 
 
+def _sums(deals, games, rotation, n, out=None):
+    out = np.zeros((n, SUMMARY_COLS), np.int64) if out is None else out
+    add_chunk_sums(deals, games, rotation, out)
+    return out
+
+
 def test_chunk_sums_leave_out_deals_after_the_end_and_other_scorings():
     rules = Rules()
     longer = make_rules("classic", ["end_score=150"])
     deals, games = play_range(rules, load_players(["random"] * 4), 9, 0, 40, (longer,))
     assert (deals[:, D_AFTER_END] != 0).any() and (games[:, G_SCORING] != 0).any()
     for rotation in range(4):
-        got = chunk_sums(deals, games, rotation, 4)
+        got = _sums(deals, games, rotation, 4)
         assert np.array_equal(got, _numpy_sums(deals, games, rotation, 4))
     assert got[:, SUM_GAMES].sum() == 40 * 4
+    assert np.array_equal(_sums(deals, games, 3, 4, got.copy()), 2 * got)  # added to out
     deals3, games3 = _rows(make_rules("kierki3"), 5)
-    assert np.array_equal(chunk_sums(deals3, games3, 2, 3), _numpy_sums(deals3, games3, 2, 3))
+    assert np.array_equal(_sums(deals3, games3, 2, 3), _numpy_sums(deals3, games3, 2, 3))
 
 
 def test_games_table_names_each_rows_scoring():

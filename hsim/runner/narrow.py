@@ -154,7 +154,7 @@ def deal_columns(
     }
 
 
-#: The columns of :func:`chunk_sums`, per player.
+#: The columns of the summary sums (:func:`add_chunk_sums`), per player.
 SUM_POINTS, SUM_DEALS, SUM_WINS, SUM_MOONS, SUM_GAMES, SUM_PLACES = range(6)
 SUMMARY_COLS = 6
 
@@ -187,11 +187,3 @@ def add_chunk_sums(deals, games, rotation, out):
             out[p, SUM_WINS] += row[G_WINNER] != 0
             out[p, SUM_GAMES] += 1
             out[p, SUM_PLACES] += row[G_PLACE]
-
-
-def chunk_sums(deals, games, rotation: int, n: int) -> np.ndarray:
-    """Return the summary sums of one rotation's rows for ``n`` players: int64[n,
-    SUMMARY_COLS] (:func:`add_chunk_sums` from zeros)."""
-    out = np.zeros((n, SUMMARY_COLS), np.int64)
-    add_chunk_sums(deals, games, rotation, out)
-    return out
