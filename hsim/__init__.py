@@ -9,10 +9,10 @@ position), :class:`CardSet` (cards printed as card names), :func:`decide` and
 __version__ = "0.1.0"
 
 _LAZY = {
-    "CardSet": "hsim.cards",
-    "Position": "hsim.position",
-    "Decision": "hsim.choose",
-    "decide": "hsim.choose",
+    "CardSet": "hsim.model.cards",
+    "Position": "hsim.play.position",
+    "Decision": "hsim.play.choose",
+    "decide": "hsim.play.choose",
 }
 __all__ = ["CardSet", "Decision", "Position", "decide", "__version__"]
 

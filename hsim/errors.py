@@ -9,6 +9,17 @@ line's entry point (:mod:`hsim.cli`) is the one place that turns them into a mes
 an exit code; anything else unexpected is written to a traceback file and named in one
 line.
 
+Every such error is defined here, whichever layer raises it (the modules that raise one
+import it from here, so ``hsim.model.cards.CardParseError`` still names it):
+:class:`ConfigError`, :class:`ManifestError`, :class:`CardParseError`,
+:class:`RulesError`, :class:`IllegalPlayError`, :class:`StrategyError` (and
+:class:`StrategySpecError`, :class:`DecisionTimeoutError`), :class:`RunError`,
+:class:`RunCheckError`, :class:`RunFolderError`, :class:`ReplayError`,
+:class:`SprtError` (and :class:`SprtFailed`); and :class:`StopRequested`, the stop of a
+command by SIGINT or SIGTERM. A few exceptions stay inside the runner, where they are
+turned into one of these with a message (``FolderError``, ``WorkerLost``,
+``ClusterError``).
+
 Strategies run inside hsim's process, so an exception a strategy raises must not be
 mistaken for hsim stopping. :func:`strategy_failure` says which exceptions count as the
 strategy's fault: any ``Exception``, ``SystemExit`` (``sys.exit()`` in strategy code) and
@@ -29,6 +40,8 @@ import signal
 
 EXIT_RUN = 1
 EXIT_USAGE = 2
+#: ``hsim sprt`` without a verdict because a game or the disk failed (1 is "H0 accepted").
+EXIT_SPRT_FAILED = 4
 
 
 class HsimError(Exception):
@@ -87,7 +100,7 @@ def noted_signal() -> int | None:
 
 def strategy_failure(exc: BaseException) -> bool:
     """Return whether ``exc``, raised by strategy code, is the strategy's failure (to be
-    reported as a :class:`~hsim.strategy.StrategyError`) rather than a stop of hsim.
+    reported as a :class:`~hsim.strategy.contract.StrategyError`) rather than a stop of hsim.
 
     Once a signal has been noted (:func:`on_sigint`, or a runner's SIGTERM handler calling
     :func:`note_signal` before it raises its stop), nothing is: whatever strategy code
@@ -121,3 +134,116 @@ def describe(exc: BaseException) -> str:
         return f"called sys.exit({exc.code!r})" if exc.code is not None else "called sys.exit()"
     text = str(exc)
     return f"raised {type(exc).__name__}: {text}" if text else f"raised {type(exc).__name__}"
+
+
+class StopRequested(BaseException):
+    """SIGINT or SIGTERM asked the run to stop.
+
+    A BaseException, so that the strategy wrappers (which turn a strategy's exceptions
+    into :class:`hsim.strategy.contract.StrategyError`) let it through: a stop is never a
+    strategy's fault. signum: the signal that asked (``signal.SIGINT`` or
+    ``signal.SIGTERM``).
+    """
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def stop_in(exc: BaseException | None) -> StopRequested | None:
+    """Return the :class:`StopRequested` in ``exc``'s chain (``exc`` itself, then its
+    ``__cause__`` or ``__context__``, and so on), or None when it holds none.
+
+    A signal handler raises its stop in whatever Python code runs at that moment. When
+    that code was called from C, such as numba unpickling a constant while it boxes a
+    compiled function's result, the stop comes out as that C code's ``SystemError`` ("...
+    returned a result with an exception set"), with the stop as its cause: still a stop,
+    never a failure. (That C code may also fail in another way, losing the stop; the
+    runners therefore also check whether their own handler saw a signal.)
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, StopRequested):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+class StrategyError(HsimError, ValueError):
+    """A strategy could not be loaded, was given bad parameters, or misbehaved in a game.
+
+    Exit 1 (a run error) unless raised as :class:`StrategySpecError`.
+    """
+
+
+class StrategySpecError(StrategyError):
+    """A strategy spec cannot be used as written: its syntax, an unknown name or parameter,
+    a parameter value outside its declared range, or the wrong number of seats (exit 2).
+    """
+
+    exit_code = EXIT_USAGE
+
+
+class CardParseError(HsimError, ValueError):
+    """Cards could not be read; ``text`` holds the offending text, the message says why
+    (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, text: str, reason: str = "", code_hint: bool = False) -> None:
+        self.text = text
+        detail = f": {reason}" if reason else ""
+        hint = (
+            " (write rank then suit: 2-9, T or 10, J, Q, K, A and C, D, S, H, e.g. QS or 10D)"
+            if code_hint
+            else ""
+        )
+        super().__init__(f"cannot read {text!r}{detail}{hint}")
+
+
+class RulesError(HsimError, ValueError):
+    """A rule set, option name or option value is not valid; the message says why (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class IllegalPlayError(HsimError, ValueError):
+    """A pass or play that the rules do not allow here; the message names the card (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class DecisionTimeoutError(StrategyError):
+    """The strategy error of a decision that ran past ``--decision-timeout``."""
+
+
+class RunError(HsimError):
+    """The run could not start or did not finish; the message says why and what to do."""
+
+
+class RunCheckError(HsimError, ValueError):
+    """A run folder is incomplete or damaged; the message names each problem and what
+    to do (``hsim resume``, ``--allow-partial``).
+    """
+
+
+class RunFolderError(HsimError, ValueError):
+    """A folder is not a readable hsim run, or a frame lacks what a function needs."""
+
+
+class ReplayError(HsimError, ValueError):
+    """A run folder cannot be replayed (no manifest, another seed scheme, no such game)."""
+
+
+class SprtError(HsimError):
+    """The test could not start: its output folder is in the way (exit 2, a usage error)."""
+
+    exit_code = EXIT_USAGE
+
+
+class SprtFailed(SprtError):
+    """A strategy failed in a game, a worker died or the disk failed: no verdict (exit 4,
+    which ``hsim sprt`` keeps apart from 1, "H0 accepted")."""
+
+    exit_code = EXIT_SPRT_FAILED

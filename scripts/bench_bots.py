@@ -6,7 +6,7 @@ Usage::
                                  [--repeat K] [--pimc 'pimc'] [--decisions N]
 
 Each bot plays whole classic games (with the pass cycle) in all four seats through
-``hsim.play.play_range``, in this one process; the figure is the best of ``--repeat``
+``hsim.play.games.play_range``, in this one process; the figure is the best of ``--repeat``
 timed runs of at least ``--seconds`` seconds, and is reported as a ratio to ``random``
 measured in the same run. ``pimc`` is too slow for whole games at this scale: it is
 measured in decisions per second (its ``play`` on positions reached by random play),
@@ -19,11 +19,12 @@ import argparse
 import random
 import time
 
-from hsim.choose import choose
-from hsim.loader import load, load_players
-from hsim.notation import PositionSpec, format_deal
-from hsim.play import play_range
-from hsim.rules import Rules
+from hsim.model.notation import PositionSpec, format_deal
+from hsim.model.rules import Rules
+from hsim.play.choose import choose
+from hsim.play.games import play_range
+from hsim.play.position import Position
+from hsim.strategy.loader import load, load_players
 
 
 def deals_per_second(spec: str, seconds: float, repeat: int) -> float:
@@ -48,7 +49,7 @@ def positions(n: int, seed: int = 1):
         deck = list(range(52))
         rng.shuffle(deck)
         p = PositionSpec.parse(format_deal([deck[13 * s : 13 * s + 13] for s in range(4)]))
-        p = p.position()
+        p = Position.from_spec(p)
         for _ in range(rng.randrange(0, 48)):
             legal = [c for c in range(52) if p.legal() >> c & 1]
             p.play(rng.choice(legal))

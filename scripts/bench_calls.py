@@ -7,7 +7,7 @@ Usage::
                                   [--calls N] [--repeat K] [--json]
 
 For each player spec (one spec for all four seats) and each range size (games per call),
-it times ``--calls`` calls of ``hsim.play.play_range`` over consecutive ranges of run
+it times ``--calls`` calls of ``hsim.play.games.play_range`` over consecutive ranges of run
 seed 1, classic rules, after one call that loads (or compiles) everything; the figure
 is the best of ``--repeat`` such timings, in microseconds per call. A one-game call is
 almost all fixed cost (a game is ~10 deals, 15-30 us); the runner pays that cost once a
@@ -28,8 +28,8 @@ import time
 def per_call_us(players, size: int, calls: int, repeat: int) -> float:
     """Return the best over ``repeat`` timings of the mean microseconds of one
     ``play_range`` call of ``size`` games, over ``calls`` consecutive ranges."""
-    from hsim.play import play_range
-    from hsim.rules import Rules
+    from hsim.model.rules import Rules
+    from hsim.play.games import play_range
 
     rules = Rules()
     play_range(rules, players, 1, 0, 1)  # load (or compile) everything first
@@ -60,7 +60,7 @@ def main(argv=None) -> None:
         parser.error("--calls, --repeat and every --sizes value must be positive")
 
     import hsim
-    from hsim.loader import load_players
+    from hsim.strategy.loader import load_players
 
     out: dict = {"hsim": str(hsim.__file__)}
     for spec in args.players:

@@ -46,12 +46,12 @@ def record(games: int, rules_text: str):
     (public int64[n, PUBLIC_LEN], private int64[n, 8], legal int64[n], rules array)."""
     import numpy as np
 
-    from hsim.engine.game import ST_GAME_OVER, ST_NEED_PLAY
     from hsim.engine.hearts import legal_plays
     from hsim.engine.layout import H_DECIDER, V_HAND
-    from hsim.loader import load_players
-    from hsim.play import PythonDriver
-    from hsim.rules import parse_rules
+    from hsim.model.rules import parse_rules
+    from hsim.play.games import PythonDriver
+    from hsim.play.hearts_game import ST_GAME_OVER, ST_NEED_PLAY
+    from hsim.strategy.loader import load_players
 
     rules = parse_rules(rules_text)
     driver = PythonDriver(rules, load_players(["heuristic"] * 4, rules), 5)
@@ -74,8 +74,8 @@ def kind_of(public, legal):
     """Return each decision's kind (an index into :data:`KINDS`), int64[n]."""
     import numpy as np
 
-    from hsim.cards import SUIT_MASK
     from hsim.engine.layout import P_LED_SUIT, P_TRICK_LEN
+    from hsim.model.cards import SUIT_MASK
 
     single = (legal & (legal - 1)) == 0
     n = public[:, P_TRICK_LEN]
@@ -149,8 +149,8 @@ def measure(specs: list[str], games: int, rules_text: str, rounds: int) -> dict:
     """
     import numpy as np
 
-    from hsim.loader import load_players
-    from hsim.rules import parse_rules
+    from hsim.model.rules import parse_rules
+    from hsim.strategy.loader import load_players
 
     bots = []
     for spec in specs:

@@ -27,7 +27,7 @@ OpenSpiel (the reference)
     cards a player, one at a time) and 52 plays. The result is only the final utilities.
 
 hsim
-    ``hsim.play.play_range(Rules(), load_players(["random"] * 4), seed, first, stop)``:
+    ``hsim.play.games.play_range(Rules(), load_players(["random"] * 4), seed, first, stop)``:
     whole games under the classic rules (end at 100 points), the compiled loop with the
     built-in ``random`` strategy (a uniformly random legal card; a uniformly random
     three-card pass). Passing follows the fixed cycle left, right, across, hold, so one
@@ -191,13 +191,13 @@ class OpenSpielBench:
 
 
 class HsimBench:
-    """Whole classic games of four ``random`` seats via ``hsim.play.play_range``."""
+    """Whole classic games of four ``random`` seats via ``hsim.play.games.play_range``."""
 
     def __init__(self, chunk: int, seed: int = 1) -> None:
         t0 = time.perf_counter()
-        from hsim.loader import load_players
-        from hsim.play import play_range
-        from hsim.rules import Rules
+        from hsim.model.rules import Rules
+        from hsim.play.games import play_range
+        from hsim.strategy.loader import load_players
 
         self.play_range = play_range
         self.rules = Rules()

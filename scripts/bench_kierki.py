@@ -7,7 +7,7 @@ Usage::
                                    [--seed 1] [--bot kierki]
 
 Speed: whole games of the preset with the bot in every seat, through
-``hsim.play.play_range`` in this one process (one core), after a warm-up call that
+``hsim.play.games.play_range`` in this one process (one core), after a warm-up call that
 compiles or loads the code; the best of ``--repeat`` timed runs of ``--games`` games,
 for ``random`` and for the bot, and their ratio. Games are played ``--chunk`` at a time,
 as the tournament runner does (at most 2000 games a chunk). Timings on a shared machine
@@ -32,9 +32,9 @@ import numpy as np
 
 from hsim.analysis.stats import mean_interval
 from hsim.engine.layout import D_DEAL_SCORE, D_GAME, D_KIND, KIND_NAMES
-from hsim.loader import load_players
-from hsim.play import play_range
-from hsim.rules import PRESETS, Rules
+from hsim.model.rules import PRESETS, Rules
+from hsim.play.games import play_range
+from hsim.strategy.loader import load_players
 
 
 def games_per_second(

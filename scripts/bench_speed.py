@@ -58,9 +58,9 @@ HERE = Path(__file__).resolve().parent
 
 BOT_RATE = """
 import json, statistics, time
-from hsim.loader import load_players
-from hsim.play import play_range
-from hsim.rules import Rules
+from hsim.strategy.loader import load_players
+from hsim.play.games import play_range
+from hsim.model.rules import Rules
 
 players = {spec: load_players([spec] * 4) for spec in ("heuristic", "random")}
 rates = {spec: [] for spec in players}

@@ -6,11 +6,11 @@ Usage::
                                  [--bounds 0,0.5] [--fixed-boards 2000] [--workers 1]
                                  [--fixed-pimc-boards 100] [--batch 8]
 
-For each CANDIDATE/BASELINE pair, ``hsim.sprt.run_sprt`` runs once per seed 0..seeds-1
+For each CANDIDATE/BASELINE pair, ``hsim.experiments.sprt.run_sprt`` runs once per seed 0..seeds-1
 (the default design: the candidate against copies of the baseline, classic rules); the
 script prints the verdicts, the boards to the verdict (mean, min, max) and the wall time
 per test (mean, total). It then times the fixed rung ``hsim ladder`` would play
-(``hsim.ladder.run_rung``, ``--fixed-boards`` boards) on the same pair. A pair whose
+(``hsim.experiments.ladder.run_rung``, ``--fixed-boards`` boards) on the same pair. A pair whose
 candidate names ``pimc`` plays only ``--fixed-pimc-boards`` fixed boards and the time for
 ``--fixed-boards`` is extrapolated linearly (and printed as such): pimc's time per board
 does not depend on the board count.
@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hsim.ladder import run_rung
-from hsim.rules import Rules
-from hsim.sprt import SprtConfig, run_sprt
+from hsim.experiments.ladder import run_rung
+from hsim.experiments.sprt import SprtConfig, run_sprt
+from hsim.model.rules import Rules
 
 
 def bench_pair(candidate, baseline, d0, d1, seeds, workers, max_boards, batch, tmp: Path):

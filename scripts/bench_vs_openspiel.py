@@ -26,9 +26,9 @@ import numpy as np
 from scipy import stats
 
 from hsim.engine.layout import D_GAME, D_POINTS, D_SEAT
-from hsim.loader import load_players
-from hsim.play import play_range
-from hsim.rules import PRESETS
+from hsim.model.rules import PRESETS
+from hsim.play.games import play_range
+from hsim.strategy.loader import load_players
 
 
 def board_margins(bot: str, ismcts: str, boards: int, seed: int) -> np.ndarray:

@@ -59,7 +59,8 @@ except ModuleNotFoundError as e:  # OpenSpiel is a test-only tool, not an hsim d
 
 import numpy as np  # noqa: E402
 
-from hsim.cards import (  # noqa: E402
+from hsim.engine import perft as hsim_perft  # noqa: E402
+from hsim.model.cards import (  # noqa: E402
     CLUBS,
     HEARTS,
     QUEEN_SPADES,
@@ -71,9 +72,9 @@ from hsim.cards import (  # noqa: E402
     format_card,
     mask_of,
 )
-from hsim.engine import perft as hsim_perft  # noqa: E402
-from hsim.notation import PositionSpec  # noqa: E402
-from hsim.rules import Rules, canonical, parse_rules  # noqa: E402
+from hsim.model.notation import PositionSpec  # noqa: E402
+from hsim.model.rules import Rules, canonical, parse_rules  # noqa: E402
+from hsim.play.position import Position  # noqa: E402
 
 DEFAULT_OUT = ROOT / "tests" / "data" / "perft.json"
 DEFAULT_BUDGET = 1_000_000
@@ -139,13 +140,13 @@ def os_divide(state: pyspiel.State, depth: int) -> dict[int, int]:
 
 def hsim_count(spec: PositionSpec, rules: Rules, depth: int) -> int:
     """Return hsim's perft count (the compiled kernel)."""
-    p = spec.position(rules)
+    p = Position.from_spec(spec, rules)
     return int(hsim_perft.perft(p.state.public, p.state.private, p.rules_array, depth))
 
 
 def hsim_divide(spec: PositionSpec, rules: Rules, depth: int) -> dict[int, int]:
     """Return hsim's count below each legal first card (card -> n)."""
-    p = spec.position(rules)
+    p = Position.from_spec(spec, rules)
     out = np.zeros(52, np.int64)
     hsim_perft.divide(p.state.public, p.state.private, p.rules_array, depth, out)
     return {c: int(out[c]) for c in cards_of(p.legal())}
@@ -990,7 +991,8 @@ def main(argv: list[str] | None = None) -> int:
             "pyspiel states); 'divide' is OpenSpiel's count below each legal first card.",
             "source 'hand': options OpenSpiel lacks, counted by hand ('derivation'), with "
             "the counts when the option is off.",
-            "position: hsim.notation.PositionSpec.to_text(); rules: hsim.rules.parse_rules. "
+            "position: hsim.model.notation.PositionSpec.to_text(); "
+            "rules: hsim.model.rules.parse_rules. "
             "Regenerate with scripts/make_perft_data.py; checked by tests/test_perft_data.py.",
         ],
         "source": {

@@ -9,7 +9,7 @@ Usage::
 ``perf`` (Linux perf_events) sees numba's machine code as anonymous memory, so a plain
 ``perf record`` of hsim names nothing inside the game loop. This script plays games with
 ``--players`` (one spec for every seat, or one per seat as ``hsim tournament --players``)
-through ``hsim.play.play_range`` in a child process. After loading the engine and the bots
+through ``hsim.play.games.play_range`` in a child process. After loading the engine and the bots
 from numba's cache, the child writes ``/tmp/perf-<pid>.map``, the file in which perf looks
 up JIT code: one line per compiled function (address, size, name), found in the machine
 code numba loaded from its cache. The parent records the child (``perf record -p``) while
@@ -61,9 +61,9 @@ def demangle(symbol: str) -> str:
     """Return the dotted Python name in numba's mangled symbol ``symbol``.
 
     >>> demangle("_ZN4hsim6engine4game10play_gamesB3v84B40c8tJTIeFIjxB2IKSgI4CrvSCKg1MMVC_E")
-    'hsim.engine.game.play_games'
+    'hsim.play.hearts_game.play_games'
     >>> demangle("cfunc._ZN4hsim4rng12stream_stateB2v1E")
-    'cfunc hsim.rng.stream_state'
+    'cfunc hsim.engine.rng.stream_state'
 
     Wrappers keep their kind (``cpython``, ``cfunc``); a symbol that is not numba's
     ``_ZN<len><name>...`` form is returned as it is.
@@ -166,9 +166,10 @@ def _child(args) -> None:
     # lambdas); their lines are their callers', as the module docstring says.
     warnings.filterwarnings("ignore", message="Could not find source")
     kept = _keep_cached_objects()
-    from hsim.loader import load_players, split_players
-    from hsim.play import play_range
-    from hsim.rules import parse_rules
+    from hsim.model.rules import parse_rules
+    from hsim.play.games import play_range
+    from hsim.strategy.loader import load_players
+    from hsim.strategy.specs import split_players
 
     rules = parse_rules(args.rules)
     specs = split_players(args.players)

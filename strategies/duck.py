@@ -33,7 +33,7 @@ from hsim.engine.hearts import (
 )
 from hsim.engine.layout import P_LED_SUIT, P_TRICK_CARDS, P_TRICK_LEN, V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
 
 
 @njit(PASS_SIG, cache=True)

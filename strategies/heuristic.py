@@ -69,8 +69,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hsim._jit import kernel
-from hsim.cards import ACE_HEARTS, CLUBS_MASK, SUIT_MASK
+from hsim.engine._numba import kernel
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
     ALL_CARDS,
@@ -118,7 +117,8 @@ from hsim.engine.layout import (
 )
 from hsim.engine.native import PASS_AT_SIG, PLAY_AT_SIG, data_ptr
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
-from hsim.strategy import CompiledStrategy, Param
+from hsim.model.cards import ACE_HEARTS, CLUBS_MASK, SUIT_MASK
+from hsim.strategy.contract import CompiledStrategy, Param
 
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
 HIGH_DIAMONDS = DIAMONDS_MASK & ~((JD_BIT << 1) - 1)  # QD, KD, AD

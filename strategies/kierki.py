@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from hsim._jit import kernel
+from hsim.engine._numba import kernel
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import HEARTS_MASK, SUIT_MASK
 from hsim.engine.kierki import (
@@ -101,7 +101,7 @@ from hsim.engine.layout import (
 from hsim.engine.native import PLAY_AT_SIG, data_ptr
 from hsim.engine.signatures import PLAY_SIG, TRUMP_SIG
 from hsim.strategies.random_bot import pass_cards  # Kierki never passes (B1)
-from hsim.strategy import CompiledStrategy, Param
+from hsim.strategy.contract import CompiledStrategy, Param
 
 # params array order
 K_LOTTERY_HELP = 0

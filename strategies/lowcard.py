@@ -11,7 +11,7 @@ from numba import njit
 from hsim.engine.bits import highest_by_rank, lowest_by_rank
 from hsim.engine.layout import V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
 
 
 @njit(PASS_SIG, cache=True)

@@ -131,10 +131,10 @@ from hsim.engine.layout import (
     V_RECEIVED,
     V_SEAT,
 )
+from hsim.engine.rng import below
 from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG
-from hsim.rng import below
 from hsim.strategies import heuristic
-from hsim.strategy import CompiledStrategy, Param
+from hsim.strategy.contract import CompiledStrategy, Param
 
 # heuristic's own compiled play, with its default parameters: pimc's playout policy
 # (rollout=1) and its choice between cards of equal value.

@@ -6,9 +6,9 @@ from numba import njit
 
 from hsim.engine.bits import nth_card, popcount
 from hsim.engine.layout import P_RULES, R_ALLOW_NO_TRUMP, V_HAND
+from hsim.engine.rng import below
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG, TRUMP_SIG
-from hsim.rng import below
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
 
 
 @njit(PASS_SIG, cache=True)

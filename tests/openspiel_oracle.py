@@ -7,8 +7,9 @@ OpenSpiel's points (26 - ``returns()``). Each finished deal is then scored again
 every combination of OpenSpiel's scoring parameters (``jd_bonus`` x
 ``avoid_all_tricks_bonus``): hsim's ``score_deal`` kernel on the recorded facts (points,
 tricks, JD taker), OpenSpiel by replaying the deal's action list in a game loaded with
-those parameters. The card, seat and rules mapping is the package's own (:mod:`hsim.openspiel`, the
-only hsim module that imports OpenSpiel); it is documented in ``docs/openspiel.md``.
+those parameters. The card, seat and rules mapping is the package's own
+(:mod:`hsim.bridges.openspiel`, the only hsim module that imports OpenSpiel); it is
+documented in ``docs/openspiel.md``.
 
 Design notes
 - OpenSpiel's action for a card is ``rank * 4 + suit`` with suits C, D, H, S; hsim's card
@@ -42,7 +43,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyspiel
 
-from hsim.cards import (
+from hsim.bridges.openspiel import (  # noqa: F401 - the mapping, used here and by the tests
+    CARD_TO_OS,
+    DIRECTIONS,
+    OS_DEFAULTS,
+    OS_PASS_ACTION,
+    OS_TO_CARD,
+    PASS_SHIFT,
+    PLAY_PARAMS,
+    SCORE_PARAMS,
+    hsim_rules,
+    os_game,
+    os_hands,
+    os_mask,
+)
+from hsim.engine.hearts import score_deal
+from hsim.engine.layout import D_DEAL_SCORE, D_JACK_DIAMONDS, D_POINTS, D_TRICKS
+from hsim.model.cards import (
     CLUBS,
     DIAMONDS,
     HEARTS,
@@ -58,26 +75,10 @@ from hsim.cards import (
     format_mask,
     mask_of,
 )
-from hsim.engine.hearts import score_deal
-from hsim.engine.layout import D_DEAL_SCORE, D_JACK_DIAMONDS, D_POINTS, D_TRICKS
-from hsim.openspiel import (  # noqa: F401 - the mapping, used here and by the tests
-    CARD_TO_OS,
-    DIRECTIONS,
-    OS_DEFAULTS,
-    OS_PASS_ACTION,
-    OS_TO_CARD,
-    PASS_SHIFT,
-    PLAY_PARAMS,
-    SCORE_PARAMS,
-    hsim_rules,
-    os_game,
-    os_hands,
-    os_mask,
-)
-from hsim.position import IllegalPlayError, Position
-from hsim.rules import Rules, canonical, parse_rules
+from hsim.model.rules import Rules, canonical, parse_rules
+from hsim.play.position import IllegalPlayError, Position
 
-# -- OpenSpiel's parameters and encodings: hsim.openspiel (the package's bridge) ------------
+# -- OpenSpiel's parameters and encodings: hsim.bridges.openspiel (the package's bridge) --------
 
 SCORE_COMBOS: tuple[tuple[bool, bool], ...] = tuple(itertools.product((False, True), repeat=2))
 POINTS_MASK = HEARTS_MASK | 1 << QUEEN_SPADES
@@ -349,9 +350,9 @@ class Repro:
             f"  passes: {self.passes}",
             f"  plays ({len(self.plays)}): {plays}",
             "  reproduce in hsim:",
-            "    from hsim.cards import format_mask",
-            "    from hsim.position import Position",
-            "    from hsim.rules import parse_rules",
+            "    from hsim.model.cards import format_mask",
+            "    from hsim.play.position import Position",
+            "    from hsim.model.rules import parse_rules",
             f"    p = Position.from_hands({self.hands}, pass_direction={self.direction!r},"
             f" rules=parse_rules({self.rules!r}))",
         ]

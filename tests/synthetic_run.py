@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hsim.rules import Rules, canonical
+from hsim.model.rules import Rules, canonical
 from hsim.runner.columns import plain_strings
 from hsim.runner.sink import DEALS_SCHEMA, GAMES_SCHEMA, _labels, part_name
 

@@ -19,8 +19,9 @@ from hsim.analysis import (
     winner_changes,
 )
 from hsim.analysis.stats import mean_interval, ratio_interval, wilson_interval
-from hsim.rules import Rules, RulesError
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.model.rules import Rules, RulesError
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 from tests.test_rescore import SCORING as KERNEL_SCORING
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")

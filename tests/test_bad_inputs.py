@@ -26,8 +26,9 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.rules import make_rules
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.model.rules import make_rules
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 
 BLOCKS = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
 R4 = "random,random,random,random"

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from hsim.cards import FULL_DECK
 from hsim.engine import bits
+from hsim.model.cards import FULL_DECK
 
 # Compiled callers of each operation (the kernels reach them the same way).
 c_popcount = njit(lambda x: bits.popcount(x))

@@ -23,8 +23,6 @@ import random
 
 import pytest
 
-from hsim.cards import QUEEN_SPADES, SUIT_MASKS, format_card
-from hsim.choose import decide
 from hsim.engine.hearts import card_points, legal_plays, play_card
 from hsim.engine.layout import (
     P_LED_SUIT,
@@ -39,10 +37,12 @@ from hsim.engine.layout import (
     P_TRICK_LEN,
     V_HAND,
 )
-from hsim.loader import load
-from hsim.position import Position
-from hsim.rules import Rules
+from hsim.model.cards import QUEEN_SPADES, SUIT_MASKS, format_card
+from hsim.model.rules import Rules
+from hsim.play.choose import decide
+from hsim.play.position import Position
 from hsim.strategies import heuristic
+from hsim.strategy.loader import load
 
 QS_BIT = 1 << QUEEN_SPADES
 ALL = (1 << 52) - 1

@@ -11,8 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hsim.cards import format_card, format_mask, parse_cards
-from hsim.choose import choose
 from hsim.engine.layout import (
     D_GAME,
     D_MOON,
@@ -22,11 +20,13 @@ from hsim.engine.layout import (
     MOON_ADD,
     MOON_SUBTRACT,
 )
-from hsim.loader import load, load_players
-from hsim.notation import PositionSpec
-from hsim.play import play_range
-from hsim.position import Position
-from hsim.rules import Rules
+from hsim.model.cards import format_card, format_mask, parse_cards
+from hsim.model.notation import PositionSpec
+from hsim.model.rules import Rules
+from hsim.play.choose import choose
+from hsim.play.games import play_range
+from hsim.play.position import Position
+from hsim.strategy.loader import load, load_players
 
 OMNIBUS = Rules(omnibus=True)
 NEW_MOON = Rules(moon="new_moon")
@@ -35,7 +35,7 @@ NEW_MOON = Rules(moon="new_moon")
 def position(hands, plays="", direction="hold", passes=None, rules=None, scores=(0, 0, 0, 0)):
     """Return the position of ``hands`` (4 strings, seat 0 first) after ``plays``."""
     deal = "/".join(h.replace(" ", "") for h in hands)
-    return PositionSpec.parse(deal, direction, passes, plays).position(rules, scores)
+    return Position.from_spec(PositionSpec.parse(deal, direction, passes, plays), rules, scores)
 
 
 def card(spec: str, pos) -> str:

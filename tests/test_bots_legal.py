@@ -17,10 +17,7 @@ import numpy as np
 import pytest
 from numba import njit, types
 
-from hsim.cards import format_card, format_mask
-from hsim.choose import choose
 from hsim.engine.bits import nth_card, popcount
-from hsim.engine.game import begin_deal, new_game, submit_pass, submit_play
 from hsim.engine.hearts import legal_plays
 from hsim.engine.layout import (
     DEAL_COLS,
@@ -39,12 +36,16 @@ from hsim.engine.layout import (
     ST_OK,
     V_HAND,
 )
+from hsim.engine.rng import below, seed_to_u64, stream_state
 from hsim.engine.signatures import PASS_FN, PLAY_FN
-from hsim.loader import load
-from hsim.notation import PositionSpec
-from hsim.rng import below, seed_to_u64, stream_state
-from hsim.rules import PRESETS, Rules
-from hsim.strategy import StrategyError
+from hsim.model.cards import format_card, format_mask
+from hsim.model.notation import PositionSpec
+from hsim.model.rules import PRESETS, Rules
+from hsim.play.choose import choose
+from hsim.play.hearts_game import begin_deal, new_game, submit_pass, submit_play
+from hsim.play.position import Position
+from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import load
 
 BOTS = ["random", "lowcard", "duck", "heuristic"]
 PIMC = "pimc(worlds=2,playouts=1)"
@@ -237,6 +238,6 @@ def test_every_bot_leads_the_queen_as_its_last_card(bot):
     spec = PIMC if bot == "pimc" else bot
     if bot == "pimc":
         _pimc()
-    position = PositionSpec.parse(LAST_QS_DEAL, plays=LAST_QS_PLAYS).position()
+    position = Position.from_spec(PositionSpec.parse(LAST_QS_DEAL, plays=LAST_QS_PLAYS))
     assert position.to_act == 3 and position.hand(3) == 1 << 36
     assert format_card(choose(load(spec), position, seed=3)) == "QS"

@@ -3,8 +3,6 @@
 import numpy as np
 import pytest
 
-from hsim.cards import mask_of, parse_card, parse_cards
-from hsim.choose import choose
 from hsim.engine.layout import (
     D_POINTS,
     D_SEAT,
@@ -36,11 +34,13 @@ from hsim.engine.layout import (
     V_PASSED,
     V_SEAT,
 )
-from hsim.loader import load, load_players
-from hsim.play import play_range
-from hsim.position import Position
-from hsim.rules import Rules
+from hsim.model.cards import mask_of, parse_card, parse_cards
+from hsim.model.rules import Rules
+from hsim.play.choose import choose
+from hsim.play.games import play_range
+from hsim.play.position import Position
 from hsim.strategies import heuristic, pimc
+from hsim.strategy.loader import load, load_players
 
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1

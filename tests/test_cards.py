@@ -1,6 +1,6 @@
 import pytest
 
-from hsim.cards import (
+from hsim.model.cards import (
     FULL_DECK,
     JACK_DIAMONDS,
     QUEEN_SPADES,

@@ -1,4 +1,4 @@
-"""The decision API (hsim.choose, ``hsim choose``): any strategy, any decision, any position.
+"""The decision API (hsim.play.choose, ``hsim choose``): any strategy, any decision, any position.
 
 Each decision kind (pass, play, New Moon choice, Kierki trump) is asked from Python and,
 for Hearts, from the command line; the seed contract: the answer is a pure function of
@@ -11,14 +11,14 @@ import pytest
 from click.testing import CliRunner
 
 import hsim
-from hsim.cards import CardSet, format_mask, parse_mask
-from hsim.choose import Decision, choose, decide
 from hsim.cli import main
-from hsim.loader import load
-from hsim.notation import PositionSpec
-from hsim.position import Position
-from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
-from hsim.strategy import StrategyError
+from hsim.engine.rng import PURPOSE_SEAT, seed_to_u64, stream_state
+from hsim.model.cards import CardSet, format_mask, parse_mask
+from hsim.model.notation import PositionSpec
+from hsim.play.choose import Decision, choose, decide
+from hsim.play.position import Position
+from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import load
 
 BLOCKS = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
 # The issue's position: last on a spade trick won by the KS, holding AS QS 9S.
@@ -37,7 +37,7 @@ def moon_position(rules="classic(moon=new_moon)", scores=(30, 10, 10, 10)):
         "5C 6C 7C 5D 6D 7D 5S 6S 7S 6H 7H 8H 9H",
         "8C 9C TC 8D 9D TD 8S 9S TS TH JH JC JS",
     ]
-    p = Position.from_hands(hands, rules=hsim.position._rules(rules), scores=scores)
+    p = Position.from_hands(hands, rules=hsim.play.position._rules(rules), scores=scores)
     p.play("2C")
     while p.phase == "play":  # seat 0 wins with its highest, the others play their lowest
         legal = p.legal()
@@ -46,7 +46,7 @@ def moon_position(rules="classic(moon=new_moon)", scores=(30, 10, 10, 10)):
 
 
 def test_choose_asks_the_seat_to_act():
-    position = PositionSpec.parse(BLOCKS, plays="2C 2D").position()
+    position = Position.from_spec(PositionSpec.parse(BLOCKS, plays="2C 2D"))
     assert choose(load("lowcard"), position) == 26 + 0  # 2S: seat 2's lowest legal spade
     assert position.to_act == 2  # nothing was played
     d = decide("lowcard", position)
@@ -54,7 +54,7 @@ def test_choose_asks_the_seat_to_act():
 
 
 def test_pass_decision_any_seat():
-    position = PositionSpec.parse(BLOCKS, "left").position()
+    position = Position.from_spec(PositionSpec.parse(BLOCKS, "left"))
     assert position.phase == "pass"
     for seat in range(4):
         d = decide("lowcard", position, seat=seat)
@@ -67,9 +67,9 @@ def test_pass_decision_any_seat():
 
 
 def test_play_after_the_pass():
-    position = PositionSpec.parse(
-        BLOCKS, "left", "2C 3C 4C / 2D 3D 4D / 2S 3S 4S / 2H 3H 4H"
-    ).position()
+    position = Position.from_spec(
+        PositionSpec.parse(BLOCKS, "left", "2C 3C 4C / 2D 3D 4D / 2S 3S 4S / 2H 3H 4H")
+    )
     d = decide("heuristic", position)
     assert d.kind == "play" and d.seat == 1 and str(d) == "2C"
 
@@ -142,7 +142,7 @@ class Recorder:
 def test_python_strategy_gets_the_documented_stream(monkeypatch):
     import numpy as np
 
-    monkeypatch.setattr(hsim.loader, "find", lambda name: Recorder)
+    monkeypatch.setattr(hsim.strategy.loader, "find", lambda name: Recorder)
     p = Position.from_text(f"deal={QS_DEAL};plays=2C 3C 4C AC 2S KS 5S")
     Recorder.seen = []
     decide("recorder", p, seed=11, game=4)
@@ -155,7 +155,7 @@ def test_decide_refuses_what_is_not_due():
     assert p.phase in ("deal_over", "game_over")
     with pytest.raises(ValueError, match="no decision is due"):
         decide("heuristic", p)
-    play = PositionSpec.parse(BLOCKS, plays="2C").position()
+    play = Position.from_spec(PositionSpec.parse(BLOCKS, plays="2C"))
     with pytest.raises(ValueError, match="drop seat"):
         decide("heuristic", play, seat=1)
     with pytest.raises(ValueError, match="game index"):
@@ -171,12 +171,12 @@ class Cheater:
 
 
 def test_decide_refuses_an_illegal_answer(monkeypatch):
-    monkeypatch.setattr(hsim.loader, "find", lambda name: Cheater)
-    p = PositionSpec.parse(BLOCKS, plays="2C").position()
+    monkeypatch.setattr(hsim.strategy.loader, "find", lambda name: Cheater)
+    p = Position.from_spec(PositionSpec.parse(BLOCKS, plays="2C"))
     with pytest.raises(StrategyError, match="chose QS, which is not legal here"):
         decide("cheater", p)
     with pytest.raises(StrategyError, match=r"passed \[2C 3C 4C\], not 3 cards of its hand"):
-        decide("cheater", PositionSpec.parse(BLOCKS, "left").position(), seat=3)
+        decide("cheater", Position.from_spec(PositionSpec.parse(BLOCKS, "left")), seat=3)
 
 
 def test_position_prints_as_a_pasteable_position():
@@ -185,9 +185,11 @@ def test_position_prints_as_a_pasteable_position():
     assert repr(p) == f"Position.from_text({text!r})"
     assert eval(repr(p), {"Position": Position}).to_text() == text
     assert str(p) == f"--deal {QS_DEAL} --pass-direction hold --plays '2C 3C 4C AC 2S KS 5S'"
-    passed = PositionSpec.parse(
-        BLOCKS, "across", "2C 3C 4C / 2D 3D 4D / 2S 3S 4S / 2H 3H 4H", "2C"
-    ).position(hsim.position._rules("openspiel"), scores=(1, 2, 3, 4))
+    passed = Position.from_spec(
+        PositionSpec.parse(BLOCKS, "across", "2C 3C 4C / 2D 3D 4D / 2S 3S 4S / 2H 3H 4H", "2C"),
+        hsim.play.position._rules("openspiel"),
+        scores=(1, 2, 3, 4),
+    )
     again = eval(repr(passed), {"Position": Position})
     assert again.to_text() == passed.to_text() and again.scores == (1, 2, 3, 4)
     assert again.rules == passed.rules and "rules='openspiel'" in repr(passed)

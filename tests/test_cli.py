@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.rules import RULE_NAMES
+from hsim.model.rules import RULE_NAMES
 
 
 def run(*args):
@@ -169,9 +169,9 @@ def test_compile_notice_before_a_cold_compile_and_none_when_warm(tmp_path):
     """The first run after an install says it is compiling, before it compiles; a run
     with the code in the cache says nothing. The cold run is stopped once the notice is
     out (its compile is not needed), the warm one uses this test process's cache."""
-    import hsim.engine.game  # noqa: F401  (warm this process's cache: the engine)
+    import hsim.play.hearts_game  # noqa: F401  (warm this process's cache: the engine)
     import hsim.strategies.random_bot  # noqa: F401  (and the default decisions)
-    from hsim import _jit
+    from hsim.engine import _numba
 
     cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players", "random,random,random,"
            "random", "--games", "1", "--workers", "1", "--no-progress", "--out"]  # fmt: skip
@@ -189,7 +189,7 @@ def test_compile_notice_before_a_cold_compile_and_none_when_warm(tmp_path):
     assert line.startswith("compiling the engine (first run after install or upgrade; about ")
     assert str(tmp_path / "empty-cache") in line
     assert still_compiling  # printed before the compile, not after it
-    warm_env = {**os.environ, "NUMBA_CACHE_DIR": _jit.CACHE_DIR}
+    warm_env = {**os.environ, "NUMBA_CACHE_DIR": _numba.CACHE_DIR}
     done = subprocess.run(
         [*cmd, str(tmp_path / "warm")], env=warm_env, capture_output=True, text=True, timeout=300
     )
@@ -217,18 +217,18 @@ DEAL = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
     ids=lambda a: a[0],
 )  # fmt: skip
 def test_every_compiling_command_gives_the_compile_notice(args, tmp_path, monkeypatch):
-    from hsim import _jit
+    from hsim.strategy import notice
 
     asked = []
 
-    def notice(specs=(), parts=(), engine=True, loops=True):
+    def fake_notice(specs=(), parts=(), engine=True, loops=True):
         asked.append((list(specs), list(parts)))
         plays.append(loops)
         return "compiling NOTICE"
 
     plays = []
 
-    monkeypatch.setattr(_jit, "compile_notice", notice)
+    monkeypatch.setattr(notice, "compile_notice", fake_notice)
     out = ["--out", str(tmp_path / "o"), "--workers", "1", "--no-progress"]
     extra = out if args[0] in ("tournament", "ladder", "compare-rules", "sprt") else []
     r = CliRunner().invoke(main, [*args, *extra])
@@ -316,8 +316,8 @@ def test_the_console_script_exits_as_sys_exit_would():
 def test_a_part_is_warm_once_its_command_has_run(args, part):
     """A part of the compile plan names the kernels its command compiles: once the command
     has run, the part is no longer cold (else its notice would come back every run)."""
-    from hsim import _jit
+    from hsim.strategy import notice
 
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
-    assert _jit.compile_plan(parts=[part], engine=False) == []
+    assert notice.compile_plan(parts=[part], engine=False) == []

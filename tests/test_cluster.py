@@ -23,8 +23,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hsim.rules import Rules, make_rules
-from hsim.runner.run import RunConfig, RunError, run_tournament
+from hsim.model.rules import Rules, make_rules
+from hsim.runner.config import RunConfig
+from hsim.runner.run import RunError, run_tournament
 
 distributed = pytest.importorskip("distributed")
 
@@ -121,7 +122,7 @@ def test_tournament_on_the_cluster_equals_the_local_pool(cluster, tmp_path):
 
 
 def test_a_decision_timeout_stops_a_hung_python_strategy_on_the_cluster(cluster, tmp_path):
-    # Dask workers play in threads, where no signal handler runs (see hsim.play).
+    # Dask workers play in threads, where no signal handler runs (see hsim.play.games).
     spinner = f"{TESTS}/bots/python_bots.py:Spinner"
     config = _config(players=("random", spinner, "random", "random"), seed=1, decision_timeout=0.5)
     t0 = time.monotonic()
@@ -209,7 +210,7 @@ def test_single_file_module_is_shipped_to_workers(isolated, tmp_path, monkeypatc
     (hidden / "hsim_test_shipped_bot.py").write_text(
         textwrap.dedent(
             """
-            from hsim.cards import cards_of
+            from hsim.model.cards import cards_of
 
             class Low:
                 def pass_cards(self, obs, rng):
@@ -347,7 +348,7 @@ def test_a_task_on_a_worker_that_was_not_checked_refuses_to_play(tmp_path):
 
     bots = tmp_path / "bots.py"
     shutil.copy(TESTS / "bots" / "python_bots.py", bots)
-    from hsim.loader import load_players
+    from hsim.strategy.loader import load_players
 
     players = load_players(["random", f"{bots}:PyLowcard", "random", "random"])
     sources = strategy_sources(players)
@@ -404,7 +405,7 @@ def test_a_cluster_run_killed_is_resumed_on_the_cluster(cluster, tmp_path):
 
 
 def test_sprt_on_the_cluster_gives_the_same_verdict_and_boards(cluster, tmp_path):
-    from hsim.sprt import SprtConfig, run_sprt
+    from hsim.experiments.sprt import SprtConfig, run_sprt
 
     results = {}
     for name, kw in (("here", {"workers": 1}), ("dask", {"cluster": cluster})):

@@ -14,10 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hsim.rules import make_rules
+from hsim.model.rules import make_rules
 from hsim.runner import columns
 from hsim.runner.columns import COLUMNS, SCHEMAS, markdown_table, readme_blocks, with_tables
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 
 README = Path(__file__).resolve().parents[1] / "results" / "README.md"
 

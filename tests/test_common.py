@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hsim.cards import FULL_DECK, TWO_CLUBS
 from hsim.engine.common import shuffle_deck, trick_taker, trick_winner, write_game_rows
 from hsim.engine.layout import (
     G_DEALS,
@@ -32,7 +31,8 @@ from hsim.engine.layout import (
     P_TRICK_CARDS,
     PUBLIC_LEN,
 )
-from hsim.rng import below
+from hsim.engine.rng import below
+from hsim.model.cards import FULL_DECK, TWO_CLUBS
 
 
 @pytest.mark.parametrize("cards", [FULL_DECK, FULL_DECK & ~(1 << TWO_CLUBS), 0b1011])

@@ -120,9 +120,9 @@ def test_other_mistakes_are_clear_errors(tmp_path):
 
 def test_a_scoring_option_changes_the_play_of_a_bot_that_reads_the_rules(tmp_path):
     """heuristic takes the JD under Omnibus: a scoring option is not play-neutral."""
-    from hsim.analysis.compare import compare_rules as compare
-    from hsim.analysis.compare import parse_variant, play_label
-    from hsim.rules import parse_rules
+    from hsim.experiments.compare_rules import compare_rules as compare
+    from hsim.experiments.compare_rules import parse_variant, play_label
+    from hsim.model.rules import parse_rules
 
     base = parse_rules("classic")
     variant = parse_variant("omnibus=true", base)
@@ -140,7 +140,7 @@ def test_a_scoring_option_changes_the_play_of_a_bot_that_reads_the_rules(tmp_pat
 def test_play_changed_counts_deals_dealt_in_both():
     import pandas as pd
 
-    from hsim.analysis.compare import play_changed
+    from hsim.experiments.compare_rules import play_changed
 
     a = pd.DataFrame(
         {"game": [0, 0, 0, 0, 1, 1], "deal": [0, 0, 1, 1, 0, 0], "seat": [0, 1, 0, 1, 0, 1],

@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.rules import Rules
+from hsim.model.rules import Rules
+from hsim.runner.config import RunConfig
 from hsim.runner.manifest import JOURNAL, SETTINGS_DIGEST, read_manifest, settings_digest
 from hsim.runner.resume import resume_run
-from hsim.runner.run import RunConfig, RunError, run_tournament
+from hsim.runner.run import RunError, run_tournament
 from hsim.runner.verify import verify_run
 from tests.test_resume import _assert_same
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from hsim.cards import SUIT_MASK
+from hsim.model.cards import SUIT_MASK
 from hsim.strategies import heuristic as h
 
 #: qs_guard values: every whole number the parameter allows and fractions between them

@@ -9,7 +9,8 @@ from pathlib import Path
 import numba
 import pytest
 
-from hsim import _jit
+from hsim.engine import _numba
+from hsim.strategy import notice
 
 SOURCE = """
 from numba import njit
@@ -39,49 +40,50 @@ def test_cold_until_compiled_then_cold_again_when_the_source_changes(tmp_path, m
     _use_cache(monkeypatch, tmp_path / "cache")
     source = tmp_path / "tiny_kernels.py"
     source.write_text(SOURCE)
-    assert _jit.cold_sources([source]) == [source]  # nothing cached yet
+    assert notice.cold_sources([source]) == [source]  # nothing cached yet
     module = _import(source, "hsim_test_tiny_kernels")
     assert module.add_one(1) == 2  # compiled and written to the cache
-    assert _jit.cold_sources([source]) == []
+    assert notice.cold_sources([source]) == []
     source.write_text(SOURCE + "# edited\n")  # numba would not use that cache any more
-    assert _jit.cold_sources([source]) == [source]
+    assert notice.cold_sources([source]) == [source]
     del sys.modules["hsim_test_tiny_kernels"]
 
 
 def test_the_engine_is_warm_once_loaded_and_cold_in_an_empty_cache(tmp_path, monkeypatch):
-    import hsim.engine.game  # noqa: F401  (compiled, or loaded from the cache)
-    import hsim.engine.kierki_game  # noqa: F401
+    import hsim.play.hearts_game  # noqa: F401  (compiled, or loaded from the cache)
+    import hsim.play.kierki_game  # noqa: F401
     import hsim.runner.narrow  # noqa: F401
-    import hsim.strategies.random_bot  # noqa: F401  (and hsim.strategy)
+    import hsim.strategies.random_bot  # noqa: F401  (and hsim.strategy.contract)
 
-    assert _jit.cold_sources(_jit.ENGINE_SOURCES) == []
-    assert _jit.compile_plan(["random"]) == []
-    assert _jit.compile_notice(["random"]) is None
+    assert notice.cold_sources(notice.ENGINE_SOURCES) == []
+    assert notice.compile_plan(["random"]) == []
+    assert notice.compile_notice(["random"]) is None
     _use_cache(monkeypatch, tmp_path / "empty")
-    assert _jit.cold_sources(_jit.ENGINE_SOURCES) == [p.resolve() for p in _jit.ENGINE_SOURCES]
-    assert [what for what, _ in _jit.compile_plan(["heuristic", "heuristic(x=1)"])] == [
+    cold = notice.cold_sources(notice.ENGINE_SOURCES)
+    assert cold == [p.resolve() for p in notice.ENGINE_SOURCES]
+    assert [what for what, _ in notice.compile_plan(["heuristic", "heuristic(x=1)"])] == [
         "engine",
         "heuristic",
         "heuristic's game loop",
     ]
-    notice = _jit.compile_notice(["heuristic", "lowcard"])
-    assert notice.startswith(
+    line = notice.compile_notice(["heuristic", "lowcard"])
+    assert line.startswith(
         "compiling the engine, heuristic and heuristic's game loop (first run after install"
     )
-    assert "about 90 s, then cached in " in notice and notice.endswith("...")
-    monkeypatch.setattr(_jit, "JIT_DISABLED", True)  # NUMBA_DISABLE_JIT: nothing compiles
-    assert _jit.compile_notice(["heuristic"]) is None
+    assert "about 90 s, then cached in " in line and line.endswith("...")
+    monkeypatch.setattr(_numba, "JIT_DISABLED", True)  # NUMBA_DISABLE_JIT: nothing compiles
+    assert notice.compile_notice(["heuristic"]) is None
 
 
 def test_a_cold_strategy_alone_is_named(tmp_path, monkeypatch):
-    import hsim.engine.game  # noqa: F401
+    import hsim.play.hearts_game  # noqa: F401
 
     monkeypatch.setattr(
-        _jit, "cold_sources", lambda sources: [s for s in sources if "pimc" in str(s)]
+        notice, "cold_sources", lambda sources: [s for s in sources if "pimc" in str(s)]
     )
-    assert _jit.compile_notice(["pimc"]) == (
+    assert notice.compile_notice(["pimc"]) == (
         f"compiling pimc (first use since install or upgrade; about 30 s, then cached in "
-        f"{_jit.cache_home()})..."
+        f"{notice.cache_home()})..."
     )
 
 
@@ -96,7 +98,7 @@ def test_a_cold_strategy_alone_is_named(tmp_path, monkeypatch):
     ],
 )
 def test_strategy_sources_are_found_without_importing(spec, found):
-    path = _jit.strategy_source(spec)
+    path = notice.strategy_source(spec)
     assert (path.name if path else None) == found
 
 
@@ -105,43 +107,47 @@ def test_strategy_files_count_only_when_they_cache(tmp_path):
     cached.write_text(SOURCE)
     plain = tmp_path / "plain.py"
     plain.write_text("class Bot:\n    pass\n")
-    assert _jit.strategy_source(f"{cached}:add_one") == cached.resolve()
-    assert _jit.strategy_source(f"{plain}:Bot") is None
-    assert _jit.strategy_source(f"{tmp_path}/missing.py:Bot") is None
+    assert notice.strategy_source(f"{cached}:add_one") == cached.resolve()
+    assert notice.strategy_source(f"{plain}:Bot") is None
+    assert notice.strategy_source(f"{tmp_path}/missing.py:Bot") is None
 
 
 def test_the_cache_key_covers_what_compiled_code_reads_and_nothing_else():
-    covered = set(_jit.hashed_modules())
+    covered = set(_numba.hashed_modules())
     # Compiled modules, and the modules whose constants they compile in.
-    assert {"engine/game.py", "engine/bits.py", "strategies/heuristic.py"} <= covered
-    assert {"rules.py", "cards.py", "rng.py", "_jit.py"} <= covered
+    assert {"play/hearts_game.py", "engine/bits.py", "strategies/heuristic.py"} <= covered
+    assert {"model/rules.py", "model/cards.py", "engine/rng.py", "engine/_numba.py"} <= covered
     # Modules that only mention numba (the runner, the manifest) or never reach it.
-    assert not covered & {"runner/run.py", "runner/manifest.py", "cli/play.py", "analysis/scan.py"}
+    assert not covered & {
+        "runner/run.py", "runner/manifest.py", "cli/tournament.py", "analysis/scan.py",
+    }  # fmt: skip
 
 
 def test_a_module_imported_by_compiled_code_is_followed_to_the_end():
     sources = {
-        "engine/game.py": b"from hsim.rules import Rules\n",
-        "rules.py": b"from hsim import cards, errors\nimport hsim.notation\n",
-        "cards.py": b"",
+        "engine/hearts.py": b"from hsim.model.rules import Rules\n",
+        "model/rules.py": b"from hsim.model import cards\nfrom hsim import errors\n"
+        b"import hsim.model.notation\n",
+        "model/cards.py": b"",
         "errors.py": b"",
-        "notation.py": b"",
-        "runner/run.py": b"# numba caches ...\nfrom hsim.engine import game\n",
-        "analysis/scan.py": b"from hsim.rules import Rules\n",
+        "model/notation.py": b"",
+        "runner/run.py": b"# numba caches ...\nfrom hsim.play import hearts_game\n",
+        "analysis/scan.py": b"from hsim.model.rules import Rules\n",
         "strategies/mine.py": b"@njit(cache=True)\ndef f(x):\n    return x\n",
     }
-    hashed = _jit._hashed(sources)
+    hashed = _numba._hashed(sources)
     assert hashed == [
-        "cards.py", "engine/game.py", "errors.py", "notation.py", "rules.py", "strategies/mine.py",
+        "engine/hearts.py", "errors.py", "model/cards.py", "model/notation.py", "model/rules.py",
+        "strategies/mine.py",
     ]  # fmt: skip
 
 
 #: A fresh process's first compiled work: one game of four random seats.
 PLAY_A_GAME = (
     "import sys\n"
-    "from hsim.loader import load_players\n"
-    "from hsim.play import play_range\n"
-    "from hsim.rules import Rules\n"
+    "from hsim.strategy.loader import load_players\n"
+    "from hsim.play.games import play_range\n"
+    "from hsim.model.rules import Rules\n"
     "play_range(Rules(), load_players(['random'] * 4), 1, 0, 1)\n"
 )
 
@@ -204,17 +210,17 @@ def test_loading_compiled_code_skips_numbas_registry_refresh_and_later_compiles_
 
 def test_the_blas_probe_is_refused_only_while_numba_loads(monkeypatch):
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
-    finder = _jit._NoScipyLinalg()
+    finder = _numba._NoScipyLinalg()
     with pytest.raises(ModuleNotFoundError, match="scipy.linalg"):
         finder.find_spec("scipy.linalg")
     assert finder.find_spec("scipy.stats") is None
-    assert not any(isinstance(f, _jit._NoScipyLinalg) for f in sys.meta_path)
+    assert not any(isinstance(f, _numba._NoScipyLinalg) for f in sys.meta_path)
 
 
 def test_the_blas_probe_is_refused_only_to_the_thread_loading_numba():
     import threading
 
-    finder = _jit._NoScipyLinalg()
+    finder = _numba._NoScipyLinalg()
     seen = []
     other = threading.Thread(target=lambda: seen.append(finder.find_spec("scipy.linalg")))
     other.start()
@@ -225,14 +231,14 @@ def test_the_blas_probe_is_refused_only_to_the_thread_loading_numba():
 
 
 def test_only_hsims_own_functions_load_without_the_refresh():
-    import hsim.engine.game as game
+    import hsim.play.hearts_game as game
 
-    assert _jit.own_code(game.play_games.py_func)
-    assert _jit.own_code(sys.modules["hsim.strategies.random_bot"].play.py_func)
+    assert _numba.own_code(game.play_games.py_func)
+    assert _numba.own_code(sys.modules["hsim.strategies.random_bot"].play.py_func)
     user = numba.njit(lambda x: x)
     user.py_func.__module__ = "hsim_user_mybot_0123456789abcdef"  # a strategy file's
-    assert not _jit.own_code(user.py_func)
-    assert not _jit.own_code(None)
+    assert not _numba.own_code(user.py_func)
+    assert not _numba.own_code(None)
 
 
 def test_a_cached_vectorize_of_someone_elses_loads_after_hsim(tmp_path):
@@ -246,7 +252,10 @@ def test_a_cached_vectorize_of_someone_elses_loads_after_hsim(tmp_path):
         "def v_add(x, y):\n"
         "    return x * 2 + y\n"
     )
-    script = "import hsim._jit, numpy as np, vmod\nprint(vmod.v_add(np.arange(3.0), 1.0).sum())\n"
+    script = (
+        "import hsim.engine._numba, numpy as np, vmod\n"
+        "print(vmod.v_add(np.arange(3.0), 1.0).sum())\n"
+    )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
     runs = [
         subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
@@ -259,13 +268,13 @@ def test_a_cached_vectorize_of_someone_elses_loads_after_hsim(tmp_path):
 def test_hsims_cached_code_needs_no_string_hash_secret():
     # _load_cached_code_without_refresh does not import numba.cpython.hashing, whose
     # import adds the symbols of the string-hash secret: no hsim code may use them.
-    import hsim.play  # noqa: F401
+    import hsim.play.games  # noqa: F401
     import hsim.runner.narrow  # noqa: F401
     import hsim.strategies.heuristic  # noqa: F401
     import hsim.strategies.kierki  # noqa: F401
     import hsim.strategies.pimc  # noqa: F401
 
-    compiled = list(Path(_jit.CACHE_DIR).rglob("*.nbc"))
+    compiled = list(Path(_numba.CACHE_DIR).rglob("*.nbc"))
     assert len(compiled) > 20
     users = [p.name for p in compiled if b"_numba_hashsecret_" in p.read_bytes()]
     assert users == [], "hash strings in compiled code only after importing numba.cpython.hashing"
@@ -382,7 +391,7 @@ def _compile_inlined(monkeypatch, share: bool) -> tuple[str, int]:
         return var_deepcopy(self, memo)
 
     with monkeypatch.context() as patch:
-        patch.setattr(_jit._INLINE_COPIES, "share", share)
+        patch.setattr(_numba._INLINE_COPIES, "share", share)
         patch.setattr(ir.Var, "__deepcopy__", counted)
         assert module.outer(50) == module.outer.py_func(50)
     asm = "\n".join(module.outer.inspect_asm().values())
@@ -396,14 +405,14 @@ def test_inlining_copies_each_ir_once_and_compiles_the_same_code(monkeypatch):
 
     worker = inline_closurecall.InlineWorker
     if getattr(inline_closurecall, "copy", None) is not None:  # numba's shape: patched
-        assert isinstance(inline_closurecall.copy, _jit._CopyForInlining)
+        assert isinstance(inline_closurecall.copy, _numba._CopyForInlining)
         assert hasattr(worker.inline_ir, "numba_inline_ir")
     plain_asm, plain_copies = _compile_inlined(monkeypatch, share=False)
     shared_asm, shared_copies = _compile_inlined(monkeypatch, share=True)
     assert shared_asm == plain_asm
     assert "inline_probe5outer" in shared_asm
     assert shared_copies * 4 < plain_copies  # measured: 1,658 against 14,766
-    assert _jit._INLINE_COPIES.calls == []  # every inline call's memos are let go
+    assert _numba._INLINE_COPIES.calls == []  # every inline call's memos are let go
 
 
 def test_a_module_already_imported_is_patched_at_once():
@@ -413,7 +422,7 @@ def test_a_module_already_imported_is_patched_at_once():
         exec_module(module)
         ran.append(module)
 
-    _jit._import_through("json", run)  # imported long since
+    _numba._import_through("json", run)  # imported long since
     assert ran == [sys.modules["json"]]
     assert not any(getattr(f, "name", None) == "json" for f in sys.meta_path)
 
@@ -427,32 +436,32 @@ def _one_more():
 
 
 def test_with_globals_copies_a_function_with_other_globals():
-    copied = _jit.with_globals(_one_more, "forty_two", _one=lambda: 41)
+    copied = _numba.with_globals(_one_more, "forty_two", _one=lambda: 41)
     assert copied() == 42 and _one_more() == 2  # the original still sees its module's
     assert copied.__qualname__ == "forty_two" and copied.__module__ == __name__
     with pytest.raises(KeyError, match="defines no no_such_name"):
-        _jit.with_globals(_one_more, "x", no_such_name=1)
+        _numba.with_globals(_one_more, "x", no_such_name=1)
 
 
 def test_a_cold_heuristic_loop_is_in_the_compile_plan(tmp_path, monkeypatch):
     _use_cache(monkeypatch, tmp_path / "empty")
-    plan = dict(_jit.compile_plan(["heuristic", "random"]))
-    assert plan["heuristic's game loop"] == _jit.COMPILE_SECONDS["game loop"]
+    plan = dict(notice.compile_plan(["heuristic", "random"]))
+    assert plan["heuristic's game loop"] == notice.COMPILE_SECONDS["game loop"]
     assert "random's game loop" not in plan
-    notice = _jit.compile_notice(["heuristic"], engine=False)
-    assert "heuristic's game loop" in notice
+    line = notice.compile_notice(["heuristic"], engine=False)
+    assert "heuristic's game loop" in line
     # a command that plays no games (hsim choose) compiles the bot, not its loop
-    plan = dict(_jit.compile_plan(["heuristic"], loops=False))
+    plan = dict(notice.compile_plan(["heuristic"], loops=False))
     assert "heuristic" in plan and "heuristic's game loop" not in plan
-    assert "game loop" not in (_jit.compile_notice(["heuristic"], loops=False) or "")
+    assert "game loop" not in (notice.compile_notice(["heuristic"], loops=False) or "")
 
 
 def test_the_bots_compiled_into_loops_are_the_ones_the_plan_knows():
-    from hsim.loader import builtin_names, load
+    from hsim.strategy.loader import builtin_names, load
 
     bundles = [load(name).compiled for name in builtin_names()]
     in_loop = {b.name for b in bundles if b is not None and b.in_loop}
-    assert in_loop == _jit.IN_LOOP
+    assert in_loop == notice.IN_LOOP
 
 
 def test_function_addresses_are_looked_up_once_per_compile_result():
@@ -460,8 +469,8 @@ def test_function_addresses_are_looked_up_once_per_compile_result():
     from numba.core.typing import signature
     from numba.experimental import function_type
 
-    assert isinstance(function_type._get_wrapper_address, _jit._FunctionAddresses)
-    assert isinstance(function_type._get_jit_address, _jit._FunctionAddresses)
+    assert isinstance(function_type._get_wrapper_address, _numba._FunctionAddresses)
+    assert isinstance(function_type._get_jit_address, _numba._FunctionAddresses)
     numba_look_up = function_type._get_jit_address.look_up
     asked = []
 
@@ -469,7 +478,7 @@ def test_function_addresses_are_looked_up_once_per_compile_result():
         asked.append(func)
         return numba_look_up(func, sig) if isinstance(func, Dispatcher) else 77
 
-    addresses = _jit._FunctionAddresses(look_up, Dispatcher)
+    addresses = _numba._FunctionAddresses(look_up, Dispatcher)
     f = numba.njit("int64(int64)")(lambda x: x + 1)
     sig = signature(numba.int64, numba.int64)
     first = addresses(f, sig)
@@ -487,9 +496,9 @@ def test_function_addresses_are_looked_up_once_per_compile_result():
 def test_a_second_loop_call_looks_no_function_address_up(monkeypatch):
     from numba.experimental import function_type
 
-    from hsim.loader import load_players
-    from hsim.play import play_range
-    from hsim.rules import Rules
+    from hsim.model.rules import Rules
+    from hsim.play.games import play_range
+    from hsim.strategy.loader import load_players
 
     players = load_players(["random", "heuristic", "lowcard", "random"])
     before, _ = play_range(Rules(), players, 1, 0, 3)

@@ -9,13 +9,14 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.analysis import compare_games, load_run, winner_change
-from hsim.analysis.compare import parse_variant
 from hsim.analysis.report import KIERKI_KINDS
 from hsim.cli import main
 from hsim.cli.analysis import compare_rules, report
-from hsim.ladder import board_advantages, default_bots, rung_players
-from hsim.rules import PRESETS, RulesError
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.experiments.compare_rules import parse_variant
+from hsim.experiments.ladder import board_advantages, default_bots, rung_players
+from hsim.model.rules import PRESETS, RulesError
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 
 KIERKI4 = PRESETS["kierki4"]
 KIERKI3 = PRESETS["kierki3"]

@@ -14,7 +14,6 @@ import dataclasses
 import numpy as np
 import pytest
 
-from hsim.cards import format_card, parse_mask
 from hsim.engine.kierki import (
     KIND_HEARTS,
     KIND_KING_OF_HEARTS,
@@ -26,7 +25,6 @@ from hsim.engine.kierki import (
     KIND_TRICKS,
     KIND_TRUMP,
 )
-from hsim.engine.kierki_game import kierki_legal
 from hsim.engine.layout import (
     D_DEAL_SCORE,
     D_GAME,
@@ -49,10 +47,12 @@ from hsim.engine.layout import (
     V_HAND,
     V_SEAT,
 )
-from hsim.loader import load, load_players
-from hsim.play import play_range
-from hsim.rules import PRESETS
-from hsim.strategy import StrategyError
+from hsim.model.cards import format_card, parse_mask
+from hsim.model.rules import PRESETS
+from hsim.play.games import play_range
+from hsim.play.kierki_game import kierki_legal
+from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import load, load_players
 
 BOT = load("kierki")
 KIERKI4 = PRESETS["kierki4"]

@@ -1,4 +1,4 @@
-"""Game-level tests of Kierki (docs/rules.md part B) through the drivers of :mod:`hsim.play`.
+"""Game-level tests of Kierki (docs/rules.md part B) through the drivers of :mod:`hsim.play.games`.
 
 The rule kernels have their own scenario tests (``test_kierki_kernels.py``); here whole
 games are played by the compiled loop and by the plain-Python driver, and checked from
@@ -17,9 +17,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from hsim.cards import cards_of, parse_mask
+from hsim.engine.choices import default_trump_choice
 from hsim.engine.hearts import ALL_CARDS, HEARTS_MASK, SUIT_MASK
-from hsim.engine.kierki_game import next_kierki_decision
 from hsim.engine.layout import (
     D_DEAL,
     D_DEAL_SCORE,
@@ -53,11 +52,13 @@ from hsim.engine.layout import (
     V_HAND,
 )
 from hsim.engine.signatures import TRUMP_SIG
-from hsim.loader import LoadedStrategy, load_players
-from hsim.play import PythonDriver, play_range
-from hsim.rules import Rules, make_rules
+from hsim.model.cards import cards_of, parse_mask
+from hsim.model.rules import Rules, make_rules
+from hsim.play.games import PythonDriver, play_range
+from hsim.play.kierki_game import next_kierki_decision
 from hsim.strategies import lowcard, random_bot
-from hsim.strategy import CompiledStrategy, StrategyError, default_trump_choice
+from hsim.strategy.contract import CompiledStrategy, StrategyError
+from hsim.strategy.loader import LoadedStrategy, load_players
 
 TRICKS, HEARTS, QUEENS, MEN, KING_OF_HEARTS, SEVENTH_AND_LAST, REBEL, TRUMP, LOTTERY = range(9)
 assert KIND_NAMES[LOTTERY] == "lottery" and KIND_NAMES[REBEL] == "rebel"

@@ -13,8 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from hsim.cards import cards_of, parse_card, parse_mask
 from hsim.engine import kierki as K
+from hsim.model.cards import cards_of, parse_card, parse_mask
 
 PENALTY_KINDS = (
     K.KIND_TRICKS,

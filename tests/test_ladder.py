@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.ladder import board_advantages
+from hsim.experiments.ladder import board_advantages
 
 
 def test_board_advantages_by_hand():
@@ -74,8 +74,8 @@ def test_bad_ladders(tmp_path, bots):
 
 
 def test_default_ladder_stops_at_heuristic():
-    from hsim.ladder import default_bots
-    from hsim.rules import parse_rules
+    from hsim.experiments.ladder import default_bots
+    from hsim.model.rules import parse_rules
 
     assert default_bots(parse_rules("classic")) == ("random", "lowcard", "duck", "heuristic")
     assert default_bots(parse_rules("kierki4")) == ("random", "kierki")
@@ -83,8 +83,8 @@ def test_default_ladder_stops_at_heuristic():
 
 def test_columns_align_with_long_specs():
     from hsim.analysis.stats import Interval
-    from hsim.ladder import Rung, format_header, format_rung, ladder_labels
-    from hsim.rules import parse_rules
+    from hsim.experiments.ladder import Rung, format_header, format_rung, ladder_labels
+    from hsim.model.rules import parse_rules
 
     rules = parse_rules("classic")
     bots = ["random", "path/to/a/rather/long/strategy_file.py:Bot(depth=3,width=12)", "lowcard"]

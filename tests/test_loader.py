@@ -4,8 +4,9 @@ import importlib.metadata
 
 import pytest
 
-from hsim.loader import builtin_names, describe_available, load, parse_spec, split_players
-from hsim.strategy import StrategyError
+from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import builtin_names, describe_available, load
+from hsim.strategy.specs import parse_spec, split_players
 
 
 def test_commas_inside_parentheses_do_not_split_seats():
@@ -93,7 +94,7 @@ from numba import njit
 from hsim.engine.bits import nth_card, popcount
 from hsim.engine.layout import V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
 
 HIGH = {high}
 
@@ -128,7 +129,7 @@ TABLE_SCRIPT = """
 import json, sys
 import numpy as np
 from hsim.engine.layout import PRIVATE_LEN, PUBLIC_LEN
-from hsim.loader import load_players
+from hsim.strategy.loader import load_players
 specs = sys.argv[1:3]
 players = load_players([*specs, "random", "random"])
 public = np.zeros(PUBLIC_LEN, np.int64)
@@ -183,7 +184,7 @@ def test_compiled_file_strategies_load_again_in_a_fresh_process(tmp_path):
 
 
 def test_file_module_names_are_stable_and_per_folder(tmp_path):
-    from hsim.loader import file_module_name
+    from hsim.strategy.loader import file_module_name
 
     a, b = tmp_path / "a" / "mybot.py", tmp_path / "b" / "mybot.py"
     assert file_module_name(a) == file_module_name(tmp_path / "a" / ".." / "a" / "mybot.py")

@@ -57,10 +57,10 @@ def test_reading_manifests_does_not_load_the_engine():
     code = (
         "import sys, hsim.runner.manifest, hsim.runner.summary, hsim.cli; "
         "from hsim.runner import RunConfig; "
-        "print('hsim.engine.game' in sys.modules, RunConfig.__module__)"
+        "print('hsim.play.hearts_game' in sys.modules, RunConfig.__module__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.split() == ["True", "hsim.runner.run"], done.stderr
-    code = "import sys, hsim.runner.manifest; print('hsim.engine.game' in sys.modules)"
+    assert done.stdout.split() == ["True", "hsim.runner.config"], done.stderr
+    code = "import sys, hsim.runner.manifest; print('hsim.play.hearts_game' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr

@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from hsim.cards import CardParseError, format_card
-from hsim.notation import PositionSpec, format_deal, format_passes, parse_deal, parse_passes
-from hsim.position import IllegalPlayError
+from hsim.model.cards import CardParseError, format_card
+from hsim.model.notation import PositionSpec, format_deal, format_passes, parse_deal, parse_passes
+from hsim.play.position import IllegalPlayError, Position
 
 BLOCKS = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
 
@@ -69,19 +69,19 @@ def test_position_text_round_trips():
 def test_pass_of_a_card_not_held_is_named():
     spec = PositionSpec.parse(BLOCKS, "left", "AD KC QC / AD KD QD / AS KS QS / AH KH QH")
     with pytest.raises(IllegalPlayError, match=r"seat 0 cannot pass \[QC KC AD\]"):
-        spec.position()
+        Position.from_spec(spec)
 
 
 def test_illegal_play_is_named():
     spec = PositionSpec.parse(BLOCKS, "hold", None, "2C 3D QS")
     with pytest.raises(IllegalPlayError, match="seat 2 cannot play QS: the rules allow only"):
-        spec.position()
+        Position.from_spec(spec)
     spec = PositionSpec.parse(BLOCKS, "hold", None, "3C")
     with pytest.raises(IllegalPlayError, match="seat 0 cannot play 3C"):
-        spec.position()
+        Position.from_spec(spec)
     spec = PositionSpec.parse(BLOCKS, "hold", None, "2C 2S")
     with pytest.raises(IllegalPlayError, match="seat 1 cannot play 2S: does not hold it"):
-        spec.position()
+        Position.from_spec(spec)
 
 
 def test_passing_deal_needs_passes_before_plays():
@@ -93,6 +93,6 @@ def test_passing_deal_needs_passes_before_plays():
 
 def test_position_applies_passes_and_plays():
     spec = PositionSpec.parse(BLOCKS, "across", "2C KC QC / AD KD QD / AS KS QS / AH KH QH", "2C")
-    p = spec.position()
+    p = Position.from_spec(spec)
     assert p.to_act == 3  # seat 2 received 2C from seat 0 and led it; seat 3 is next
     assert format_card(spec.plays[0]) == "2C"

@@ -1,4 +1,4 @@
-"""hsim.openspiel, the bridge both ways: hsim strategies as OpenSpiel bots on OpenSpiel's
+"""hsim.bridges.openspiel, the bridge both ways: hsim strategies as OpenSpiel bots on OpenSpiel's
 ``hearts`` (every action legal, hsim's deal score = 26 - OpenSpiel's return), and
 OpenSpiel bots (ISMCTS) as hsim strategies inside a tournament under ``--rules openspiel``.
 Skipped only where OpenSpiel cannot be imported.
@@ -17,14 +17,17 @@ pyspiel = pytest.importorskip(
 
 from click.testing import CliRunner  # noqa: E402
 
-from hsim import openspiel as hos  # noqa: E402
+from hsim.bridges import openspiel as hos  # noqa: E402
+from hsim.bridges.openspiel.bot import HsimBot, _placeholder_position  # noqa: E402
+from hsim.bridges.openspiel.strategies import ISMCTS  # noqa: E402
 from hsim.cli import main  # noqa: E402
 from hsim.engine.layout import D_DEAL_SCORE  # noqa: E402
-from hsim.loader import load_players  # noqa: E402
-from hsim.notation import PositionSpec  # noqa: E402
-from hsim.play import play_range  # noqa: E402
-from hsim.rules import PRESETS, Rules, RulesError  # noqa: E402
-from hsim.strategy import StrategyError  # noqa: E402
+from hsim.model.notation import PositionSpec  # noqa: E402
+from hsim.model.rules import PRESETS, Rules, RulesError  # noqa: E402
+from hsim.play.games import play_range  # noqa: E402
+from hsim.play.position import Position  # noqa: E402
+from hsim.strategy.contract import StrategyError  # noqa: E402
+from hsim.strategy.loader import load_players  # noqa: E402
 
 # pimc at its cheapest useful setting: 300 deals with the default (80 worlds of
 # heuristic playouts) take minutes; the bridge is the same whatever the setting.
@@ -47,7 +50,7 @@ def hsim_deal_scores(state, params) -> list[int]:
     spec = PositionSpec(
         tuple(map(tuple, dealt)), direction, passes, tuple(hos.OS_TO_CARD[a] for a in rest)
     )
-    position = spec.position(hos.hsim_rules(params))  # every play checked legal by hsim
+    position = Position.from_spec(spec, hos.hsim_rules(params))  # every play checked legal by hsim
     assert position.phase in ("deal_over", "game_over")
     return [int(x) for x in position.rows[:, D_DEAL_SCORE]]
 
@@ -72,7 +75,7 @@ def test_hsim_strategies_as_openspiel_bots():
     game = hos.os_game(params)
     seatings = [[BOTS[(d + s) % 3] for s in range(4)] for d in range(3)]
     bots = {
-        k: [hos.HsimBot(spec, p, game, seed=5) for p, spec in enumerate(seating)]
+        k: [HsimBot(spec, p, game, seed=5) for p, spec in enumerate(seating)]
         for k, seating in enumerate(seatings)
     }
     seen = set()
@@ -89,7 +92,7 @@ def test_hsim_strategies_as_openspiel_bots():
 def test_hsim_bot_under_other_parameters():
     params = {"jd_bonus": True, "avoid_all_tricks_bonus": True, "can_lead_any_club": True}
     game = hos.os_game(params)
-    bots = [hos.HsimBot("heuristic", p, game) for p in range(4)]
+    bots = [HsimBot("heuristic", p, game) for p in range(4)]
     rng = random.Random(3)
     for d in range(20):
         state = play_os_deal(game, bots, rng, hos.DIRECTIONS[d % 4])
@@ -107,9 +110,9 @@ def test_hsim_bot_sees_only_its_seat():
         state.apply_action(rng.choice(state.legal_actions()))
     view = hos.seat_view(state, 0)
     assert view.passed == view.received == 0 and len(view.dealt) == 13
-    position = hos._placeholder_position(view, hos.hsim_rules({}))
+    position = _placeholder_position(view, hos.hsim_rules({}))
     assert position.hand(0) == hos.os_hands(state)[0]
-    bot = hos.HsimBot("random", 0, game, seed=2)
+    bot = HsimBot("random", 0, game, seed=2)
     first = bot.step(state)
     assert first in state.legal_actions()
 
@@ -180,7 +183,7 @@ def test_openspiel_strategies_refuse_rules_they_cannot_play():
     with pytest.raises(StrategyError, match="unknown OpenSpiel bot"):
         load_players(["openspiel:nope", "random", "random", "random"], PRESETS["openspiel"])
     with pytest.raises(StrategyError, match="simulations"):
-        hos.ISMCTS(simulations=0)
+        ISMCTS(simulations=0)
 
 
 def uniform_bot(game, seed, **params):

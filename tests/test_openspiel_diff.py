@@ -20,8 +20,8 @@ pyspiel = pytest.importorskip(
     "it is the rules oracle of this differential test",
 )
 
-from hsim.cards import format_card, format_mask, mask_of  # noqa: E402
-from hsim.rules import PRESETS  # noqa: E402
+from hsim.model.cards import format_card, format_mask, mask_of  # noqa: E402
+from hsim.model.rules import PRESETS  # noqa: E402
 from tests import openspiel_oracle as oracle  # noqa: E402
 
 # The CI budget: 128 combinations x DEALS deals on two processes: about 25 s on an idle

@@ -9,14 +9,15 @@ from click.testing import CliRunner
 
 from hsim.cli import main
 from hsim.engine.perft import divide, perft
-from hsim.notation import PositionSpec, format_deal
-from hsim.rules import Rules
+from hsim.model.notation import PositionSpec, format_deal
+from hsim.model.rules import Rules
+from hsim.play.position import Position
 
 BLOCKS = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
 
 
 def count(spec, rules, depth):
-    p = spec.position(rules)
+    p = Position.from_spec(spec, rules)
     return int(perft(p.state.public, p.state.private, p.rules_array, depth))
 
 
@@ -50,11 +51,11 @@ def test_first_trick_breaks_hearts_changes_the_count(first_breaks, depth_2):
     rules = Rules(first_trick_points="allowed", first_trick_breaks_hearts=first_breaks)
     assert count(spec, rules, 1) == 13
     assert count(spec, rules, 2) == depth_2
-    assert count(spec, rules, 3) == recursive(spec.position(rules), 3)
+    assert count(spec, rules, 3) == recursive(Position.from_spec(spec, rules), 3)
 
 
 def test_perft_leaves_the_position_unchanged():
-    p = PositionSpec.parse(BLOCKS).position()
+    p = Position.from_spec(PositionSpec.parse(BLOCKS))
     before = p.state.public.copy(), p.state.private.copy()
     perft(p.state.public, p.state.private, p.rules_array, 5)
     assert np.array_equal(before[0], p.state.public)
@@ -90,7 +91,7 @@ def test_kernel_equals_recursion_on_random_positions(seed):
         first_trick_breaks_hearts=seed < 3,
     )
     spec = PositionSpec.parse(format_deal(hands))
-    p = spec.position(rules)
+    p = Position.from_spec(spec, rules)
     for _ in range(rng.randrange(0, 40)):  # walk into the deal at random
         legal = [c for c in range(52) if p.legal() >> c & 1]
         p.play(rng.choice(legal))
@@ -100,7 +101,7 @@ def test_kernel_equals_recursion_on_random_positions(seed):
 
 
 def test_divide_sums_to_total():
-    p = PositionSpec.parse(BLOCKS, plays="2C 5D").position()
+    p = Position.from_spec(PositionSpec.parse(BLOCKS, plays="2C 5D"))
     out = np.zeros(52, np.int64)
     total = divide(p.state.public, p.state.private, p.rules_array, 3, out)
     assert total == out.sum() == perft(p.state.public, p.state.private, p.rules_array, 3)
@@ -108,7 +109,7 @@ def test_divide_sums_to_total():
 
 
 def test_end_of_deal_stops_sequences():
-    p = PositionSpec.parse(BLOCKS).position()
+    p = Position.from_spec(PositionSpec.parse(BLOCKS))
     p.play_out()  # no deal left to play
     assert perft(p.state.public, p.state.private, p.rules_array, 1) == 0
 

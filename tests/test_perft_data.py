@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hsim.cards import cards_of, format_card
 from hsim.engine.perft import divide, perft
-from hsim.notation import PositionSpec
-from hsim.rules import canonical, parse_rules
+from hsim.model.cards import cards_of, format_card
+from hsim.model.notation import PositionSpec
+from hsim.model.rules import canonical, parse_rules
+from hsim.play.position import Position
 
 DATA = Path(__file__).resolve().parent / "data" / "perft.json"
 FILE = json.loads(DATA.read_text())
@@ -55,7 +56,7 @@ def _cases():
 def _mismatch(entry: dict, rules_text: str, depth: int, got: int, want: int) -> str:
     """Return the failure message: hsim's divide against the expected one, and the command."""
     spec = PositionSpec.from_text(entry["position"])
-    p = spec.position(parse_rules(rules_text))
+    p = Position.from_spec(spec, parse_rules(rules_text))
     out = np.zeros(52, np.int64)
     divide(p.state.public, p.state.private, p.rules_array, depth, out)
     expected = {}
@@ -87,7 +88,7 @@ def _mismatch(entry: dict, rules_text: str, depth: int, got: int, want: int) -> 
 def test_perft_count(entry, rules_key, counts_key, depth):
     rules_text = entry[rules_key]
     want = entry[counts_key][str(depth)]
-    p = PositionSpec.from_text(entry["position"]).position(parse_rules(rules_text))
+    p = Position.from_spec(PositionSpec.from_text(entry["position"]), parse_rules(rules_text))
     got = int(perft(p.state.public, p.state.private, p.rules_array, depth))
     assert got == want, _mismatch(entry, rules_text, depth, got, want)
 

@@ -1,14 +1,14 @@
 """The rows play_range hands out: views of its buffers or copies, never rows a later call
-overwrites, and the same records either way (hsim.play)."""
+overwrites, and the same records either way (hsim.play.games)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hsim.loader import load_players
-from hsim.play import _as_views, play_range
-from hsim.rules import make_rules
+from hsim.model.rules import make_rules
+from hsim.play.games import _as_views, play_range
+from hsim.strategy.loader import load_players
 
 
 @pytest.mark.parametrize(("preset", "n"), [("classic", 4), ("kierki4", 4), ("kierki3", 3)])

@@ -12,13 +12,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from hsim.loader import load_players
-from hsim.rules import Rules
+from hsim.model.rules import Rules
 from hsim.runner import pool as pool_module
+from hsim.runner.config import RunConfig
 from hsim.runner.lock import claim, is_locked
 from hsim.runner.pool import fork_is_safe, process_pool, stop_executor
-from hsim.runner.run import RunConfig, forks_workers, run_tournament
+from hsim.runner.run import forks_workers, run_tournament
 from hsim.runner.signals import StopSignals
+from hsim.strategy.loader import load_players
 from tests.conftest import PY_BOTS
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")

@@ -24,11 +24,15 @@ def _script():
 
 def test_demangle_names_numba_symbols():
     demangle = _script().demangle
-    assert demangle("_ZN4hsim6engine4game10play_gamesB3v84B40c8tJTIeFIjxB2IKSgI4E") == (
-        "hsim.engine.game.play_games"
+    assert demangle("_ZN4hsim4play11hearts_game10play_gamesB3v84B40c8tJTIeFIjxB2IKSgI4E") == (
+        "hsim.play.hearts_game.play_games"
     )
-    assert demangle("_ZN7cpython4hsim3rng12stream_stateB2v1E") == "cpython hsim.rng.stream_state"
-    assert demangle("cfunc._ZN4hsim3rng12stream_stateB2v1E") == "cfunc hsim.rng.stream_state"
+    assert demangle("_ZN7cpython4hsim6engine3rng12stream_stateB2v1E") == (
+        "cpython hsim.engine.rng.stream_state"
+    )
+    assert demangle("cfunc._ZN4hsim6engine3rng12stream_stateB2v1E") == (
+        "cfunc hsim.engine.rng.stream_state"
+    )
     assert demangle("_ZN5numba7cpython8builtins6ol_min12_3clocals_3e4implB3v89E") == (
         "numba.cpython.builtins.ol_min.<locals>.impl"
     )
@@ -37,7 +41,7 @@ def test_demangle_names_numba_symbols():
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="needs nm (binutils)")
 def test_map_names_every_function_at_numbas_own_address():
-    subprocess.run([sys.executable, "-c", "import hsim.play"], check=True)  # a warm cache
+    subprocess.run([sys.executable, "-c", "import hsim.play.games"], check=True)  # a warm cache
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--map-only", "--players", "random"],
         capture_output=True,
@@ -47,7 +51,7 @@ def test_map_names_every_function_at_numbas_own_address():
     assert done.returncode == 0, done.stderr
     entries = json.loads(done.stdout)
     names = {e["name"] for e in entries}
-    assert "hsim.engine.game.play_games" in names
+    assert "hsim.play.hearts_game.play_games" in names
     assert "hsim.strategies.random_bot.play" in names
     looked_up = [e for e in entries if e["global"]]
     assert looked_up

@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hsim.engine.layout import D_DEAL_SCORE, D_MOON, D_POINTS, P_PLAYED, V_HAND
-from hsim.notation import PositionSpec, format_deal
-from hsim.rules import RULE_FIELDS, Rules
+from hsim.model.notation import PositionSpec, format_deal
+from hsim.model.rules import RULE_FIELDS, Rules
+from hsim.play.position import Position
 
 PLAY_OPTIONS = [
     "lead_any_club",
@@ -43,7 +44,7 @@ def _random_deal(seed):
 def test_a_deal_played_at_random_keeps_every_invariant(seed, rules, direction):
     rng, deal = _random_deal(seed)
     spec = PositionSpec.parse(deal, direction)
-    p = spec.position(rules)
+    p = Position.from_spec(spec, rules)
     if direction != "hold":
         passes = []
         for seat in range(4):

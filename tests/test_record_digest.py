@@ -24,8 +24,9 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from hsim.rules import make_rules
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.model.rules import make_rules
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 
 DEAL_COLUMNS = (
     "game", "board", "rotation", "deal", "seat", "player", "strategy", "pass_direction",

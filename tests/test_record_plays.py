@@ -36,13 +36,13 @@ from hsim.engine.kierki import (
 )
 from hsim.engine.layout import R_TRUMP_TRICK_VALUE
 from hsim.errors import ConfigError
-from hsim.rules import make_rules
+from hsim.model.rules import make_rules
 from hsim.runner import run as runner
 from hsim.runner.columns import SCHEMAS, written_schema
+from hsim.runner.config import RunConfig, validate
 from hsim.runner.manifest import JOURNAL
 from hsim.runner.resume import resume_run
-from hsim.runner.run import RunConfig, run_tournament
-from hsim.runner.validate import validate
+from hsim.runner.run import run_tournament
 from hsim.runner.verify import RunCheckError, require_complete, verify_run
 
 HEARTS_PLAYERS = ("heuristic", "random", "duck", "lowcard")
@@ -359,9 +359,8 @@ def test_a_run_with_plain_and_dictionary_string_parts_is_read(tmp_path, monkeypa
 
 def test_plays_chunks_stay_small_whatever_the_default():
     """A plays chunk holds a row per card: the local and the cluster default are capped."""
-    from hsim.rules import Rules
-    from hsim.runner.run import CLUSTER_CHUNK, RunConfig
-    from hsim.runner.validate import MAX_PLAYS_CHUNK_SIZE
+    from hsim.model.rules import Rules
+    from hsim.runner.config import CLUSTER_CHUNK, MAX_PLAYS_CHUNK_SIZE, RunConfig
 
     for record in ("plays", "deals"):
         config = RunConfig(Rules(), ("random",) * 4, 10**9, 1, record=record)

@@ -4,12 +4,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from hsim.analysis.replay import replay_deal, replay_game, replay_run, rows_match
 from hsim.cli import main
 from hsim.engine.layout import D_DEAL_SCORE, D_POINTS, D_SCORE
-from hsim.loader import load_players
-from hsim.replay import replay_deal, replay_game, replay_run, rows_match
-from hsim.rules import Rules, canonical, make_rules
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.model.rules import Rules, canonical, make_rules
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
+from hsim.strategy.loader import load_players
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
 BLOCKS = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
@@ -46,7 +47,7 @@ def test_trick_records_match_the_points():
 
 
 def test_replay_deal_plays_a_given_deal():
-    from hsim.notation import PositionSpec
+    from hsim.model.notation import PositionSpec
 
     record = replay_deal(PositionSpec.parse(BLOCKS), Rules(), load_players(["lowcard"] * 4))
     assert record.tricks[0].plays == [(0, 0), (1, 13), (2, 26), (3, 39)]
@@ -77,9 +78,9 @@ def test_cli_replay_three_ways(tmp_path):
 
 def test_kierki_replay_prints_each_deal_string():
     """Kierki deals print their deal string as Hearts does: hands as dealt, seat 0 first."""
-    from hsim.cards import format_card
-    from hsim.replay import format_record
-    from hsim.rules import parse_rules
+    from hsim.analysis.replay import format_record
+    from hsim.model.cards import format_card
+    from hsim.model.rules import parse_rules
 
     for preset, seats, size in (("kierki4", 4, 13), ("kierki3", 3, 17)):
         rules = parse_rules(preset)

@@ -13,8 +13,9 @@ from hsim.analysis import load_run, rescore_frames, rescore_run
 from hsim.analysis.report import build_report, censoring_warnings
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
 from hsim.cli.analysis import report
-from hsim.rules import Rules, parse_rules
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.model.rules import Rules, parse_rules
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
 

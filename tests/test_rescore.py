@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hsim.rules import Rules
-from hsim.runner.run import RunConfig, run_tournament
-from hsim.scoring import rescore
+from hsim.analysis.rescoring import rescore
+from hsim.model.rules import Rules
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
 

@@ -20,11 +20,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hsim.rules import Rules, make_rules
+from hsim.model.rules import Rules, make_rules
+from hsim.runner.config import RunConfig
 from hsim.runner.lock import FolderError, claim, claim_new, is_locked
 from hsim.runner.manifest import JOURNAL, read_manifest
 from hsim.runner.resume import resume_run
-from hsim.runner.run import RunConfig, RunError, run_tournament
+from hsim.runner.run import RunError, run_tournament
 from hsim.runner.verify import verify_run
 from tests.conftest import PY_BOTS
 
@@ -467,7 +468,7 @@ def test_resume_from_another_cwd_keeps_a_strategy_files_label(tmp_path, monkeypa
     """A strategy file given by a relative path: the parts a resume (started from another
     folder) writes carry the label the user gave, exactly as an uninterrupted run's do,
     and replay --trust still finds the file."""
-    from hsim.replay import replay_run
+    from hsim.analysis.replay import replay_run
 
     work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
     (work / "bots").mkdir(parents=True)
@@ -499,9 +500,9 @@ def test_resume_from_another_cwd_keeps_a_strategy_files_label(tmp_path, monkeypa
 
 def test_a_label_naming_the_home_directory_is_recorded_without_it(tmp_path, monkeypatch):
     """run.json names no home directory, yet a resume restores the label exactly."""
-    from hsim.loader import load
+    from hsim.runner.config import recorded_players
     from hsim.runner.resume import recorded_label
-    from hsim.runner.validate import recorded_players
+    from hsim.strategy.loader import load
 
     home = tmp_path / "home"
     (home / "bots").mkdir(parents=True)
@@ -524,7 +525,7 @@ def test_a_stop_that_surfaces_as_c_codes_system_error_is_an_interruption(tmp_pat
     # a constant while boxing a compiled result) comes out as a SystemError caused by the
     # stop. It must end the run as interrupted (resumable, exit 128 + signal), not failed.
     import hsim.runner.sink as sink
-    from hsim.stop import StopRequested
+    from hsim.errors import StopRequested
 
     real, calls = sink.deal_columns, []
 
@@ -550,7 +551,7 @@ def test_a_stop_that_surfaces_as_c_codes_system_error_is_an_interruption(tmp_pat
 
 
 def test_stop_in_finds_a_stop_anywhere_in_a_chain():
-    from hsim.stop import StopRequested, stop_in
+    from hsim.errors import StopRequested, stop_in
 
     stop = StopRequested(signal.SIGINT)
     inner = SystemError("inner")

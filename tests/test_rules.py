@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hsim.rules import (
+from hsim.model.rules import (
     HEARTS_OPTIONS,
     KIERKI_OPTIONS,
     PLAY_OPTIONS,

@@ -1,6 +1,6 @@
 """docs/rules.md against the code: options, anchors, citations, Kierki and preset tables.
 
-The options are read from :class:`hsim.rules.Rules` at run time, so an option added to
+The options are read from :class:`hsim.model.rules.Rules` at run time, so an option added to
 the dataclass without a docs/rules.md entry (or documented but missing from the code)
 fails here; so do a documented default or value that the code does not have, a
 ``docs/rules.md A1.5`` citation or ``rules.md#a1-5`` link anywhere in the repository
@@ -18,7 +18,7 @@ import pytest
 from hsim.engine import hearts as H
 from hsim.engine import kierki as K
 from hsim.engine.layout import PASS_DIRECTIONS
-from hsim.rules import (
+from hsim.model.rules import (
     BOOL,
     HEARTS_OPTIONS,
     KIERKI_KINDS,
@@ -236,7 +236,7 @@ def test_citation_parser_reads_every_form():
         "opt-omnibus",
         "b2-5",
     }
-    assert cited_anchors("hsim/rules.py A1.5, docs/rules.py A1.6, rules.md") == set()
+    assert cited_anchors("hsim/model/rules.py A1.5, docs/rules.py A1.6, rules.md") == set()
     assert cited_anchors("docs/rules.md A9.9") - set(anchors()) == {"a9-9"}
 
 

@@ -1,7 +1,7 @@
 """Scenario tests of the play rules of one Hearts deal (docs/rules.md A1.1-A1.8).
 
 Every deal is written out card by card, seat 0 first, and played through
-:class:`hsim.position.Position`, which runs the same engine kernels as a tournament.
+:class:`hsim.play.position.Position`, which runs the same engine kernels as a tournament.
 Each option test checks the behaviour with the option on *and* the different behaviour
 with it off, so a test fails if the engine ignored the option.
 
@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from hsim.cards import format_mask, parse_mask
 from hsim.engine.hearts import pass_direction
 from hsim.engine.layout import (
     D_DEAL,
@@ -27,10 +26,11 @@ from hsim.engine.layout import (
     D_SEAT,
     P_HEARTS_BROKEN,
 )
-from hsim.loader import load_players
-from hsim.play import play_range
-from hsim.position import IllegalPlayError, Position
-from hsim.rules import HEARTS_OPTIONS, KIERKI_OPTIONS, Rules
+from hsim.model.cards import format_mask, parse_mask
+from hsim.model.rules import HEARTS_OPTIONS, KIERKI_OPTIONS, Rules
+from hsim.play.games import play_range
+from hsim.play.position import IllegalPlayError, Position
+from hsim.strategy.loader import load_players
 
 # The plain suit-block deal: seat 0 all clubs, 1 all diamonds, 2 all spades, 3 all hearts.
 BLOCKS = [

@@ -12,11 +12,12 @@ import pandas as pd
 import pytest
 
 from hsim.engine.layout import D_SCORE
-from hsim.rules import Rules, make_rules
+from hsim.model.rules import Rules, make_rules
+from hsim.runner.config import RunConfig
 from hsim.runner.manifest import read_journal
-from hsim.runner.run import RunConfig, RunError, run_tournament
+from hsim.runner.run import RunError, run_tournament
 from hsim.runner.sink import SCHEMA_VERSION
-from hsim.strategy import StrategyError
+from hsim.strategy.contract import StrategyError
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
 
@@ -315,7 +316,7 @@ def test_duplicate_gives_every_rotation_the_same_hands(tmp_path):
 
 
 def test_replay_of_a_duplicate_run(tmp_path):
-    from hsim.replay import replay_run
+    from hsim.analysis.replay import replay_run
 
     _run(tmp_path, "d", workers=1, chunk_size=None, games=3, duplicate=True)
     deals = _read(tmp_path / "d", "deals")

@@ -5,10 +5,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from hsim.analysis.rescoring import rescore
 from hsim.cli import main
-from hsim.rules import Rules, RulesError, scoring_variant
-from hsim.runner.run import RunConfig, run_tournament
-from hsim.scoring import rescore
+from hsim.model.rules import Rules, RulesError, scoring_variant
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 from tests.test_rescore import facts
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
@@ -75,7 +76,7 @@ def test_play_options_are_refused():
 
 
 def test_replay_of_a_score_also_run_matches_its_base_game(tmp_path):
-    from hsim.replay import replay_run, rows_match
+    from hsim.analysis.replay import replay_run, rows_match
 
     deals, _ = _run(tmp_path / "a", Rules(), (Rules(omnibus=True),), games=6)
     game = int(deals[deals.after_end].game.iloc[0])  # a game that went on after its end

@@ -2,7 +2,7 @@
 
 Deals are written as scripts of 13 tricks (cards in play order, from the trick's leader);
 :func:`scripted_hands` derives the hands from the script, and the engine then plays the
-script card by card through :class:`hsim.position.Position`, refusing any card the rules
+script card by card through :class:`hsim.play.position.Position`, refusing any card the rules
 forbid, so a script that breaks a rule fails loudly. Game-end rules that need many deals
 (clamp, Perfect 100, ``no_draw``, ``max_deals``, places) are also checked on the scoring
 kernels directly.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hsim.cards import mask_of, parse_cards
 from hsim.engine.hearts import (
     default_moon_choice,
     game_end,
@@ -43,8 +42,9 @@ from hsim.engine.layout import (
     MOON_DEFAULT,
     MOON_SUBTRACT,
 )
-from hsim.position import Position
-from hsim.rules import Rules
+from hsim.model.cards import mask_of, parse_cards
+from hsim.model.rules import Rules
+from hsim.play.position import Position
 
 # ---------------------------------------------------------------------------------------
 # Helpers

@@ -1,5 +1,5 @@
 """How the compiled loops call a seat: light built-in bots directly, heavy ones at their
-native entries, others through their function values (hsim.engine.seats), with the same
+native entries, others through their function values (hsim.play.seats), with the same
 records every way."""
 
 from __future__ import annotations
@@ -12,12 +12,15 @@ import numpy as np
 import pytest
 from numba import njit
 
-import hsim.play
-from hsim.engine import seats
+import hsim.play.games
 from hsim.engine.bits import highest_card
-from hsim.engine.game import play_games, play_games_with
 from hsim.engine.native import PLAY_AT_SIG, native_address
-from hsim.engine.seats import (
+from hsim.engine.signatures import PLAY_SIG
+from hsim.model.rules import make_rules
+from hsim.play import seats
+from hsim.play.games import play_range
+from hsim.play.hearts_game import play_games, play_games_with
+from hsim.play.seats import (
     A_PASS,
     A_PLAY,
     BY_PROGRAM,
@@ -29,12 +32,9 @@ from hsim.engine.seats import (
     NATIVE,
     seat_codes,
 )
-from hsim.engine.signatures import PLAY_SIG
-from hsim.loader import LoadedStrategy, load, load_players
-from hsim.play import play_range
-from hsim.rules import make_rules
 from hsim.strategies import duck, heuristic, kierki, lowcard, random_bot
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
+from hsim.strategy.loader import LoadedStrategy, load, load_players
 from tests.bots.compiled_bots import MIRROR_RANDOM
 
 
@@ -121,7 +121,7 @@ def test_direct_calls_and_function_values_give_the_same_records(
     players = load_players(specs, rules)
     assert seat_codes([p.compiled for p in players])[: len(players), C_PLAY].all()  # direct
     direct = play_range(rules, players, 7, 0, 40)
-    monkeypatch.setattr(hsim.play, "seat_codes", _all_by_function_value)
+    monkeypatch.setattr(hsim.play.games, "seat_codes", _all_by_function_value)
     by_value = play_range(rules, players, 7, 0, 40)
     for a, b in zip(direct, by_value, strict=True):
         assert a.shape[0] > 0
@@ -140,7 +140,7 @@ def test_the_loop_follows_the_codes(bot, monkeypatch):
         codes[:, C_PLAY] = 1 + seats.PLAY_BUILTINS.index(lowcard.play)
         return codes
 
-    monkeypatch.setattr(hsim.play, "seat_codes", lowcard_plays)
+    monkeypatch.setattr(hsim.play.games, "seat_codes", lowcard_plays)
     assert not np.array_equal(play_range(rules, players, 7, 0, 5)[0], direct[0])
 
 
@@ -179,9 +179,9 @@ def test_the_loop_calls_the_native_entry_and_plays_a_lone_card_itself():
 
 NO_JIT_GAME = """
 import hashlib, sys
-from hsim.loader import load_players
-from hsim.play import play_range
-from hsim.rules import make_rules
+from hsim.strategy.loader import load_players
+from hsim.play.games import play_range
+from hsim.model.rules import make_rules
 rules = make_rules("classic", ["omnibus=true"])
 deals, games = play_range(rules, load_players(["heuristic", "random"] * 2), 5, 0, 2)
 print(hashlib.sha256(deals.tobytes() + games.tobytes()).hexdigest())
@@ -208,13 +208,13 @@ def test_native_entries_without_jit_give_the_same_records():
 
 def test_heuristic_gets_a_loop_of_its_own_and_only_its_seats_are_inlined():
     bundles = [load(name).compiled for name in ("heuristic", "random", "heuristic", "duck")]
-    loop, inlined = hsim.play.hearts_loop(bundles)
+    loop, inlined = hsim.play.games.hearts_loop(bundles)
     assert inlined is bundles[0] and loop is play_games_with(inlined)  # compiled once
     assert loop.py_func.__qualname__ == "play_games_with_heuristic"
     codes = seat_codes(bundles, inlined)
     assert codes[[0, 2], C_PASS].tolist() == codes[[0, 2], C_PLAY].tolist() == [INLINED] * 2
     assert codes[[1, 3], C_PLAY].tolist() == seat_codes(bundles)[[1, 3], C_PLAY].tolist()
-    assert hsim.play.hearts_loop(bundles[1::2]) == (play_games, None)  # no heuristic
+    assert hsim.play.games.hearts_loop(bundles[1::2]) == (play_games, None)  # no heuristic
 
 
 @pytest.mark.parametrize(
@@ -230,9 +230,9 @@ def test_heuristic_in_its_loop_and_at_its_native_entries_gives_the_same_records(
 ):
     rules = make_rules("classic", options)
     players = load_players(specs, rules)
-    assert hsim.play.hearts_loop([p.compiled for p in players])[1] is not None
+    assert hsim.play.games.hearts_loop([p.compiled for p in players])[1] is not None
     inlined = play_range(rules, players, 11, 0, 60)
-    monkeypatch.setattr(hsim.play, "hearts_loop", lambda bundles: (play_games, None))
+    monkeypatch.setattr(hsim.play.games, "hearts_loop", lambda bundles: (play_games, None))
     native = play_range(rules, players, 11, 0, 60)
     for a, b in zip(inlined, native, strict=True):
         assert a.shape[0] > 0
@@ -251,7 +251,7 @@ def test_only_a_built_in_bot_goes_into_a_loop():
 def test_asking_whether_a_run_compiled_builds_no_loop(monkeypatch):
     # A run whose heuristic seats never played in a compiled loop (a Python seat at the
     # table, a failed load) must not compile heuristic's loop just to report on it.
-    from hsim.engine import game
+    from hsim.play import hearts_game as game
     from hsim.runner import run
 
     monkeypatch.setattr(game, "_LOOPS_WITH", {})
@@ -287,7 +287,7 @@ from hsim.engine.bits import lowest_card
 from hsim.engine.layout import V_HAND
 from hsim.engine.native import PASS_AT_SIG, PLAY_AT_SIG
 from hsim.strategies import lowcard
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
 
 
 @njit(PLAY_AT_SIG)
@@ -314,7 +314,7 @@ STRATEGY = CompiledStrategy(
 def test_a_strategy_file_of_a_builtins_name_never_plays_in_its_loop(tmp_path):
     # The built-in's loop is kept by the bot's name; a strategy file that takes the same
     # name and asks for a loop must still play its own decisions, at its native entries.
-    from hsim.engine import game
+    from hsim.play import hearts_game as game
 
     builtin = load_players(["heuristic"] * 4)
     play_range(make_rules("classic"), builtin, 1, 0, 1)  # the built-in's loop is made
@@ -322,7 +322,7 @@ def test_a_strategy_file_of_a_builtins_name_never_plays_in_its_loop(tmp_path):
     path.write_text(FILE_NAMED_HEURISTIC)
     mine = load_players([f"{path}:STRATEGY"] * 4)
     bundles = [p.compiled for p in mine]
-    assert hsim.play.hearts_loop(bundles) == (play_games, None)
+    assert hsim.play.games.hearts_loop(bundles) == (play_games, None)
     assert not game.can_play_in_loop(bundles[0]) and game.can_play_in_loop(builtin[0].compiled)
     with pytest.raises(ValueError, match="built-in"):
         play_games_with(bundles[0])

@@ -27,9 +27,8 @@ from hsim.engine.layout import (
     G_SEAT,
     G_WINNER,
 )
-from hsim.loader import load_players
-from hsim.play import play_range
-from hsim.rules import Rules, make_rules
+from hsim.model.rules import Rules, make_rules
+from hsim.play.games import play_range
 from hsim.runner import sink
 from hsim.runner.narrow import (
     DEAL_BLOCKS,
@@ -39,6 +38,7 @@ from hsim.runner.narrow import (
     deal_columns,
 )
 from hsim.runner.sink import arrow_array, deals_table, games_table
+from hsim.strategy.loader import load_players
 
 TYPES = [
     (pa.int8(), np.int8),
@@ -148,7 +148,7 @@ def test_a_tournament_imports_no_pandas_numba_array_allocation_or_unasked_tqdm(t
     # a progress bar tqdm (~5 ms) is not imported.
     code = (
         "import sys\n"
-        "from hsim.rules import Rules\n"
+        "from hsim.model.rules import Rules\n"
         "from hsim.runner.run import RunConfig, run_tournament\n"
         "config = RunConfig(Rules(), ('random',) * 4, games=3, seed=1)\n"
         f"run_tournament(config, {str(tmp_path / 'run')!r}, progress=False)\n"

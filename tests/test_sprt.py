@@ -1,4 +1,4 @@
-"""``hsim sprt`` and hsim.sprt: the strength gate on real games (small, fast runs)."""
+"""``hsim sprt`` and hsim.experiments.sprt: the strength gate on real games (small, fast runs)."""
 
 import json
 import os
@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from hsim.analysis import load_run
 from hsim.cli import main
-from hsim.rules import PRESETS
-from hsim.sprt import SPRT_FILE, TRACE_FILE, SprtConfig, run_sprt
+from hsim.experiments.sprt import SPRT_FILE, TRACE_FILE, SprtConfig, run_sprt
+from hsim.model.rules import PRESETS
 from tests.test_loader import COMPILED_FILE
 
 CLASSIC = PRESETS["classic"]
@@ -248,7 +248,7 @@ def test_interrupt_keeps_a_readable_folder(tmp_path):
 
 
 def test_overwrite_refuses_a_folder_holding_what_hsim_did_not_write(tmp_path):
-    from hsim.sprt import SprtError
+    from hsim.experiments.sprt import SprtError
 
     out = tmp_path / "r"
     config = SprtConfig("heuristic", "duck", 0.0, 0.5, CLASSIC, max_boards=16)
@@ -273,8 +273,8 @@ def test_overwrite_refuses_a_folder_holding_what_hsim_did_not_write(tmp_path):
 
 
 def test_a_folder_in_use_by_another_test_is_refused(tmp_path):
+    from hsim.experiments.sprt import SprtError
     from hsim.runner.lock import claim
-    from hsim.sprt import SprtError
 
     out = tmp_path / "r"
     config = SprtConfig("heuristic", "duck", 0.0, 0.5, CLASSIC, max_boards=16)

@@ -1,11 +1,11 @@
-"""The SPRT statistics (hsim.analysis.sprt), on synthetic per-board values: no games."""
+"""The SPRT statistics (hsim.analysis.sequential), on synthetic per-board values: no games."""
 
 import math
 
 import numpy as np
 import pytest
 
-from hsim.analysis.sprt import H0, H1, SequentialTest, llr_bounds, llr_normal
+from hsim.analysis.sequential import H0, H1, SequentialTest, llr_bounds, llr_normal
 
 D0, D1, ALPHA, BETA = 0.0, 0.5, 0.05, 0.05
 RUNS = 2000

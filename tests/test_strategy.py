@@ -7,14 +7,14 @@ import time
 import numpy as np
 import pytest
 
-from hsim.cards import parse_cards, parse_mask
 from hsim.engine.layout import D_GAME, P_HEARTS_BROKEN, V_HAND
-from hsim.loader import load_players
-from hsim.play import DecisionTimeoutError, PythonDriver, play_range
-from hsim.position import Position
-from hsim.rng import stream_state
-from hsim.rules import Rules, make_rules
-from hsim.strategy import Observation, StrategyError
+from hsim.engine.rng import stream_state
+from hsim.model.cards import parse_cards, parse_mask
+from hsim.model.rules import Rules, make_rules
+from hsim.play.games import DecisionTimeoutError, PythonDriver, play_range
+from hsim.play.position import Position
+from hsim.strategy.contract import Observation, StrategyError
+from hsim.strategy.loader import load_players
 from tests.bots import python_bots
 
 HANDS = [
@@ -51,7 +51,7 @@ def test_observation_does_not_reveal_other_hands():
 
 
 def test_python_strategies_get_read_only_arrays():
-    from hsim.play import GameState
+    from hsim.play.games import GameState
 
     public, rows = GameState().read_only()
     with pytest.raises(ValueError):
@@ -219,7 +219,7 @@ def test_a_new_game_hook_is_timed_and_hsims_own_start_of_a_game_is_not(py_bot, m
     with pytest.raises(DecisionTimeoutError, match=r"\(seat 2\) took longer than 0.3 s"):
         play_range(Rules(), load_players(["random"] * 2 + [py_bot("SlowStart"), "random"]),
                    1, 0, 1, decision_timeout=0.3)  # fmt: skip
-    import hsim.play
+    import hsim.play.games
 
     def slow_stream_state(*args):  # as a process's first game, loading compiled code
         time.sleep(0.4)
@@ -227,6 +227,6 @@ def test_a_new_game_hook_is_timed_and_hsims_own_start_of_a_game_is_not(py_bot, m
 
     players = load_players(["random", py_bot("PyRandom"), "random", "random"])
     deals, games = play_range(Rules(), players, 1, 0, 1)
-    monkeypatch.setattr(hsim.play, "stream_state", slow_stream_state)
+    monkeypatch.setattr(hsim.play.games, "stream_state", slow_stream_state)
     timed = play_range(Rules(), players, 1, 0, 1, decision_timeout=0.3)
     assert np.array_equal(timed[0], deals) and np.array_equal(timed[1], games)

@@ -6,10 +6,10 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.loader import load_players
-from hsim.play import play_range
-from hsim.rules import make_rules
-from hsim.strategy import StrategyError
+from hsim.model.rules import make_rules
+from hsim.play.games import play_range
+from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import load_players
 
 BOTS = """
 class Broken:
@@ -121,7 +121,7 @@ NATIVE = """
 from numba import njit
 from hsim.engine.native import PLAY_AT_SIG
 from hsim.strategies import random_bot
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
 
 @njit
 def lazy(public, private, legal, rng, params):

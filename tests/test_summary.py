@@ -4,8 +4,9 @@ import pandas as pd
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.rules import Rules, scoring_variant
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.model.rules import Rules, scoring_variant
+from hsim.runner.config import RunConfig
+from hsim.runner.run import run_tournament
 from hsim.runner.summary import scoring_summaries
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")

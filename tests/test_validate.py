@@ -1,4 +1,4 @@
-"""hsim.runner.validate, declared strategy parameters, bounded rule counts and seeds, the
+"""hsim.runner.config, declared strategy parameters, bounded rule counts and seeds, the
 manifest's recorded paths, replay's --trust, and how a strategy's exit or interrupt is
 told from a real one."""
 
@@ -14,16 +14,17 @@ import pytest
 from click.testing import CliRunner
 
 from hsim import errors
+from hsim.analysis.replay import ReplayError, replay_run
 from hsim.cli import main
+from hsim.engine.rng import MAX_SEED, seed_to_u64
 from hsim.errors import EXIT_RUN, EXIT_USAGE, ConfigError, ManifestError
-from hsim.loader import load, load_players, recorded_spec, spec_from_run
-from hsim.play import play_range
-from hsim.replay import ReplayError, replay_run
-from hsim.rng import MAX_SEED, seed_to_u64
-from hsim.rules import RulesError, describe_options, make_rules
-from hsim.runner.run import RunConfig, run_tournament
-from hsim.runner.validate import MAX_GAME_STOP, check_manifest, load_manifest, validate
-from hsim.strategy import Param, StrategyError, StrategySpecError, check_params
+from hsim.model.rules import RulesError, describe_options, make_rules
+from hsim.play.games import play_range
+from hsim.runner.config import MAX_GAME_STOP, RunConfig, check_manifest, load_manifest, validate
+from hsim.runner.run import run_tournament
+from hsim.strategy.contract import Param, StrategyError, StrategySpecError, check_params
+from hsim.strategy.loader import load, load_players
+from hsim.strategy.specs import recorded_spec, spec_from_run
 
 R4 = ("random",) * 4
 HEARTS = make_rules("classic")
@@ -148,7 +149,7 @@ def test_parameters_are_checked_in_one_place_for_both_tiers(tmp_path):
     bots.write_text(
         textwrap.dedent(
             """
-            from hsim.strategy import Param
+            from hsim.strategy.contract import Param
 
             class Deep:
                 params = {"depth": Param(2, int, 1, 6)}
@@ -167,7 +168,7 @@ def test_parameters_are_checked_in_one_place_for_both_tiers(tmp_path):
 
 
 def test_every_built_in_parameter_declares_a_range():
-    from hsim.loader import describe_available
+    from hsim.strategy.loader import describe_available
 
     for row in describe_available():
         for name, _, meaning in row["params"] or []:
@@ -198,7 +199,7 @@ class _Stopped(_Interrupts):
 
 
 def _players(cls):
-    from hsim.loader import LoadedStrategy
+    from hsim.strategy.loader import LoadedStrategy
 
     mine = LoadedStrategy("mine", "mine", "python", python_factory=cls)
     return [mine, *load_players(["random"] * 4)[1:]]

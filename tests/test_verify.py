@@ -9,9 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.rules import Rules
+from hsim.model.rules import Rules
+from hsim.runner.config import RunConfig
 from hsim.runner.manifest import read_manifest
-from hsim.runner.run import RunConfig, run_tournament
+from hsim.runner.run import run_tournament
 from hsim.runner.sink import file_sha256
 from hsim.runner.verify import RunCheckError, require_complete, verify_run
 

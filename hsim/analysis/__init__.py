@@ -11,7 +11,7 @@ The pandas API of rule-variant analysis (columns and dtypes in each docstring):
   :func:`winner_change_by_length` breakdowns;
 - :func:`games_summary`, :func:`moon_rate` game length, scores, moons with intervals.
 
-``hsim.analysis.report`` (per-strategy report, charts) and ``hsim.analysis.compare``
+``hsim.analysis.report`` (per-strategy report, charts) and ``hsim.experiments.compare_rules``
 (play a base and variants) build on these; ``hsim.analysis.stats`` holds the intervals.
 
 Runs larger than memory: :func:`load_run` holds a run's frames in memory; the report and

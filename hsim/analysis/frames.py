@@ -4,7 +4,7 @@ A run's ``deals`` hold the raw facts of every deal (points, tricks, who took the
 moon outcome applied), so the same deals can be scored under other *scoring* options
 (docs/rules.md A2, A3: omnibus, no-trick bonus, clamp, Perfect 100, end score, no draw…)
 without playing them again. :func:`rescore_frames` does that with the engine's own
-scoring kernels (:func:`hsim.scoring.rescore`); it never re-implements a scoring rule,
+scoring kernels (:func:`hsim.analysis.rescoring.rescore`); it never re-implements a scoring rule,
 and the moons it reports are those of the re-scoring (with omnibus and
 moon_requires_jack a 26-point deal without the JD is no moon), not the recorded ones.
 
@@ -43,8 +43,8 @@ import pandas as pd
 
 from hsim.analysis.scan import RunFolderError
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
-from hsim.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
-from hsim.rules import (
+from hsim.model.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
+from hsim.model.rules import (
     PRESETS,
     RULE_FIELDS,
     Rules,
@@ -379,7 +379,7 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
 
     :raises RulesError: ``rules`` or ``played`` are Kierki rules.
     """
-    from hsim.scoring import rescore
+    from hsim.analysis.rescoring import rescore
 
     if rules.is_kierki or (played is not None and played.is_kierki):
         raise RulesError(_KIERKI_RESCORE)
@@ -444,7 +444,7 @@ def _choice_matters(rules: Rules, facts: DealFacts, result) -> np.ndarray:
     """Per game: whether its result depends on a New Moon choice that was not recorded
     (scored with every such choice ``add``, then every one ``subtract``: do they differ?).
     """
-    from hsim.scoring import rescore
+    from hsim.analysis.rescoring import rescore
 
     g = len(result.games)
     if rules.moon != "new_moon" or not g:

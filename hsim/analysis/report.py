@@ -54,7 +54,7 @@ from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
 from hsim.analysis.tally import ClusteredRatios
 from hsim.errors import HsimError
-from hsim.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
+from hsim.model.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
 
 #: A re-scoring that censors more than this share of the games carries a warning.
 CENSORED_WARNING = 0.05

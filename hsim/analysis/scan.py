@@ -23,16 +23,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hsim.errors import HsimError, ManifestError
-from hsim.rules import Rules
+from hsim.errors import ManifestError, RunFolderError
+from hsim.model.rules import Rules
 
 #: Rows per batch: a quarter of a million rows of a dozen narrow columns are a few MB.
 BATCH_ROWS = 1 << 18
 DATASETS = ("deals", "games")
-
-
-class RunFolderError(HsimError, ValueError):
-    """A folder is not a readable hsim run, or a frame lacks what a function needs."""
 
 
 @dataclasses.dataclass
@@ -74,11 +70,11 @@ def open_run(run_dir) -> RunFolder:
     :func:`hsim.analysis.load_run`) opens it here, so checks of a run's state belong here.
 
     :raises RunFolderError: no ``run.json`` (not a run folder), a ``run.json`` that is
-        not JSON or has a bad field (:func:`hsim.runner.validate.load_manifest`), no
+        not JSON or has a bad field (:func:`hsim.runner.config.load_manifest`), no
         ``deals`` or ``games`` dataset (a run recorded with ``--record games`` is refused,
         saying so), or a part file that is not readable Parquet.
     """
-    from hsim.runner.validate import load_manifest
+    from hsim.runner.config import load_manifest
 
     path = Path(run_dir)
     try:

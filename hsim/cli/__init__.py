@@ -1,7 +1,7 @@
 """The ``hsim`` command line: a package of thin click commands (parse, call one library
 function, print), one module per command group:
 
-- :mod:`hsim.cli.play` — ``tournament``, ``resume``
+- :mod:`hsim.cli.tournament` — ``tournament``, ``resume``
 - :mod:`hsim.cli.runs` — ``verify``
 - :mod:`hsim.cli.positions` — ``replay``, ``perft``, ``choose``
 - :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
@@ -31,11 +31,11 @@ import click  # noqa: E402
 from hsim.cli.analysis import compare_rules, report
 from hsim.cli.bots import ladder, strategies
 from hsim.cli.common import HELP, Group
-from hsim.cli.play import resume, tournament
 from hsim.cli.positions import choose, perft, replay
 from hsim.cli.rules import rules_command
 from hsim.cli.runs import verify
 from hsim.cli.sprt import sprt
+from hsim.cli.tournament import resume, tournament
 
 
 @click.group(cls=Group, context_settings=HELP)

@@ -27,7 +27,7 @@ from hsim.cli.common import (
     workers_option,
 )
 from hsim.errors import EXIT_USAGE
-from hsim.rules import RulesError
+from hsim.model.rules import RulesError
 
 
 @click.command("compare-rules", context_settings=HELP)
@@ -89,11 +89,12 @@ def compare_rules(
       hsim compare-rules --players random,lowcard,random,lowcard --games 20000 \\
           --variant omnibus=true --variant no_trick_bonus=no_points
     """
-    from hsim.analysis.compare import compare_rules as run_compare
-    from hsim.analysis.compare import format_comparison, parse_variant
-    from hsim.runner.run import RunError, default_workers
+    from hsim.experiments.compare_rules import compare_rules as run_compare
+    from hsim.experiments.compare_rules import format_comparison, parse_variant
+    from hsim.runner.config import default_workers
+    from hsim.runner.run import RunError
     from hsim.runner.verify import RunCheckError
-    from hsim.strategy import StrategyError
+    from hsim.strategy.contract import StrategyError
 
     base, preset_name = build_rules(preset, rule_items)
     try:

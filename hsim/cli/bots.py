@@ -63,7 +63,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     Example:
       hsim ladder --boards 2000 --seed 1
     """
-    from hsim.ladder import (
+    from hsim.experiments.ladder import (
         check_ladder,
         default_bots,
         format_header,
@@ -71,8 +71,8 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
         ladder_labels,
         run_ladder,
     )
-    from hsim.loader import split_players
-    from hsim.strategy import StrategyError
+    from hsim.strategy.contract import StrategyError
+    from hsim.strategy.specs import split_players
 
     rules, _ = build_rules(preset, rule_items)
     if bots is None:
@@ -84,7 +84,8 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
     announce_compile(specs)
-    from hsim.runner.run import RunError, default_workers
+    from hsim.runner.config import default_workers
+    from hsim.runner.run import RunError
 
     workers_given, workers = workers, workers or default_workers(rules.players * boards)
     check_ladder(specs, boards, seed, workers, rules)  # every rung, before any is played
@@ -116,7 +117,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
 @click.command(context_settings=HELP)
 def strategies():
     """List the strategies --players accepts, with their parameters."""
-    from hsim.loader import describe_available
+    from hsim.strategy.loader import describe_available
 
     rows = describe_available()
     w = max(len(r["name"]) for r in rows)

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import click
 
-from hsim.cards import CardParseError
 from hsim.errors import EXIT_RUN, HsimError, clear_signal, on_sigint
-from hsim.rules import Rules, RulesError, ineffective_options, parse_assignments, parse_rules
+from hsim.model.cards import CardParseError
+from hsim.model.rules import Rules, RulesError, ineffective_options, parse_assignments, parse_rules
+from hsim.play.position import Position
 
 #: Every command answers -h as well as --help (set per command: click caches a command's
 #: help option the first time it is built, and commands may be invoked on their own).
@@ -179,8 +180,8 @@ def player_specs(players: str | None, player_list: tuple[str, ...]) -> tuple[str
 
     :raises click.ClickException: both or neither given, or a malformed list.
     """
-    from hsim.loader import split_players
-    from hsim.strategy import StrategyError, StrategySpecError
+    from hsim.strategy.contract import StrategyError, StrategySpecError
+    from hsim.strategy.specs import split_players
 
     try:
         if players and player_list:
@@ -310,8 +311,8 @@ def position_options(fn):
 def build_position(deal_text, pass_direction, passes, plays, rules, scores=(0, 0, 0, 0)):
     """Return (spec, Position) from the position flags (and the game scores before the
     deal); clear errors for bad input."""
-    from hsim.notation import PositionSpec
-    from hsim.position import IllegalPlayError
+    from hsim.model.notation import PositionSpec
+    from hsim.play.position import IllegalPlayError
 
     if rules.is_kierki:
         raise click.UsageError(
@@ -323,15 +324,16 @@ def build_position(deal_text, pass_direction, passes, plays, rules, scores=(0, 0
         raise click.UsageError("give the position with --deal (and --passes / --plays)")
     try:
         spec = PositionSpec.parse(deal_text, pass_direction, passes, plays)
-        return spec, spec.position(rules, scores)
+        return spec, Position.from_spec(spec, rules, scores)
     except (CardParseError, IllegalPlayError) as exc:
         raise user_error(exc) from None
 
 
 def load_specs(specs: str, rules: Rules | None = None) -> list:
     """Return the loaded strategies of a comma-separated spec list; clear errors."""
-    from hsim.loader import load_players, split_players
-    from hsim.strategy import StrategyError
+    from hsim.strategy.contract import StrategyError
+    from hsim.strategy.loader import load_players
+    from hsim.strategy.specs import split_players
 
     try:
         return load_players(split_players(specs), rules)
@@ -341,8 +343,8 @@ def load_specs(specs: str, rules: Rules | None = None) -> list:
 
 def load_one(spec: str, rules: Rules) -> tuple:
     """Return ``(strategy,)`` for one spec that plays ``rules``' game; clear errors."""
-    from hsim.loader import check_game, load
-    from hsim.strategy import StrategyError
+    from hsim.strategy.contract import StrategyError
+    from hsim.strategy.loader import check_game, load
 
     try:
         loaded = load(spec)
@@ -402,11 +404,11 @@ def announce_compile(specs=(), parts=(), engine: bool = True, loops: bool = True
     install or upgrade, or a strategy's first use): a cold compile takes a minute or
     more, and the command would otherwise sit silent. Nothing is printed when the
     cache is warm. specs: the strategy specs the command loads; parts, engine, loops:
-    see :func:`hsim._jit.compile_plan` (loops=False: the command plays no games).
+    see :func:`hsim.strategy.notice.compile_plan` (loops=False: the command plays no games).
     """
-    from hsim import _jit
+    from hsim.strategy import notice
 
-    line = _jit.compile_notice(specs, parts, engine, loops)
+    line = notice.compile_notice(specs, parts, engine, loops)
     if line:
         click.echo(line, err=True)
 

@@ -72,8 +72,8 @@ def replay(
     may name any strategy file or module, and loading one runs its code.
     """
     announce_compile(_replay_specs(run_dir, players, deal_text), ["the step-by-step game"])
-    from hsim import replay as rp
-    from hsim.strategy import StrategyError
+    from hsim.analysis import replay as rp
+    from hsim.strategy.contract import StrategyError
 
     try:
         if run_dir is not None:
@@ -124,9 +124,9 @@ def replay(
 def _replay_specs(run_dir, players, deal_text) -> list[str]:
     """Return the strategy specs a replay will load (for the compile notice), or [] when
     they cannot be known yet (the command then reports what is wrong)."""
-    from hsim.loader import split_players
     from hsim.runner.manifest import read_manifest
-    from hsim.strategy import StrategyError
+    from hsim.strategy.contract import StrategyError
+    from hsim.strategy.specs import split_players
 
     try:
         if run_dir is not None:
@@ -156,8 +156,8 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     Example:
       hsim perft --deal 2C3C.../.../.../... --pass-direction hold --depth 4 --divide
     """
-    from hsim.cards import format_card
-    from hsim.position import IllegalPlayError
+    from hsim.model.cards import format_card
+    from hsim.play.position import IllegalPlayError
 
     rules, _ = build_rules(preset, rule_items)
     announce_compile(parts=["perft", "the position kernels"])
@@ -243,8 +243,8 @@ def choose(
       hsim choose --strategy pimc --rules 'classic(moon=new_moon)' --scores 30,0,0,0 \\
         --deal ... --plays '...all 52 cards of a moon deal...'
     """
-    from hsim.choose import decide
-    from hsim.strategy import StrategyError
+    from hsim.play.choose import decide
+    from hsim.strategy.contract import StrategyError
 
     rules, _ = build_rules(preset, rule_items)
     scores = parse_scores(scores_text)

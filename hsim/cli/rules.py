@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from hsim.cli.common import HELP, user_error
-from hsim.rules import (
+from hsim.model.rules import (
     HEARTS_OPTIONS,
     KIERKI_OPTIONS,
     PRESET_MEANINGS,

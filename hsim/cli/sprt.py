@@ -168,9 +168,16 @@ def sprt(
     Example:
       hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5
     """
-    from hsim.loader import split_players
-    from hsim.sprt import EXIT_FAILED, SprtConfig, SprtError, SprtFailed, plot_trace, run_sprt
-    from hsim.strategy import StrategyError
+    from hsim.experiments.sprt import (
+        EXIT_FAILED,
+        SprtConfig,
+        SprtError,
+        SprtFailed,
+        plot_trace,
+        run_sprt,
+    )
+    from hsim.strategy.contract import StrategyError
+    from hsim.strategy.specs import split_players
 
     try:
         rules, _ = build_rules(preset, rule_items)

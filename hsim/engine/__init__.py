@@ -8,4 +8,4 @@ directly (``seats``), so the engine imports those three strategy modules (``rand
 ``lowcard``, ``duck``) and no other.
 """
 
-from hsim import _jit  # noqa: F401  (sets the numba cache folder before any kernel)
+from hsim.engine import _numba  # noqa: F401  (sets the numba cache folder before any kernel)

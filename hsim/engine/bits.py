@@ -27,8 +27,8 @@ from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
-from hsim._jit import kernel
-from hsim.cards import SUIT_MASK
+from hsim.engine._numba import kernel
+from hsim.model.cards import SUIT_MASK
 
 # --- the choice of nth_card, made at import from the compile target -------------------
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsim._jit import kernel
-from hsim.cards import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES
+from hsim.engine._numba import kernel
 from hsim.engine.bits import highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.layout import (
     D_AFTER_END,
@@ -71,7 +70,8 @@ from hsim.engine.layout import (
     V_PASSED,
     V_RECEIVED,
 )
-from hsim.rng import GOLDEN, mix64, scaled
+from hsim.engine.rng import GOLDEN, mix64, scaled
+from hsim.model.cards import HEARTS_MASK, JACK_DIAMONDS, QUEEN_SPADES
 
 # --- dealing -------------------------------------------------------------------------
 
@@ -82,7 +82,7 @@ def shuffle_deck(hidden, cards: int, deal_rng) -> int:
 
     The cards go in in increasing order, then a Fisher-Yates shuffle from the last
     position down draws from stream ``deal_rng`` (uint64[1]) (docs/rules.md A1.1, B1):
-    position i swaps with a position drawn below i + 1 (:func:`hsim.rng.below`). The
+    position i swaps with a position drawn below i + 1 (:func:`hsim.engine.rng.below`). The
     draws are worked out first, into ``hidden[H_DRAWS:]``, and leave the stream where
     drawing them one by one would.
     """

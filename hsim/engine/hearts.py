@@ -2,7 +2,7 @@
 
 Design notes
 - Cards are ints ``suit * 13 + rank`` (suits C, D, S, H; ranks 2..A), hands 52-bit
-  masks in int64 (see :mod:`hsim.cards`). State lives in the arrays of
+  masks in int64 (see :mod:`hsim.model.cards`). State lives in the arrays of
   :mod:`hsim.engine.layout`; every kernel reads the rules vector, never Python objects.
 - "points" means penalty points taken in a deal: 1 per heart, 13 for QS (A1.8).
 - Pass directions are 0 left (to seat + 1), 1 right (seat - 1), 2 across (seat + 2),
@@ -14,25 +14,7 @@ Design notes
 
 from __future__ import annotations
 
-from hsim._jit import kernel
-
-# Card constants are defined once, in hsim.cards; the kernels of this module and the
-# modules that import them from here use them.
-from hsim.cards import (  # noqa: F401  (re-exported)
-    ACE_SPADES,
-    CLUBS_MASK,
-    DIAMONDS_MASK,
-    FULL_DECK,
-    HEARTS_MASK,
-    JACK_DIAMONDS,
-    JD_BIT,
-    KING_SPADES,
-    QS_BIT,
-    QUEEN_SPADES,
-    SPADES_MASK,
-    SUIT_MASK,
-    TWO_CLUBS,
-)
+from hsim.engine._numba import kernel
 from hsim.engine.bits import popcount
 from hsim.engine.common import (
     add_to_trick,
@@ -91,6 +73,24 @@ from hsim.engine.layout import (
     V_HAND,
     V_PASSED,
     V_RECEIVED,
+)
+
+# Card constants are defined once, in hsim.model.cards; the kernels of this module and the
+# modules that import them from here use them.
+from hsim.model.cards import (  # noqa: F401  (re-exported)
+    ACE_SPADES,
+    CLUBS_MASK,
+    DIAMONDS_MASK,
+    FULL_DECK,
+    HEARTS_MASK,
+    JACK_DIAMONDS,
+    JD_BIT,
+    KING_SPADES,
+    QS_BIT,
+    QUEEN_SPADES,
+    SPADES_MASK,
+    SUIT_MASK,
+    TWO_CLUBS,
 )
 
 N_SEATS = 4

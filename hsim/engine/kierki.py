@@ -2,12 +2,12 @@
 
 Design notes
 - Cards are ints ``suit * 13 + rank`` (suits C, D, S, H; ranks 2..A = 0..12), sets of
-  cards 52-bit masks in int64 (see :mod:`hsim.cards`), as in :mod:`hsim.engine.hearts`.
+  cards 52-bit masks in int64 (see :mod:`hsim.model.cards`), as in :mod:`hsim.engine.hearts`.
 - Deals are numbered from 0 (``k``); seats 0..n-1 with n = 3 or 4 players; "left" is
   seat + 1 (clockwise).
 - These are pure kernels without state arrays: each takes plain ints (and, for a trick
   in order, an int64 array). Options are passed as ints (0 off, 1 on, or the option's
-  code given below); :mod:`hsim.engine.kierki_game` reads them from the rules vector and
+  code given below); :mod:`hsim.play.kierki_game` reads them from the rules vector and
   drives a game over the shared state arrays.
 - Points are signed as scored: penalties negative, trump tricks and lottery places
   positive (B2-B4).
@@ -15,8 +15,19 @@ Design notes
 
 from __future__ import annotations
 
-from hsim._jit import kernel
-from hsim.cards import (  # noqa: F401  (re-exported, as the strategies use them)
+from hsim.engine._numba import kernel
+from hsim.engine.bits import highest_card, lowest_card, popcount
+from hsim.engine.common import trick_winner  # noqa: F401  (re-exported: B2, B3)
+from hsim.engine.layout import (  # noqa: F401  (re-exported with the codes)
+    HEART_LEAD_BAN_EVERY_HEART,
+    HEART_LEAD_BAN_KING_OF_HEARTS,
+    KIND_NAMES,
+    LOTTERY_LEADER_DEALER,
+    LOTTERY_LEADER_DEALER_LEFT,
+    TRUMP_CHOOSER_DEALER,
+    TRUMP_CHOOSER_DEALER_LEFT,
+)
+from hsim.model.cards import (  # noqa: F401  (re-exported, as the strategies use them)
     AH_BIT,
     FULL_DECK,
     HEARTS_MASK,
@@ -28,17 +39,6 @@ from hsim.cards import (  # noqa: F401  (re-exported, as the strategies use them
     SUIT_MASK,
     TWO_CLUBS,
     TWOS,
-)
-from hsim.engine.bits import highest_card, lowest_card, popcount
-from hsim.engine.common import trick_winner  # noqa: F401  (re-exported: B2, B3)
-from hsim.engine.layout import (  # noqa: F401  (re-exported with the codes)
-    HEART_LEAD_BAN_EVERY_HEART,
-    HEART_LEAD_BAN_KING_OF_HEARTS,
-    KIND_NAMES,
-    LOTTERY_LEADER_DEALER,
-    LOTTERY_LEADER_DEALER_LEFT,
-    TRUMP_CHOOSER_DEALER,
-    TRUMP_CHOOSER_DEALER_LEFT,
 )
 
 # Deal kinds (B1). The first six are the penalty deals B2.1-B2.6 in order.

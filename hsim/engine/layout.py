@@ -30,7 +30,7 @@ P_PLAY_CARD + i     the i-th card played this deal
 P_PLAY_SEAT + i     the seat that played it
 P_TRICK_LEADER + t  the seat that led trick t
 P_TRICK_WINNER + t  the seat that won trick t (-1 until it is complete)
-P_RULES + r         the rules vector (:meth:`hsim.rules.Rules.to_array`)
+P_RULES + r         the rules vector (:meth:`hsim.model.rules.Rules.to_array`)
 P_KIND              Kierki: deal kind (``hsim.engine.kierki.KIND_*``); Hearts: -1
 P_DEALER            Kierki: the dealer of this deal; Hearts: -1
 P_TRUMP             Kierki: trump suit 0..3 of a trump deal, -1 none (yet)
@@ -54,7 +54,7 @@ strategy (the deck order, pending passes, the phase, error details).
 
 from __future__ import annotations
 
-from hsim.rules import KIERKI_KINDS, RULE_INDEX, RULE_NAMES, option_code
+from hsim.model.rules import KIERKI_KINDS, PASS_DIRECTIONS, RULE_INDEX, RULE_NAMES, option_code  # noqa: F401
 
 MAX_SEATS = 4
 MAX_TRICKS = 17  # Kierki with three players deals 17 cards each
@@ -127,9 +127,9 @@ H_DRAWS = H_KIERKI + 4  # the shuffle's draws, worked out before its swaps (52 i
 HIDDEN_LEN = H_DRAWS + 52
 
 # Rules vector indices (docs/rules.md parts A, B) and option codes, derived from the
-# fields of hsim.rules.Rules and their allowed values (RULE_INDEX, option_code), never
+# fields of hsim.model.rules.Rules and their allowed values (RULE_INDEX, option_code), never
 # numbered by hand: reordering the fields or an option's values renumbers the engine
-# alike. They are plain ints at import, so numba compiles them in (and hsim._jit keys the
+# alike. They are plain ints at import, so numba compiles them in (and hsim.engine._numba keys the
 # cache on rules.py too).
 R_PASSING = RULE_INDEX["passing"]
 R_LEAD_ANY_CLUB = RULE_INDEX["lead_any_club"]
@@ -191,7 +191,6 @@ HEART_LEAD_BAN_EVERY_HEART = option_code("heart_lead_ban", "every_heart")
 HEART_LEAD_BAN_KING_OF_HEARTS = option_code("heart_lead_ban", "king_of_hearts")
 
 PASS_LEFT, PASS_RIGHT, PASS_ACROSS, PASS_HOLD = 0, 1, 2, 3
-PASS_DIRECTIONS = ("left", "right", "across", "hold")
 
 MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT = 0, 1, 2
 MOON_CHOICES = (None, "add", "subtract")

@@ -8,7 +8,7 @@ built-in bot whose decisions are too large to compile into the loops (``heuristi
 ``kierki``) instead offers *native entries*: the same decisions compiled with
 :data:`PLAY_AT_SIG` / :data:`PASS_AT_SIG`, which take the arrays' data pointers (one
 word each). The loops call such an entry at its address (:func:`native_address`, kept
-in the seat's codes, :func:`hsim.engine.seats.seat_codes`) through
+in the seat's codes, :func:`hsim.play.seats.seat_codes`) through
 :func:`call_play_at` / :func:`call_pass_at`, numba's own calling convention: 2.8 ns a
 call in the same loop.
 
@@ -25,7 +25,7 @@ import numba
 from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
-from hsim._jit import KeptAddresses
+from hsim.engine._numba import KeptAddresses
 
 #: Argument types of a native entry: the data pointers of ``public`` (int64[PUBLIC_LEN]),
 #: ``private`` (this seat's int64[PRIVATE_LEN] row), ``rng`` (uint64[1]) and ``params``

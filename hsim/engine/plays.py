@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsim._jit import kernel
+from hsim.engine._numba import kernel
 from hsim.engine.kierki import KIND_LOTTERY
 from hsim.engine.layout import (
     DEAL_COLS,

@@ -5,7 +5,7 @@ Every argument array is one-dimensional and C-contiguous:
 - ``public``: int64[PUBLIC_LEN], what every seat may see (:mod:`hsim.engine.layout`).
 - ``private``: int64[PRIVATE_LEN], this seat's own row: seat, hand, dealt hand, passed,
   received.
-- ``rng``: uint64[1], this seat's random stream; draw with :func:`hsim.rng.below`.
+- ``rng``: uint64[1], this seat's random stream; draw with :func:`hsim.engine.rng.below`.
 - ``params``: float64[k], the strategy's parameters in the order it declares them.
 
 Decisions:

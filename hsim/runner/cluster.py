@@ -43,7 +43,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hsim.loader import LoadedStrategy, parse_spec
+from hsim.strategy.loader import LoadedStrategy
+from hsim.strategy.specs import parse_spec
 
 EXTRA_HINT = "pip install 'hsim[cluster]'"
 #: ``--cluster local``: start a LocalCluster on this machine.
@@ -248,7 +249,8 @@ class DaskCluster:
 
         :raises ClusterError: naming every worker that failed a check, and the fix.
         """
-        from hsim import __version__, _jit
+        from hsim import __version__
+        from hsim.engine import _numba
 
         folder = Path(folder).resolve()
         sources = strategy_sources(players)
@@ -260,7 +262,7 @@ class DaskCluster:
         for address in addresses:
             problems += self._worker_problems(
                 address, reports[address], folder, probes[address], token, sources,
-                (__version__, _jit.source_hash()),
+                (__version__, _numba.source_hash()),
             )  # fmt: skip
         if problems:
             self._on_each(addresses, _remove_probe, str(folder), probes, quiet=True)
@@ -271,7 +273,7 @@ class DaskCluster:
                 "filesystem at the same path (see README, Running on a cluster), the same "
                 "hsim, and each strategy file at the same path."
             )
-        self._guard = ((__version__, _jit.source_hash()), sources)
+        self._guard = ((__version__, _numba.source_hash()), sources)
         specs = tuple(p.spec for p in players)
         warm = self._on_each(addresses, _worker_warm_up, rules, specs, seed, first_game)
         return [{"address": a, **reports[a]["who"], **warm[a]} for a in addresses]
@@ -416,9 +418,10 @@ _VERIFIED: set[tuple] = set()
 
 @functools.lru_cache(maxsize=1)
 def _identity() -> tuple[str, str]:
-    from hsim import __version__, _jit
+    from hsim import __version__
+    from hsim.engine import _numba
 
-    return __version__, _jit.source_hash()
+    return __version__, _numba.source_hash()
 
 
 def local_problems(identity: tuple[str, str], sources) -> list[str]:
@@ -449,12 +452,12 @@ def strategy_sources(players: list[LoadedStrategy]) -> list[tuple[str, str, str]
     Built-in strategies are part of hsim (checked by version and source hash); entry
     points are checked by loading them on the worker.
     """
-    from hsim.loader import _builtin, _entry_point
+    from hsim.strategy.loader import find_builtin, find_entry_point
 
     out: dict[tuple[str, str], str] = {}
     for p in players:
         name, _ = parse_spec(p.spec)
-        if _builtin(name) is not None or _entry_point(name) is not None:
+        if find_builtin(name) is not None or find_entry_point(name) is not None:
             continue
         target, _, _ = name.rpartition(":")
         if target.endswith(".py") or "/" in target or "\\" in target:
@@ -528,7 +531,8 @@ def _source_digests(sources) -> list[str | None]:
 
 
 def _worker_check(folder: str, probe: str, token: str, sources) -> dict[str, Any]:
-    from hsim import __version__, _jit
+    from hsim import __version__
+    from hsim.engine import _numba
 
     folder_error = None
     try:
@@ -536,9 +540,9 @@ def _worker_check(folder: str, probe: str, token: str, sources) -> dict[str, Any
     except OSError as exc:
         folder_error = f"{type(exc).__name__}: {exc.strerror or exc}"
     return {
-        "who": {"host": socket.gethostname(), "pid": os.getpid(), "cache_dir": _jit.CACHE_DIR},
+        "who": {"host": socket.gethostname(), "pid": os.getpid(), "cache_dir": _numba.CACHE_DIR},
         "hsim": __version__,
-        "source_hash": _jit.source_hash(),
+        "source_hash": _numba.source_hash(),
         "folder_error": folder_error,
         "sources": _source_digests(sources),
     }
@@ -550,9 +554,9 @@ def _remove_probe(folder: str, probe: str) -> None:
 
 def _worker_warm_up(rules, specs: tuple[str, ...], seed: int, first_game: int) -> dict[str, Any]:
     """Load the players into this worker process's cache and play one game in memory."""
-    from hsim.play import play_range
-    from hsim.runner import run
+    from hsim.play.games import play_range
+    from hsim.runner.chunk import compiled_here, worker_players
 
-    players = run.worker_players(rules, specs)
+    players = worker_players(rules, specs)
     play_range(rules, players, seed, first_game, first_game + 1)
-    return {"compiled": run._compiled(players)}
+    return {"compiled": compiled_here(players)}

@@ -10,7 +10,7 @@ out as dictionary indices (int8, -1 for none) through lookup tables that
 :func:`hsim.runner.sink.deals_table` builds from the names.
 
 It lives in a module of its own because it is compiled: editing it recompiles the
-engine's cache (:mod:`hsim._jit`), editing the rest of the runner does not.
+engine's cache (:mod:`hsim.engine._numba`), editing the rest of the runner does not.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from hsim import _jit  # noqa: F401  (the cache folder, before anything compiles)
+from hsim.engine import _numba  # noqa: F401  (the cache folder, before anything compiles)
 from hsim.engine.layout import (
     D_AFTER_END,
     D_DEAL,
@@ -93,7 +93,7 @@ def fill_deal_columns(
     row ``k``).
 
     rows: int64[m, >= DEAL_COLS], one row per seat per deal. rotation, n, rotations: the
-    seating (:mod:`hsim.seating`): player = (seat + rotation) % n, game = board *
+    seating (:mod:`hsim.model.seating`): player = (seat + rotation) % n, game = board *
     rotations + rotation when rotations > 1, else board. strategy, pass_dir,
     moon_choice, kind, trump: int8 lookup tables from a code (player index, pass
     direction, ...) to its dictionary index, whose last entry is what code -1 (none)

@@ -202,7 +202,7 @@ def run_chunks(
 
     :raises WorkerLost: a chunk's worker was lost more than ``retries`` times.
     :raises BaseException: whatever ``task`` or ``on_done`` raised, or a stop
-        (:class:`hsim.play.StopRequested`) that arrived meanwhile; the workers are
+        (:class:`hsim.play.games.StopRequested`) that arrived meanwhile; the workers are
         killed first, and no chunk is submitted after it.
     """
     source: Iterator[tuple[int, int]] = iter(ranges)
@@ -276,3 +276,50 @@ def run_chunks(
         stop(executor, True)
         raise
     stop(executor, False)
+
+
+def play_ranges(
+    task: Callable[[int, int], Any],
+    ranges: Iterable[tuple[int, int]],
+    on_done: Callable[[tuple[int, int], Any], None],
+    *,
+    workers: int,
+    retries: int = DEFAULT_RETRIES,
+    cluster=None,
+    make_pool: Callable[[], Executor] | None = None,
+) -> None:
+    """Play every ``(start, stop)`` of ``ranges`` as ``task(start, stop)`` and call
+    ``on_done(range, result)`` in this thread as each ends: the one way hsim plays the
+    chunks of a run (tournament, resume, ladder, compare-rules, sprt).
+
+    Where: on ``cluster`` (a :class:`hsim.runner.cluster.DaskCluster`: its executor, its
+    window, and its lost-worker errors counted against ``retries``); else in this process,
+    in order, with one worker; else on a process pool of ``workers`` (``make_pool``, or a
+    spawned :func:`process_pool`), ``2 * workers`` chunks in flight. ``ranges`` is read
+    lazily, so a caller stops early by ending it (sprt's verdict).
+
+    :raises WorkerLost: see :func:`run_chunks`. :raises BaseException: whatever ``task``
+        or ``on_done`` raised, or a stop.
+    """
+    if cluster is not None:
+        run_chunks(
+            cluster.executor,
+            task,
+            ranges,
+            on_done,
+            window=cluster.window(),
+            retries=retries,
+            lost=cluster.lost_errors(),
+        )
+    elif workers <= 1:
+        for a, b in ranges:
+            on_done((a, b), task(a, b))
+    else:
+        run_chunks(
+            make_pool or (lambda: process_pool(workers)),
+            task,
+            ranges,
+            on_done,
+            window=2 * workers,
+            retries=retries,
+        )

@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hsim.rules import Rules, RulesError, parse_rules
+from hsim.model.rules import Rules, RulesError, parse_rules
 from hsim.runner import run as runner
 from hsim.runner.columns import DEFAULT_RECORD, SCHEMA_VERSION
+from hsim.runner.config import DEFAULT_DECISION_TIMEOUT, RunConfig, default_workers
 from hsim.runner.lock import FolderError, FolderLock, claim
 from hsim.runner.manifest import (
     JOURNAL,
@@ -34,8 +35,10 @@ from hsim.runner.manifest import (
     recorded_parts,
     write_manifest,
 )
-from hsim.runner.pool import DEFAULT_RETRIES
-from hsim.runner.run import RunConfig, RunError, RunResult
+from hsim.runner.narrow import SUMMARY_COLS
+from hsim.runner.pool import DEFAULT_RETRIES, stop_executor
+from hsim.runner.run import RunError, RunResult
+from hsim.runner.signals import StopSignals
 from hsim.runner.sink import (
     DATASETS,
     datasets_of,
@@ -72,7 +75,7 @@ def config_from_manifest(manifest: dict[str, Any], run_dir: Path) -> RunConfig:
             chunk_size=_int(manifest, "chunk_size"),
             duplicate=bool(manifest.get("duplicate")),
             score_also=score_also,
-            decision_timeout=manifest.get("decision_timeout", runner.DEFAULT_DECISION_TIMEOUT),
+            decision_timeout=manifest.get("decision_timeout", DEFAULT_DECISION_TIMEOUT),
             record=datasets_record(manifest),
         )
     except (KeyError, TypeError, AttributeError, RulesError, ValueError) as exc:
@@ -122,7 +125,7 @@ def recorded_label(player: dict[str, Any]) -> str:
 def _spec_from_run(spec: str, manifest: dict[str, Any], run_dir: Path) -> str:
     # A relative path.py:attr is relative to the run folder (or, in a run.json written
     # before that, to the ``cwd`` it recorded).
-    from hsim.loader import spec_from_run
+    from hsim.strategy.specs import spec_from_run
 
     cwd = manifest.get("cwd")
     return spec_from_run(spec, Path(cwd) if isinstance(cwd, str) else Path(run_dir))
@@ -201,7 +204,7 @@ def resume_run(
             "stopped before it wrote anything; start it again with `hsim tournament --out "
             f"{run_dir}`"
         )
-    signals = runner.StopSignals().install()
+    signals = StopSignals().install()
     lock: FolderLock | None = None
     pool: list = []  # the process pool, started while this process plays the first game
     try:
@@ -248,7 +251,7 @@ def resume_run(
             removed = _remove_strays(run_dir, manifest, config, done, argv)
             return _nothing_to_do(run_dir, manifest, config, done, removed)
         if workers is None and cluster is None:
-            workers = runner.default_workers(missing * config.rotations)
+            workers = default_workers(missing * config.rotations)
         players = runner.check_config(config, workers or 1, None if cluster else pool)
         compile_s = time.perf_counter() - t0
         cluster_info = None
@@ -261,7 +264,7 @@ def resume_run(
             cluster_info = runner.check_cluster(cluster, run_dir, players, config)
             workers = cluster_info["threads"]
         if workers is None:
-            workers = runner.default_workers(missing * config.rotations)
+            workers = default_workers(missing * config.rotations)
         with signals.critical(raise_at_exit=False):  # play_chunks records a stop from here
             listed = {e[d]["file"] for e in done.values() for d in config.datasets}
             remove_temporary(run_dir)
@@ -299,7 +302,7 @@ def resume_run(
         )
     finally:
         for executor in pool:  # not handed to play_chunks: the resume stopped before it
-            runner.stop_executor(executor, kill=True)
+            stop_executor(executor, kill=True)
         if lock is not None:
             lock.release()
         signals.restore()
@@ -363,7 +366,7 @@ def _remove_strays(run_dir, manifest, config, done, argv) -> tuple[str, ...]:
 def _nothing_to_do(run_dir, manifest, config, done, removed=()) -> RunResult:
     import numpy as np
 
-    sums = np.zeros((config.rules.players, runner.SUMMARY_COLS), np.int64)
+    sums = np.zeros((config.rules.players, SUMMARY_COLS), np.int64)
     for entry in done.values():
         sums += np.asarray(entry.get("sums") or 0, np.int64)
     return RunResult(

@@ -16,26 +16,35 @@ strategy or not, with status ``interrupted``.
 from __future__ import annotations
 
 import dataclasses
-import math
-import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
-from hsim import _jit
-from hsim.errors import HsimError
-from hsim.loader import LoadedStrategy, load_players
-from hsim.play import DecisionTimeoutError, play_range
-from hsim.rng import SEED_SCHEME
-from hsim.rules import Rules, canonical, preset_of
+from hsim.engine import _numba
+from hsim.engine.rng import SEED_SCHEME
+from hsim.errors import RunError, StopRequested
+from hsim.model.rules import canonical
+from hsim.play.games import DecisionTimeoutError, play_range
 from hsim.runner import hooks
-from hsim.runner.columns import ALL_DATASETS, DEFAULT_RECORD, RECORD_DATASETS
+from hsim.runner.chunk import (
+    ChunkTask,
+    compiled_here,
+    keep_players,
+    rotation_tables,
+    worker_players,
+)
+from hsim.runner.columns import ALL_DATASETS, RECORD_DATASETS
+from hsim.runner.config import (
+    CLUSTER_CHUNK,
+    RunConfig,
+    recorded_players,
+    validate,
+    without_home,
+)
 from hsim.runner.lock import FolderError, FolderLock, claim_new
 from hsim.runner.manifest import (
     JOURNAL,
@@ -48,138 +57,30 @@ from hsim.runner.manifest import (
     versions,
     write_manifest,
 )
-from hsim.runner.narrow import SUMMARY_COLS, add_chunk_sums
+from hsim.runner.narrow import SUMMARY_COLS
 from hsim.runner.pool import (
     DEFAULT_RETRIES,
     WorkerLost,
     fork_is_safe,
+    play_ranges,
     process_pool,
-    run_chunks,
     stop_executor,
 )
+from hsim.runner.progress import progress_bar
 from hsim.runner.signals import EXIT_CODES, StopSignals
 from hsim.runner.sink import (
     SCHEMA_VERSION,
     datasets_of,
-    deals_table,
     encode_part,
-    games_table,
-    part_digits,
-    plays_table,
     remove_temporary,
     remove_unlisted,
-    write_parts,
 )
-from hsim.runner.validate import (
-    MAX_PLAYS_CHUNK_SIZE,
-    recorded_players,
-    validate,
-    without_home,
-)
-from hsim.seating import rotate
-from hsim.stop import StopRequested
-from hsim.strategy import StrategyError
+from hsim.strategy import notice
+from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import LoadedStrategy
 
 if TYPE_CHECKING:
     from hsim.runner.cluster import DaskCluster
-
-GAMES_PER_WORKER = 20_000
-#: Largest default chunk (games) on the local pool.
-LOCAL_CHUNK = 2_000
-#: Largest default chunk (games) on a Dask cluster, where a task costs milliseconds: 10,000
-#: random games play ~1 s.
-CLUSTER_CHUNK = 10_000
-DEFAULT_DECISION_TIMEOUT = 60.0
-
-
-class RunError(HsimError):
-    """The run could not start or did not finish; the message says why and what to do."""
-
-
-@dataclasses.dataclass(frozen=True)
-class RunConfig:
-    """What to play. games: how many; seed: the run seed; first_game: index of the first.
-
-    players: one spec per seat (``NAME`` or ``NAME(key=value,...)``). duplicate: play each
-    game index as a board, once per rotation of the players over the seats (so ``games``
-    boards make ``4 * games`` games). score_also: other scorings (full rule sets differing
-    from ``rules`` in scoring options only) each game is also followed under.
-    rules_preset: the preset the canonical rules string is written against (default: the
-    preset the rules differ least from, e.g. ``kierki3`` for 3-player Kierki rules).
-    decision_timeout: seconds a plain-Python strategy may take per decision (None or 0:
-    no limit); it does not change results. labels: each seat's name in the datasets'
-    ``strategy`` column and the summary (default: ``players``, the specs as the user gave
-    them). A run keeps its labels when its specs are rewritten to load the same files from
-    elsewhere (a cluster's absolute paths; a resume's paths relative to the run folder), so
-    every part of a run names its strategies alike. record: the datasets written
-    (``--record``): ``games`` (games only), ``deals`` (deals and games, the default) or
-    ``plays`` (deals, games and one row per card played).
-    """
-
-    rules: Rules
-    players: tuple[str, ...]
-    games: int
-    seed: int
-    first_game: int = 0
-    rules_preset: str | None = None
-    chunk_size: int | None = None
-    duplicate: bool = False
-    score_also: tuple[Rules, ...] = ()
-    decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT
-    labels: tuple[str, ...] | None = None
-    record: str = DEFAULT_RECORD
-
-    def __post_init__(self) -> None:
-        if self.rules_preset is None:
-            object.__setattr__(self, "rules_preset", preset_of(self.rules))
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Each seat's label: ``labels``, or the ``players`` specs when it is None."""
-        return self.players if self.labels is None else self.labels
-
-    @property
-    def rotations(self) -> int:
-        """Games played per index: one per rotation of the players (4, or 3 in 3-player
-        Kierki) in duplicate play, else 1.
-        """
-        return self.rules.players if self.duplicate else 1
-
-    def scoring_names(self) -> tuple[str, ...]:
-        """Return ``base`` and the canonical rules string of each other scoring."""
-        return ("base", *(canonical(r, self.rules_preset) for r in self.score_also))
-
-    @property
-    def datasets(self) -> tuple[str, ...]:
-        """The datasets this run writes (:data:`hsim.runner.columns.RECORD_DATASETS`)."""
-        return RECORD_DATASETS[self.record]
-
-    @property
-    def stop(self) -> int:
-        """One past the last game (duplicate: board) index."""
-        return self.first_game + self.games
-
-    def size_for(self, workers: int, most_games: int = LOCAL_CHUNK) -> int:
-        """Return the games (duplicate: boards) per chunk for ``workers`` workers: about
-        8 chunks per worker, of at most ``most_games`` games (``chunk_size`` if set).
-        """
-        if self.record == "plays":  # a row per card held per chunk: keep workers small
-            most_games = min(most_games, MAX_PLAYS_CHUNK_SIZE)
-        largest = most_games // self.rotations
-        return self.chunk_size or max(1, min(largest, math.ceil(self.games / (workers * 8))))
-
-    def ranges(self, size: int, done: set[int] | dict = frozenset()) -> Iterator[tuple[int, int]]:
-        """Yield the (start, stop) chunks of ``size`` indices, in order, lazily, skipping
-        those whose start is in ``done``. Chunk k is ``first_game + k * size ..``.
-        """
-        stop = self.stop
-        for a in range(self.first_game, stop, size):
-            if a not in done:
-                yield a, min(a + size, stop)
-
-    def chunks(self, workers: int) -> list[tuple[int, int]]:
-        """Return every (start, stop) chunk as a list (small runs only: see :meth:`ranges`)."""
-        return list(self.ranges(self.size_for(workers)))
 
 
 @dataclasses.dataclass
@@ -205,179 +106,6 @@ class RunResult:
         if self.status == "interrupted":
             return EXIT_CODES.get(self.signum or signal.SIGINT, 130)
         return 1 if self.status == "failed" else 0
-
-
-_WORKER_PLAYERS: dict[tuple, list[LoadedStrategy]] = {}
-
-
-def worker_players(rules: Rules, specs: tuple[str, ...]) -> list[LoadedStrategy]:
-    """Return the players of ``specs``, loaded once per process (pool or Dask worker) and
-    kept for every later chunk, so compiled code is loaded or compiled once per process.
-
-    :raises StrategyError: see :func:`hsim.loader.load_players`.
-    """
-    key = (rules, specs)
-    players = _WORKER_PLAYERS.get(key)
-    if players is None:
-        players = _WORKER_PLAYERS[key] = load_players(list(specs), rules)
-    return players
-
-
-def run_chunk(
-    rules: Rules,
-    specs: tuple[str, ...],
-    seed: int,
-    start: int,
-    stop: int,
-    run_dir: str,
-    duplicate: bool = False,
-    score_also: tuple[Rules, ...] = (),
-    scoring_names: tuple[str, ...] = ("base",),
-    digits: int = 12,
-    decision_timeout: float | None = None,
-    responsive: bool = False,
-    labels: tuple[str, ...] | None = None,
-    record: str = DEFAULT_RECORD,
-    schema_version: int = SCHEMA_VERSION,
-) -> tuple[np.ndarray, dict[str, dict]]:
-    """Play games (or, with ``duplicate``, boards) ``start..stop-1``, write their parts,
-    return (the per-player summary sums, the parts' row counts and checksums).
-
-    A duplicate board is played once per rotation of the players over the seats; the
-    deals depend only on (seed, board), so every rotation gets the same hands.
-    labels: each player's name in the parts' ``strategy`` column (default: ``specs``; see
-    :class:`RunConfig`). record: the datasets to write (:class:`RunConfig`).
-    schema_version: the run's (4 for a run started by an older hsim: its strings stay
-    plain). Sums: int64[n seats, SUMMARY_COLS]; parts: see
-    :func:`hsim.runner.sink.write_parts`.
-    :raises StrategyError: see :func:`hsim.play.play_range`.
-    """
-    players = worker_players(rules, specs)
-    names = list(labels if labels is not None else specs)
-    n = rules.players
-    datasets = RECORD_DATASETS[record]
-    tables: dict[str, list[pa.Table]] = {d: [] for d in datasets}
-    out = np.zeros((n, SUMMARY_COLS), np.int64)
-    for rotation in range(n if duplicate else 1):
-        deals, games = play_range(
-            rules,
-            rotate(players, rotation),
-            seed,
-            start,
-            stop,
-            score_also,
-            decision_timeout,
-            responsive,
-            plays=record == "plays",
-            reuse=True,
-        )
-        # The rows may be views of buffers the next play_range reuses: every table
-        # copies what it takes (strided columns), before the next rotation is played.
-        played = rotation_tables(deals, games, names, rotation, duplicate, scoring_names, datasets)
-        for dataset, table in played.items():
-            tables[dataset].append(table)
-        add_chunk_sums(deals, games, rotation, out)
-    hooks.pause("chunk", start)
-    parts = write_parts(
-        Path(run_dir),
-        start,
-        {d: _sorted(tables[d]) for d in datasets},
-        digits,
-        schema_version,
-    )
-    return out, parts
-
-
-def rotation_tables(
-    deals: np.ndarray,
-    games: np.ndarray,
-    names: list[str],
-    rotation: int,
-    duplicate: bool,
-    scoring_names: tuple[str, ...],
-    datasets: tuple[str, ...],
-) -> dict[str, pa.Table]:
-    """Return the Arrow table of each of ``datasets`` for the rows one
-    :func:`hsim.play.play_range` call returned (players rotated by ``rotation``); each
-    table copies what it takes from the rows."""
-    builders = {
-        "deals": lambda: deals_table(deals, names, rotation, duplicate),
-        "plays": lambda: plays_table(deals, names, rotation, duplicate),
-        "games": lambda: games_table(games, names, rotation, duplicate, list(scoring_names)),
-    }
-    return {dataset: builders[dataset]() for dataset in datasets}
-
-
-@dataclasses.dataclass(frozen=True)
-class ChunkTask:
-    """One run's chunk job, ``task(start, stop)`` -> :func:`run_chunk`'s result: a
-    picklable callable for any executor (the fixed settings travel once per chunk).
-    """
-
-    rules: Rules
-    specs: tuple[str, ...]
-    seed: int
-    run_dir: str
-    duplicate: bool
-    score_also: tuple[Rules, ...]
-    scoring_names: tuple[str, ...]
-    digits: int
-    decision_timeout: float | None
-    responsive: bool = False  # played in the run's main process: see play_range
-    labels: tuple[str, ...] | None = None  # the datasets' strategy names (None: specs)
-    record: str = DEFAULT_RECORD  # the datasets written (RunConfig.record)
-    schema_version: int = SCHEMA_VERSION  # the run's (4: strings written plain)
-
-    @classmethod
-    def of(
-        cls,
-        config: RunConfig,
-        run_dir: Path,
-        responsive: bool = False,
-        schema_version: int = SCHEMA_VERSION,
-    ) -> ChunkTask:
-        """Return the task of ``config`` writing into ``run_dir`` (a run of
-        ``schema_version``)."""
-        return cls(
-            config.rules,
-            config.players,
-            config.seed,
-            str(run_dir),
-            config.duplicate,
-            config.score_also,
-            config.scoring_names(),
-            part_digits(config.stop * config.rotations - 1),
-            config.decision_timeout or None,
-            responsive,
-            config.names,
-            config.record,
-            schema_version,
-        )
-
-    def __call__(self, start: int, stop: int) -> tuple[np.ndarray, dict[str, dict]]:
-        return run_chunk(
-            self.rules,
-            self.specs,
-            self.seed,
-            start,
-            stop,
-            self.run_dir,
-            self.duplicate,
-            self.score_also,
-            self.scoring_names,
-            self.digits,
-            self.decision_timeout,
-            self.responsive,
-            self.labels,
-            self.record,
-            self.schema_version,
-        )
-
-
-def _sorted(tables: list[pa.Table]) -> pa.Table:
-    # Each table is sorted and holds whole games, so a stable sort on the game suffices.
-    table = pa.concat_tables(tables)
-    return table if len(tables) == 1 else table.sort_by([("game", "ascending")])
 
 
 def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -444,7 +172,7 @@ def check_config(
         for executor in pool or ():
             stop_executor(executor, kill=True)
         raise
-    _WORKER_PLAYERS[(config.rules, config.players)] = players
+    keep_players(config.rules, config.players, players)
     if pool is not None and fork and workers > 1:  # forked now: with the code just loaded
         pool.append(start_pool(config, workers, fork=True))
     return players
@@ -463,7 +191,7 @@ def start_pool(config: RunConfig, workers: int, fork: bool = False):
     load it instead of each compiling it again). fork: fork them (:func:`forks_workers`),
     which needs no cache.
     """
-    if workers <= 1 or (not fork and _jit.compile_plan(config.players)):
+    if workers <= 1 or (not fork and notice.compile_plan(config.players)):
         return None
     warm = (worker_players, (config.rules, config.players))
     return process_pool(workers, warm=warm, fork=fork)
@@ -554,7 +282,7 @@ def run_tournament(
             "decision_timeout": config.decision_timeout or None,
             "versions": versions(),
             "compile_s": round(compile_s, 3),
-            "numba_cache": without_home(_jit.CACHE_DIR),
+            "numba_cache": without_home(_numba.CACHE_DIR),
             "started": now(),
         }
         if cluster_info is not None:
@@ -689,34 +417,17 @@ def play_chunks(
     try:
         signals.check()  # a stop while run.json was written
         hooks.pause("manifest")
-        bar = _progress_bar(config.games * per, progress, done_before)
-        if cluster is not None:
-            run_chunks(
-                cluster.executor,
-                task,
-                ranges,
-                record,
-                window=cluster.window(),
-                retries=retries,
-                lost=cluster.lost_errors(),
-            )
-        elif workers <= 1:
-            for a, b in ranges:
-                record((a, b), task(a, b))
-        else:
-            fork = forks_workers(players)
-
-            def executor():
-                return pool.pop() if pool else process_pool(workers, fork=fork)
-
-            run_chunks(
-                executor,
-                task,
-                ranges,
-                record,
-                window=2 * workers,
-                retries=retries,
-            )
+        bar = progress_bar(config.games * per, progress, done_before)
+        fork = forks_workers(players)
+        play_ranges(
+            task,
+            ranges,
+            record,
+            workers=workers,
+            retries=retries,
+            cluster=cluster,
+            make_pool=lambda: pool.pop() if pool else process_pool(workers, fork=fork),
+        )
         hooks.pause("finish")
     except StopRequested:
         status = "interrupted"
@@ -746,7 +457,7 @@ def play_chunks(
         games_done,
         elapsed,
         compile_s,
-        _compiled(players),
+        compiled_here(players),
         _summary(sums, config.names),
         error,
         config.seed,
@@ -799,14 +510,6 @@ def _record_end(
     return games_done
 
 
-def _compiled(players: list[LoadedStrategy]) -> bool:
-    from hsim.engine.game import loops_with_bots, play_games
-
-    bundles = [p.compiled for p in players if p.compiled is not None]
-    fns = [f for b in bundles for f in (b.pass_cards, b.play, b.moon_choice)]
-    return _jit.compiled_here(play_games, *loops_with_bots(), *fns)
-
-
 def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
     out: list[list[int]] = []
     for a, b in sorted(ranges):
@@ -815,46 +518,3 @@ def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
         else:
             out.append([a, b])
     return out
-
-
-class _NoProgress:
-    """The progress bar of a run without one (``--no-progress``): the calls the run makes
-    of a tqdm bar, doing nothing, so that tqdm is not imported (~5 ms of a start)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress_bar(total: int, enabled: bool, initial: int = 0):
-    if not enabled:
-        return _NoProgress()
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        initial=initial,
-        unit="game",
-        unit_scale=True,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        smoothing=0.05,
-    )
-
-
-def default_workers(games: int | None = None) -> int:
-    """Return the default worker count: the CPUs this process may use, but no more than
-    one per ``GAMES_PER_WORKER`` games (a worker takes ~1.5 s to start and load the code).
-    """
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
-    if games is None:
-        return cpus
-    return max(1, min(cpus, games // GAMES_PER_WORKER))

@@ -1,6 +1,6 @@
 """How SIGINT and SIGTERM stop a run: promptly, recorded, whatever the main thread does.
 
-:class:`StopSignals` turns the signals into :class:`hsim.stop.StopRequested` in the main
+:class:`StopSignals` turns the signals into :class:`hsim.errors.StopRequested` in the main
 thread, which the runner catches to record ``interrupted``. Python runs signal handlers
 only between bytecodes of the main thread, so a main thread inside a long compiled call
 (a chunk of ``pimc`` games played in this process) or a blocking C call would not see
@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hsim.stop import StopRequested, stop_in
+from hsim.errors import StopRequested, stop_in
 
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 GRACE_S = 2.5
@@ -94,7 +94,7 @@ class StopSignals:
     def stopped(self, exc: BaseException) -> bool:
         """Return whether ``exc`` ended the run because of a stop: these handlers saw a
         signal, or ``exc``'s chain holds a :class:`StopRequested`
-        (:func:`hsim.stop.stop_in`). A stop raised in Python code that C code called
+        (:func:`hsim.errors.stop_in`). A stop raised in Python code that C code called
         (numba's callbacks) comes out as that code's own error, a ``SystemError`` with
         the stop as its cause or another error with the stop lost: still a stop."""
         return self.signum is not None or stop_in(exc) is not None

@@ -41,6 +41,7 @@ from hsim.engine.layout import (
     TRUMP_CHOICES,
 )
 from hsim.engine.plays import decode_plays
+from hsim.model.seating import game_number, player_of
 from hsim.runner.columns import (
     ALL_DATASETS,
     COLUMNS,
@@ -51,7 +52,6 @@ from hsim.runner.columns import (
     written_schema,
 )
 from hsim.runner.narrow import deal_columns
-from hsim.seating import game_number, player_of
 
 TMP_PREFIX = ".tmp-"
 #: This machine, in temporary part names (letters, digits, '-' and '.' only).
@@ -298,11 +298,11 @@ def plays_table(
 ) -> pa.Table:
     """Return the ``plays`` table (``--record plays``): one row per card played, from deal
     records with the plays columns (int64[rows, DEAL_COLS + PLAY_SLOTS], written by the
-    engine when it is given such rows; :func:`hsim.engine.game.write_plays`), sorted by
+    engine when it is given such rows; :func:`hsim.play.hearts_game.write_plays`), sorted by
     game, deal, play.
 
     A deal's n rows (one per seat) hold its plays in order: row r the plays
-    ``r * PLAY_SLOTS ..`` (:func:`hsim.engine.game.decode_plays` says the encoding). In a
+    ``r * PLAY_SLOTS ..`` (:func:`hsim.play.hearts_game.decode_plays` says the encoding). In a
     Kierki lottery deal (no tricks, B4) ``trick``, ``position``, ``leader`` and ``winner``
     are null.
 

@@ -15,8 +15,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from hsim.errors import HsimError
-from hsim.rules import RulesError
+from hsim.errors import RunCheckError
+from hsim.model.rules import RulesError
 from hsim.runner.lock import is_locked
 from hsim.runner.manifest import (
     ENTRY_DIGEST,
@@ -33,12 +33,6 @@ from hsim.runner.sink import (
     file_sha256,
     foreign_datasets,
 )
-
-
-class RunCheckError(HsimError, ValueError):
-    """A run folder is incomplete or damaged; the message names each problem and what
-    to do (``hsim resume``, ``--allow-partial``).
-    """
 
 
 @dataclasses.dataclass
@@ -83,7 +77,7 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     full: also compare each part's sha256 with the manifest's (reads every byte);
     without it, sizes and Parquet footers' row counts are checked.
     """
-    from hsim.runner.validate import load_manifest
+    from hsim.runner.config import load_manifest
 
     run_dir = Path(run_dir)
     check = RunCheck(run_dir)
@@ -283,7 +277,7 @@ def require_complete(
         problem and what to do.
     """
     if deals:
-        from hsim.runner.validate import load_manifest
+        from hsim.runner.config import load_manifest
 
         try:
             manifest, _ = load_manifest(Path(run_dir))

@@ -6,10 +6,10 @@ from numba import njit
 
 from hsim.engine.bits import nth_card, popcount
 from hsim.engine.layout import P_TRICK, V_HAND
+from hsim.engine.rng import below
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
-from hsim.rng import below
 from hsim.strategies import lowcard, random_bot
-from hsim.strategy import CompiledStrategy
+from hsim.strategy.contract import CompiledStrategy
 
 
 @njit(PLAY_SIG, cache=True)

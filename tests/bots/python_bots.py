@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from hsim.cards import cards_of, parse_mask
+from hsim.model.cards import cards_of, parse_mask
 
 
 class PyLowcard:

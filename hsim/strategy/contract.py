@@ -26,15 +26,15 @@ Two tiers answer the same decisions over the same observation:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from hsim import _jit  # noqa: F401
-from hsim.cards import Card, CardMask, cards_of
+from hsim.engine import _numba  # noqa: F401
+from hsim.engine.choices import default_moon_choice, default_trump_choice, longest_suit  # noqa: F401
 from hsim.engine.layout import (
     KIND_NAMES,
     MOON_ADD,
@@ -73,9 +73,10 @@ from hsim.engine.layout import (
     V_RECEIVED,
     V_SEAT,
 )
-from hsim.engine.signatures import MOON_SIG, TRUMP_SIG
-from hsim.errors import EXIT_USAGE, HsimError
-from hsim.rules import Rules
+from hsim.errors import StrategyError, StrategySpecError
+from hsim.model.cards import Card, CardMask, cards_of
+from hsim.model.rules import Rules
+from hsim.strategy.specs import spec_file
 
 __all__ = [
     "MOON_ADD",
@@ -92,21 +93,6 @@ __all__ = [
     "default_trump_choice",
     "longest_suit",
 ]
-
-
-class StrategyError(HsimError, ValueError):
-    """A strategy could not be loaded, was given bad parameters, or misbehaved in a game.
-
-    Exit 1 (a run error) unless raised as :class:`StrategySpecError`.
-    """
-
-
-class StrategySpecError(StrategyError):
-    """A strategy spec cannot be used as written: its syntax, an unknown name or parameter,
-    a parameter value outside its declared range, or the wrong number of seats (exit 2).
-    """
-
-    exit_code = EXIT_USAGE
 
 
 #: The largest magnitude of a parameter without a declared range: a float64 holds every
@@ -196,36 +182,6 @@ def check_params(
     return out
 
 
-@njit(MOON_SIG, cache=True)
-def default_moon_choice(public, private, rng, params):
-    """Compiled moon choice that always answers "use the default rule" (0)."""
-    return MOON_DEFAULT
-
-
-@njit(cache=True)
-def longest_suit(cards):
-    """Return the suit 0..3 with the most cards in mask ``cards``; ties go to the suit whose
-    cards rank higher in total, then to the higher suit number.
-    """
-    best, best_key = 0, -1
-    for suit in range(4):
-        count, ranks = 0, 0
-        for r in range(13):
-            if (cards >> (13 * suit + r)) & 1:
-                count += 1
-                ranks += r
-        key = count * 1000 + ranks * 4 + suit
-        if key > best_key:
-            best, best_key = suit, key
-    return best
-
-
-@njit(TRUMP_SIG, cache=True)
-def default_trump_choice(public, private, rng, params):
-    """Compiled trump choice (docs/rules.md B3): the longest suit among the cards seen."""
-    return longest_suit(private[V_HAND])
-
-
 @dataclasses.dataclass(frozen=True)
 class CompiledStrategy:
     """A bundle of compiled decisions, one per decision kind.
@@ -240,7 +196,7 @@ class CompiledStrategy:
     :data:`hsim.engine.native.PASS_AT_SIG` / ``PLAY_AT_SIG``, which the game loops call
     directly (:mod:`hsim.engine.native`); None: through ``pass_cards`` / ``play``.
     in_loop: built-in bots with native entries only: runs with this bot play in a Hearts
-    loop compiled with its decisions in it (:func:`hsim.engine.game.play_games_with`;
+    loop compiled with its decisions in it (:func:`hsim.play.hearts_game.play_games_with`;
     faster decisions for a longer first compile).
     """
 
@@ -446,3 +402,43 @@ class Observation:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the read-only ``(public, private)`` arrays the compiled tier sees."""
         return self._public, self._private
+
+
+@dataclasses.dataclass
+class LoadedStrategy:
+    """A seat's resolved strategy: the spec, a display name, and what plays.
+
+    compiled: the bundle (compiled tier) or None. params: its float64 vector.
+    python_factory: a zero-argument callable making a fresh plain-Python player, or None.
+    """
+
+    spec: str
+    name: str
+    kind: str  # "compiled" or "python"
+    compiled: CompiledStrategy | None = None
+    params: Any = None
+    python_factory: Any = None
+    param_values: dict[str, Any] = dataclasses.field(default_factory=dict)
+    games: tuple[str, ...] = ("hearts",)
+    #: a plain-Python class's ``check_rules(rules)`` (raises StrategyError), or None
+    check_rules: Any = None
+
+    def describe(self) -> dict[str, Any]:
+        """Return a JSON-able description for the run manifest: spec, name, kind, params
+        (every parameter's value, defaults included) and, for a ``path/to/file.py:attr``
+        strategy, ``sha256``: the hex digest of the file's bytes (None if it cannot be read
+        any more), so a later change to the file can be noticed.
+        """
+        out = {
+            "spec": self.spec,
+            "name": self.name,
+            "kind": self.kind,
+            "params": self.param_values,
+        }
+        path = spec_file(self.spec)
+        if path is not None:
+            try:
+                out["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                out["sha256"] = None
+        return out

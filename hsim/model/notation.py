@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from hsim.cards import (
+from hsim.model.cards import (
     N_CARDS,
     Card,
     CardMask,
@@ -31,7 +31,7 @@ from hsim.cards import (
     parse_card,
     split_cards,
 )
-from hsim.engine.layout import PASS_DIRECTIONS
+from hsim.model.rules import PASS_DIRECTIONS
 
 N_SEATS = 4
 HAND_SIZE = 13
@@ -183,18 +183,3 @@ class PositionSpec:
         if self.plays:
             out += ["--plays", " ".join(format_card(c) for c in self.plays)]
         return out
-
-    def position(self, rules=None, scores: Sequence[int] = (0, 0, 0, 0)):
-        """Set the position up in the engine: deal, make the passes, play the plays.
-
-        Returns a :class:`hsim.position.Position`. :raises IllegalPlayError: a pass of a
-        card not held or an illegal play (the message names it).
-        """
-        from hsim.position import Position
-
-        p = Position.from_hands(self.hands, self.pass_direction, rules, scores)
-        if self.passes:
-            p.pass_cards(self.passes)
-        if self.plays:
-            p.play(list(self.plays))
-        return p

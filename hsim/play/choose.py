@@ -1,9 +1,9 @@
 """Ask one strategy for any decision at a position: a pass, a play, a moon or trump choice.
 
 The strategy sees exactly what it would see in a game: the observation of the deciding
-seat (:class:`hsim.strategy.Observation` or the compiled tier's arrays), nothing of the
+seat (:class:`hsim.strategy.contract.Observation` or the compiled tier's arrays), nothing of the
 other hands. Its random stream is the one seat ``s`` gets at the start of game ``game``
-of run ``seed``: ``stream(seed, game, PURPOSE_SEAT + s)`` (:mod:`hsim.rng`), a compiled
+of run ``seed``: ``stream(seed, game, PURPOSE_SEAT + s)`` (:mod:`hsim.engine.rng`), a compiled
 strategy's ``rng`` state and a plain-Python strategy's ``numpy.random.Generator`` both
 made from it, fresh for each question. So an answer is a pure function of (strategy,
 position, seed, game): the same seed and game give the same answer, and another game
@@ -11,7 +11,7 @@ index gives a random strategy another stream. (In a tournament the stream has ad
 through the seat's earlier decisions of the game, so a game's own decision can differ
 from the answer asked at its position.)
 
->>> from hsim.position import Position
+>>> from hsim.play.position import Position
 >>> p = Position.from_text("deal=" + "/".join(
 ...     "".join(r + s for r in "23456789TJQKA") for s in "CDSH") + ";direction=left")
 >>> decide("lowcard", p)
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from hsim.cards import SUIT_NAMES, CardSet, format_card, format_mask
 from hsim.engine.layout import (
     H_DECIDER,
     H_GAME,
@@ -39,12 +38,13 @@ from hsim.engine.layout import (
     ST_NEED_TRUMP,
     V_HAND,
 )
+from hsim.engine.rng import check_seed
 from hsim.errors import ConfigError
-from hsim.loader import LoadedStrategy, check_game, load
-from hsim.play import GameState, PythonDriver
-from hsim.position import Position
-from hsim.rng import check_seed
-from hsim.strategy import StrategyError
+from hsim.model.cards import SUIT_NAMES, CardSet, format_card, format_mask
+from hsim.play.games import GameState, PythonDriver
+from hsim.play.position import Position
+from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import LoadedStrategy, check_game, load
 
 #: The decision kinds, in the order a deal asks them.
 KINDS = ("pass", "play", "moon", "trump")
@@ -59,7 +59,7 @@ class Decision:
     """One answer of a strategy (docs/strategies.md has the contract of each kind).
 
     kind: ``pass``, ``play``, ``moon`` or ``trump``. seat: the deciding seat. value: for
-    a pass the 3 cards (a :class:`~hsim.cards.CardSet`), for a play the card (0..51), for
+    a pass the 3 cards (a :class:`~hsim.model.cards.CardSet`), for a play the card (0..51), for
     a moon choice 0 default, 1 add, 2 subtract (docs/rules.md A2.2, New Moon), for a trump
     choice the suit 0..3 (C, D, S, H) or 4, no trump (Kierki B3). ``str()`` gives it in
     words: ``AS KS QS``, ``QS``, ``add``, ``spades``.

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsim import _jit  # noqa: F401
-from hsim._jit import kernel
+from hsim.engine import _numba  # noqa: F401
+from hsim.engine._numba import kernel
 from hsim.errors import ConfigError
 
 SEED_SCHEME = 1
@@ -30,7 +30,7 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
-if _jit.JIT_DISABLED:  # numpy scalars warn on the wrap-around splitmix64 relies on
+if _numba.JIT_DISABLED:  # numpy scalars warn on the wrap-around splitmix64 relies on
     import warnings
 
     warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)

@@ -1,6 +1,6 @@
 """Play a range of games: the compiled loop, or the plain-Python driver when a seat needs it.
 
-Both paths run the same engine kernels (:mod:`hsim.engine.game`) and give identical
+Both paths run the same engine kernels (:mod:`hsim.play.hearts_game`) and give identical
 records for the same (rules, strategies, run seed, game index); the Python driver also
 runs compiled seats, calling their functions from Python.
 """
@@ -14,19 +14,8 @@ import time
 
 import numpy as np
 
-from hsim import _jit
-from hsim.cards import format_card, format_mask
-from hsim.engine.game import (
-    ERROR_NAMES,
-    can_play_in_loop,
-    new_game,
-    next_decision,
-    play_games,
-    play_games_with,
-    submit_moon,
-    submit_pass,
-    submit_play,
-)
+from hsim.engine import _numba
+from hsim.engine.choices import longest_suit
 from hsim.engine.hearts import legal_plays
 from hsim.engine.kierki import n_deals
 from hsim.engine.layout import (
@@ -59,30 +48,43 @@ from hsim.engine.layout import (
     ST_OK,
     V_HAND,
 )
-from hsim.engine.seats import seat_codes
-from hsim.errors import describe, strategy_failure
-from hsim.loader import LoadedStrategy
-from hsim.rng import PURPOSE_SEAT, seed_to_u64, stream_state
-from hsim.rules import Rules
-from hsim.strategy import Observation, StrategyError, longest_suit
+from hsim.engine.rng import PURPOSE_SEAT, seed_to_u64, stream_state
+from hsim.errors import DecisionTimeoutError, describe, strategy_failure
+from hsim.model.cards import format_card, format_mask
+from hsim.model.rules import Rules
+from hsim.play.hearts_game import (
+    ERROR_NAMES,
+    can_play_in_loop,
+    new_game,
+    next_decision,
+    play_games,
+    play_games_with,
+    submit_moon,
+    submit_pass,
+    submit_play,
+)
+from hsim.play.seats import seat_codes
+from hsim.strategy import notice
+from hsim.strategy.contract import Observation, StrategyError
+from hsim.strategy.loader import LoadedStrategy
 
 N_SEATS = 4
 RESPONSIVE_CALL_S = 0.2
 
 
 def kierki_game():
-    """Return :mod:`hsim.engine.kierki_game`, imported on first use: loading its compiled
+    """Return :mod:`hsim.play.kierki_game`, imported on first use: loading its compiled
     entry points takes ~15 ms, which a Hearts run need not pay. When its compiled code
     is not in the cache it is imported with this module instead, so that a cold cache
     compiles it with the rest of the engine, as the compile notice says
-    (:data:`hsim._jit.ENGINE_SOURCES`).
+    (:data:`hsim.strategy.notice.ENGINE_SOURCES`).
     """
-    from hsim.engine import kierki_game as module
+    from hsim.play import kierki_game as module
 
     return module
 
 
-if _jit.cold_sources([_jit.KIERKI_GAME_SOURCE]):
+if notice.cold_sources([notice.KIERKI_GAME_SOURCE]):
     kierki_game()
 
 
@@ -92,10 +94,6 @@ class DecisionTimeout(BaseException):
     A BaseException, so that a strategy's own ``except Exception`` cannot swallow it; the
     driver turns it into a :class:`StrategyError` naming the strategy, seat, game, seed.
     """
-
-
-class DecisionTimeoutError(StrategyError):
-    """The strategy error of a decision that ran past ``--decision-timeout``."""
 
 
 class _DecisionTimer:
@@ -302,13 +300,13 @@ def set_scorings(state: GameState, scorings=()) -> None:
 
 def hearts_loop(bundles) -> tuple[object, object]:
     """Return the compiled Hearts loop for seats playing ``bundles`` (one
-    :class:`hsim.strategy.CompiledStrategy` per seat) and the bundle compiled into it.
+    :class:`hsim.strategy.contract.CompiledStrategy` per seat) and the bundle compiled into it.
 
-    That is :func:`hsim.engine.game.play_games_with` of the first bundle that can have a
-    loop of its own (:func:`hsim.engine.game.can_play_in_loop`: ``heuristic``), else
+    That is :func:`hsim.play.hearts_game.play_games_with` of the first bundle that can have a
+    loop of its own (:func:`hsim.play.hearts_game.can_play_in_loop`: ``heuristic``), else
     ``play_games`` and None. Under ``NUMBA_DISABLE_JIT`` always play_games.
     """
-    if not _jit.JIT_DISABLED:
+    if not _numba.JIT_DISABLED:
         for bundle in bundles:
             if can_play_in_loop(bundle):
                 return play_games_with(bundle), bundle
@@ -345,7 +343,7 @@ def play_range(
     :raises StrategyError: a strategy raised, took longer than ``decision_timeout``, or
         gave a pass, card or moon choice the rules do not allow; the message names the
         strategy, seat, game and run seed.
-    :raises hsim.stop.StopRequested: SIGINT or SIGTERM arrived (passed through, never
+    :raises hsim.errors.StopRequested: SIGINT or SIGTERM arrived (passed through, never
         converted).
     """
     if any(p.kind == "python" for p in players):
@@ -574,7 +572,7 @@ class PythonDriver:
 
     Each decision goes through :func:`next_decision` and the ``submit_*`` kernels, as in
     the compiled loop, so the games are identical. ``state`` may be given to continue
-    from a set-up position (:class:`hsim.position.Position`).
+    from a set-up position (:class:`hsim.play.position.Position`).
     """
 
     def __init__(

@@ -21,13 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from hsim.errors import EXIT_USAGE, HsimError
-
-
-class RulesError(HsimError, ValueError):
-    """A rule set, option name or option value is not valid; the message says why (exit 2)."""
-
-    exit_code = EXIT_USAGE
+from hsim.errors import RulesError
 
 
 def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any:
@@ -40,6 +34,10 @@ def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any
 BOOL = (False, True)
 #: Kierki's deal kinds (docs/rules.md B1): the six penalty deals B2.1-B2.6, the rebel B2.7,
 #: trump (B3), the lottery (B4); the deals dataset's ``kind`` column.
+#: The pass directions in the order a Hearts game cycles them (docs/rules.md A3); the
+#: engine codes them 0..3 in this order (hsim.engine.layout.PASS_LEFT ...).
+PASS_DIRECTIONS = ("left", "right", "across", "hold")
+
 KIERKI_KINDS = (
     "tricks",
     "hearts",

@@ -15,10 +15,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow.compute as pc
 
-from hsim.cards import format_card, format_mask
 from hsim.engine.hearts import card_points
 from hsim.engine.kierki import hand_size, trick_points, trump_preview_size
-from hsim.engine.kierki_game import seat_card
 from hsim.engine.layout import (
     D_DEAL,
     D_DEAL_SCORE,
@@ -47,18 +45,18 @@ from hsim.engine.layout import (
     TRUMP_CHOICES,
     V_PASSED,
 )
-from hsim.errors import EXIT_USAGE, HsimError
-from hsim.loader import LoadedStrategy, code_to_import, load_players, spec_from_run
-from hsim.notation import PositionSpec, format_deal
-from hsim.play import PythonDriver
-from hsim.rng import SEED_SCHEME
-from hsim.rules import Rules, canonical
-from hsim.runner.validate import MAX_GAME_STOP, check_int, load_manifest
-from hsim.seating import board_and_rotation, rotate
-
-
-class ReplayError(HsimError, ValueError):
-    """A run folder cannot be replayed (no manifest, another seed scheme, no such game)."""
+from hsim.engine.rng import SEED_SCHEME
+from hsim.errors import EXIT_USAGE, ReplayError
+from hsim.model.cards import format_card, format_mask
+from hsim.model.notation import PositionSpec, format_deal
+from hsim.model.rules import Rules, canonical
+from hsim.model.seating import board_and_rotation, rotate
+from hsim.play.games import PythonDriver
+from hsim.play.kierki_game import seat_card
+from hsim.play.position import Position
+from hsim.runner.config import MAX_GAME_STOP, check_int, load_manifest
+from hsim.strategy.loader import LoadedStrategy, code_to_import, load_players
+from hsim.strategy.specs import spec_from_run
 
 
 @dataclasses.dataclass
@@ -158,7 +156,7 @@ def replay_deal(spec: PositionSpec, rules: Rules, players: list[LoadedStrategy],
 
     The strategies draw from the streams of game 0 of run ``seed``.
     """
-    position = spec.position(rules)
+    position = Position.from_spec(spec, rules)
     driver = PythonDriver(rules, players, seed, state=position.state)
     driver.start_game(0, deal=False)
     driver.play_deal()
@@ -313,7 +311,7 @@ def run_game_seating(manifest: dict, rules: Rules, game: int) -> tuple[list[str]
     """Return (the player spec in each seat, a label) for game ``game`` of a run.
 
     The label is ``game G of run seed S``, with ``(board B, rotation R)`` in duplicate
-    runs, whose seats rotate (:mod:`hsim.seating`).
+    runs, whose seats rotate (:mod:`hsim.model.seating`).
     """
     specs = [p["spec"] for p in manifest["players"]]
     label = f"game {game}"

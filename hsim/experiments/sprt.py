@@ -1,12 +1,12 @@
 """The strength gate: a sequential test (SPRT) of a candidate bot against a baseline.
 
 Boards are duplicate boards (every rotation of the players over the seats, the same
-deals), played in chunks of ``batch`` boards by :func:`hsim.runner.run.run_chunk`, on a
+deals), played in chunks of ``batch`` boards by :func:`hsim.runner.chunk.run_chunk`, on a
 process pool when ``workers > 1`` or a Dask cluster (both through
 :func:`hsim.runner.pool.run_chunks`, as ``hsim tournament`` plays). Each board gives one
 value, the candidate's advantage in points per deal (``deal_score``: after the moon and
 bonuses), positive when the candidate did better; the values go to
-:class:`hsim.analysis.sprt.SequentialTest` in board order, so the verdict and the board
+:class:`hsim.analysis.sequential.SequentialTest` in board order, so the verdict and the board
 count at which it falls are the same for any number of workers. Two designs:
 
 - *against the baseline* (default, as ``hsim ladder``): the candidate and copies of the
@@ -44,14 +44,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hsim.analysis.sprt import SequentialTest, check_bounds, llr_bounds
+from hsim.analysis.sequential import SequentialTest, check_bounds, llr_bounds
 from hsim.analysis.stats import Interval
-from hsim.errors import EXIT_USAGE, HsimError
-from hsim.ladder import board_advantages
-from hsim.rules import Rules, canonical, preset_of
-from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost
-from hsim.stop import StopRequested
-from hsim.strategy import StrategyError
+from hsim.errors import (
+    EXIT_SPRT_FAILED,
+    SprtError,
+    SprtFailed,
+    StopRequested,
+)
+from hsim.experiments.ladder import board_advantages
+from hsim.model.rules import Rules, canonical, preset_of
+from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost, play_ranges
+from hsim.runner.progress import progress_bar
+from hsim.strategy.contract import StrategyError
 
 SPRT_FILE = "sprt.json"
 TRACE_FILE = "trace.parquet"
@@ -61,20 +66,7 @@ DEFAULT_MAX_BOARDS = 10_000
 #: Exit status of ``hsim sprt`` per verdict (None: ``max_boards`` reached first).
 EXIT_CODES = {"H1": 0, "H0": 1, None: 3}
 #: Exit status of ``hsim sprt`` when the games failed (1 already means "H0 accepted").
-EXIT_FAILED = 4
-
-
-class SprtError(HsimError):
-    """The test could not start: its output folder is in the way (exit 2, a usage error)."""
-
-    exit_code = EXIT_USAGE
-
-
-class SprtFailed(SprtError):
-    """A strategy failed in a game, a worker died or the disk failed: no verdict (exit 4,
-    which ``hsim sprt`` keeps apart from 1, "H0 accepted")."""
-
-    exit_code = EXIT_FAILED
+EXIT_FAILED = EXIT_SPRT_FAILED
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,7 +100,7 @@ class SprtConfig:
         :raises ValueError: bad bounds, error rates, board counts or number of opponents,
             with what to give instead.
         """
-        from hsim.runner.validate import MAX_GAME_STOP, check_seed
+        from hsim.runner.config import MAX_GAME_STOP, check_seed
 
         check_bounds(self.d0, self.d1)
         llr_bounds(self.alpha, self.beta)
@@ -256,10 +248,10 @@ def _claim(out: Path, overwrite: bool):
 
 
 def _table_manifest(config: SprtConfig, players, folder: Path, workers: int, argv):
-    from hsim.rng import SEED_SCHEME
+    from hsim.engine.rng import SEED_SCHEME
+    from hsim.runner.config import recorded_players, without_home
     from hsim.runner.manifest import now, versions
     from hsim.runner.sink import SCHEMA_VERSION
-    from hsim.runner.validate import recorded_players, without_home
 
     preset = preset_of(config.rules)
     return {
@@ -287,26 +279,13 @@ def _table_manifest(config: SprtConfig, players, folder: Path, workers: int, arg
     }
 
 
-def _progress_bar(total: int, enabled: bool):
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        unit="board",
-        disable=not enabled,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        smoothing=0.05,
-    )
-
-
 @dataclasses.dataclass(frozen=True)
 class BoardsTask:
     """One chunk of boards at every table of a test, ``task(start, stop)``: a picklable
     callable for any executor (:func:`hsim.runner.pool.run_chunks`). tables: one
-    :class:`hsim.runner.run.ChunkTask` per table, each writing its table's folder.
+    :class:`hsim.runner.chunk.ChunkTask` per table, each writing its table's folder.
 
-    :raises StrategyError: see :func:`hsim.play.play_range`.
+    :raises StrategyError: see :func:`hsim.play.games.play_range`.
     """
 
     tables: tuple[Any, ...]
@@ -348,8 +327,8 @@ def run_sprt(
         first game nothing is written), or a cluster worker failed its start check
         (nothing written).
     """
-    from hsim.loader import load_players
-    from hsim.play import play_range
+    from hsim.play.games import play_range
+    from hsim.strategy.loader import load_players
 
     config.validate()
     t0 = time.perf_counter()
@@ -383,9 +362,8 @@ def _run(
     config, out, workers, progress, argv, tables, loaded, t0, cluster=None, retries=DEFAULT_RETRIES
 ) -> SprtResult:
     """Play and test into the claimed folder ``out`` (see :func:`run_sprt`)."""
+    from hsim.runner.chunk import ChunkTask
     from hsim.runner.manifest import now, write_manifest
-    from hsim.runner.pool import process_pool, run_chunks
-    from hsim.runner.run import ChunkTask
     from hsim.runner.signals import StopSignals
 
     manifests = {}
@@ -413,7 +391,7 @@ def _run(
         deals_seen[start] = sum(len(d) // config.rules.players for d in parts.values())
         return board_values(config, parts)
 
-    bar = _progress_bar(config.max_boards, progress)
+    bar = progress_bar(config.max_boards, progress, unit="board")
     bar.set_postfix_str(f"LLR +0.00 in [{test.lower:+.2f}, {test.upper:+.2f}]")
     done: dict[int, np.ndarray] = {}
     next_start = 0  # the first chunk not yet fed to the test
@@ -439,20 +417,16 @@ def _run(
                 )
                 next_start += config.batch
 
-    local = workers <= 1 and cluster is None
     task = BoardsTask(
         tuple(
             ChunkTask(
-                config.rules,
-                specs,
-                config.seed,
-                str(out / table),
-                True,
-                (),
-                ("base",),
-                12,
-                None,
-                local,  # played in this process: responsive to a stop (see play_range)
+                rules=config.rules,
+                specs=specs,
+                seed=config.seed,
+                run_dir=str(out / table),
+                duplicate=True,
+                # played in this process: responsive to a stop (see play_range)
+                responsive=workers <= 1 and cluster is None,
             )
             for table, specs in tables.items()
         )
@@ -474,28 +448,7 @@ def _run(
     signals.hard_stop = hard_stop
     status, error = "complete", None
     try:
-        if cluster is not None:
-            run_chunks(
-                cluster.executor,
-                task,
-                ranges(),
-                record,
-                window=cluster.window(),
-                retries=retries,
-                lost=cluster.lost_errors(),
-            )
-        elif local:
-            for a, b in ranges():
-                record((a, b), task(a, b))
-        else:
-            run_chunks(
-                lambda: process_pool(workers),
-                task,
-                ranges(),
-                record,
-                window=2 * workers,
-                retries=retries,
-            )
+        play_ranges(task, ranges(), record, workers=workers, retries=retries, cluster=cluster)
     except (StopRequested, KeyboardInterrupt):
         status = "interrupted"
     except (StrategyError, WorkerLost) as exc:

@@ -22,7 +22,7 @@ per second, ``kierki`` ~15%). A native play entry is
 not asked when only one card is legal: the loop plays that card, as the bot would.
 
 A bot may also be compiled into a game loop of its own
-(:func:`hsim.engine.game.play_games_with`, for a bot whose bundle says ``in_loop``):
+(:func:`hsim.play.hearts_game.play_games_with`, for a bot whose bundle says ``in_loop``):
 its seats then get code :data:`INLINED`, and that loop's ``call_play`` / ``call_pass``
 are :func:`call_play_inlined` / :func:`call_pass_inlined` with the bot's native
 entries compiled in, which saves the call (measured for ``heuristic``: 5-8% more deals
@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsim._jit import kernel
+from hsim.engine._numba import kernel
 from hsim.engine.bits import lowest_card
+from hsim.engine.choices import default_moon_choice, default_trump_choice
 from hsim.engine.layout import MAX_SEATS
 from hsim.engine.native import (
     PASS_AT_SIG,
@@ -47,7 +48,6 @@ from hsim.engine.native import (
     native_enabled,
 )
 from hsim.strategies import duck, lowcard, random_bot
-from hsim.strategy import default_moon_choice, default_trump_choice
 
 #: The decisions the loops call directly, per decision kind; a seat's code for a decision
 #: is 1 + the index of its function here, 0 for any other function.
@@ -76,13 +76,13 @@ def _code(fn, builtins: tuple) -> int:
 def seat_codes(bundles, inlined=None) -> np.ndarray:
     """Return how the loops call each seat's decisions: int64[4, N_CODES].
 
-    bundles: one :class:`hsim.strategy.CompiledStrategy` per seat (up to 4; missing seats
+    bundles: one :class:`hsim.strategy.contract.CompiledStrategy` per seat (up to 4; missing seats
     get code 0). Column C_PASS, C_PLAY, C_MOON, C_TRUMP of row ``s`` is 1 + the index of
     seat ``s``'s function in PASS_BUILTINS ... TRUMP_BUILTINS when it is one of them
     (called directly), :data:`NATIVE` for a pass or play with a native entry (its
     address in column A_PASS or A_PLAY; never under ``NUMBA_DISABLE_JIT``), else 0
     (called through its function value). inlined: the bundle compiled into the loop
-    these codes are for (:func:`hsim.engine.game.play_games_with`), whose seats' pass
+    these codes are for (:func:`hsim.play.hearts_game.play_games_with`), whose seats' pass
     and play get :data:`INLINED` instead of NATIVE; None for the plain loops. The
     addresses belong to this process: make the codes where the loops run.
 
@@ -177,7 +177,7 @@ def call_trump(codes, fns, seat, public, private, rng, params) -> int:
 
 
 # -- the calls of a loop with a bot compiled in (play_games_with) -----------------------
-# Plain functions: play_games_with compiles copies of them (hsim._jit.with_globals) in
+# Plain functions: play_games_with compiles copies of them (hsim.engine._numba.with_globals) in
 # which inlined_play / inlined_pass are that bot's native entries, as kernels.
 
 

@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from hsim.engine.rescore import rescore_deals
-from hsim.rules import Rules
+from hsim.model.rules import Rules
 
 N_SEATS = 4
 

@@ -26,8 +26,8 @@ from hsim.cli.common import (
     user_error,
     workers_option,
 )
-from hsim.rules import RulesError, scoring_variant
-from hsim.stop import StopRequested
+from hsim.errors import StopRequested
+from hsim.model.rules import RulesError, scoring_variant
 
 
 class DecisionSeconds(click.ParamType):
@@ -38,7 +38,7 @@ class DecisionSeconds(click.ParamType):
 
     def convert(self, value, param, ctx):
         from hsim.errors import ConfigError
-        from hsim.runner.validate import check_decision_timeout
+        from hsim.runner.config import check_decision_timeout
 
         try:
             seconds = float(value)
@@ -168,10 +168,11 @@ def tournament(
         out = Path("results") / f"run-{stamp}-seed{seed}"
 
     announce_compile(specs)
-    from hsim.runner.run import RunConfig, RunError, default_workers, run_tournament
+    from hsim.runner.config import RunConfig, default_workers
+    from hsim.runner.run import RunError, run_tournament
 
     click.get_current_context().meta[RUN_DIR_KEY] = out
-    from hsim.strategy import StrategyError
+    from hsim.strategy.contract import StrategyError
 
     config = RunConfig(
         rules=rules,
@@ -242,7 +243,7 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     started = time.perf_counter()
     from hsim.runner.resume import resume_run
     from hsim.runner.run import RunError
-    from hsim.strategy import StrategyError
+    from hsim.strategy.contract import StrategyError
 
     click.get_current_context().meta[RUN_DIR_KEY] = Path(run_dir)
     try:
@@ -310,9 +311,9 @@ def _stopped_before_start(exc) -> None:
 
 
 def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
-    from hsim import _jit
+    from hsim.engine import _numba
 
-    if _jit.JIT_DISABLED:
+    if _numba.JIT_DISABLED:
         how = "ran without compiling (NUMBA_DISABLE_JIT=1: plain Python); started in"
     elif result.compiled:
         how = "compiled (cold: not in the cache) in"

@@ -1,11 +1,11 @@
-"""Strategy specs: the ``--players`` grammar and how a NAME becomes a strategy.
+"""How a spec's NAME becomes a strategy ready to play (:class:`LoadedStrategy`).
 
 A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
 
 1. a built-in strategy (a module of :mod:`hsim.strategies` with a ``STRATEGY``);
 2. an entry point of the group ``hsim.strategies``;
 3. ``openspiel:ismcts``, ``openspiel:mcts`` or ``openspiel:package.module:factory``: an
-   OpenSpiel bot (:mod:`hsim.openspiel`, the ``hsim[openspiel]`` extra);
+   OpenSpiel bot (:mod:`hsim.bridges.openspiel.strategies`, the ``hsim[openspiel]`` extra);
 4. ``package.module:attr``;
 5. ``path/to/file.py:attr``: the file is imported under a name made from its resolved
    path (:func:`file_module_name`), so two copies of one file in two folders (two versions
@@ -13,19 +13,15 @@ A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
    later run. A ``package.module`` is imported through ``sys.path``, so one process holds
    one version of it: name two versions by their files.
 
-The attribute is a :class:`~hsim.strategy.CompiledStrategy` or a plain-Python class
+The attribute is a :class:`~hsim.strategy.contract.CompiledStrategy` or a plain-Python class
 (instantiated with the parameters as keyword arguments). ``--players`` splits seats on
 commas outside parentheses.
 
->>> split_players("random,lowcard(x=1,y=2), random")
-['random', 'lowcard(x=1,y=2)', 'random']
->>> parse_spec("pimc(worlds=20, playouts=10)")
-('pimc', {'worlds': '20', 'playouts': '10'})
+The text of a spec is read by :mod:`hsim.strategy.specs`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import importlib
 import importlib.metadata
@@ -33,7 +29,6 @@ import importlib.util
 import inspect
 import json
 import math
-import os
 import pkgutil
 import sys
 from pathlib import Path
@@ -41,71 +36,24 @@ from typing import Any
 
 from hsim.engine.native import PASS_AT_SIG, PLAY_AT_SIG, native_address, native_enabled
 from hsim.errors import describe, strategy_failure
-from hsim.rules import Rules
-from hsim.strategy import (
+from hsim.model.rules import Rules
+from hsim.strategy.contract import (
     CompiledStrategy,
+    LoadedStrategy,
     Param,
     StrategyError,
     StrategySpecError,
     check_params,
     declared,
 )
+from hsim.strategy.specs import is_file_target, parse_spec, split_file_spec, split_players  # noqa: F401
 
 BUILTIN_PACKAGE = "hsim.strategies"
 ENTRY_POINT_GROUP = "hsim.strategies"
-
-
-def split_players(text: str) -> list[str]:
-    """Split a ``--players`` value into one spec per seat (commas inside () do not split).
-
-    :raises StrategyError: unbalanced parentheses or an empty seat.
-    """
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                raise StrategySpecError(f"players {text!r}: ')' without '('")
-        elif ch == "," and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-    if depth:
-        raise StrategySpecError(f"players {text!r}: '(' without ')'")
-    out.append(text[start:].strip())
-    if any(not s for s in out):
-        raise StrategySpecError(f"players {text!r}: an empty seat (two commas in a row?)")
-    return out
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``NAME(key=value,...)`` into the name and the raw parameter strings.
-
-    :raises StrategyError: malformed parentheses, a parameter without ``=`` or given twice.
-    """
-    spec = spec.strip()
-    name, paren, rest = spec.partition("(")
-    params: dict[str, str] = {}
-    if paren:
-        if not rest.endswith(")"):
-            raise StrategySpecError(f"strategy {spec!r}: missing ')' at the end")
-        for piece in rest[:-1].split(","):
-            if not piece.strip():
-                continue
-            key, eq, value = piece.partition("=")
-            if not eq or not key.strip():
-                raise StrategySpecError(
-                    f"strategy {spec!r}: parameter {piece.strip()!r} must be written key=value"
-                )
-            if key.strip() in params:
-                raise StrategySpecError(
-                    f"strategy {spec!r}: parameter {key.strip()!r} is given twice; give it once"
-                )
-            params[key.strip()] = value.strip()
-    if not name.strip():
-        raise StrategySpecError(f"strategy {spec!r}: no name")
-    return name.strip(), params
+#: Spec prefixes whose strategies live in a bridge (``openspiel:ismcts``): the module,
+#: imported by name only when such a spec is loaded, has ``strategy_class(rest)``. By
+#: name, because a bridge sits above this layer (it plays games) and imports the loader.
+BRIDGES = {"openspiel": "hsim.bridges.openspiel.strategies"}
 
 
 def builtin_names() -> list[str]:
@@ -124,7 +72,7 @@ def _display_name(obj: Any, fallback: str) -> str:
     return getattr(obj, "name", None) or getattr(obj, "__name__", fallback)
 
 
-def _builtin(name: str) -> Any | None:
+def find_builtin(name: str) -> Any | None:
     # A built-in lives in the module of its name (``random`` in ``random_bot``, to keep
     # clear of the standard library); importing only that one keeps other bots uncompiled.
     for module_name in (name, f"{name}_bot"):
@@ -142,7 +90,7 @@ def _builtin(name: str) -> Any | None:
     return None
 
 
-def _entry_point(name: str) -> Any | None:
+def find_entry_point(name: str) -> Any | None:
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             try:
@@ -211,64 +159,20 @@ def _attr(module: Any, attr: str, where: str) -> Any:
         raise StrategySpecError(f"{where} has no attribute {attr!r}") from None
 
 
-def _is_file_target(target: str) -> bool:
-    return target.endswith(".py") or "/" in target or "\\" in target
-
-
-def _split_file_spec(spec: str) -> tuple[str, str, str] | None:
-    """Return (path, attr, "(params)") of a ``path.py:attr(...)`` spec, else None."""
-    name, paren, rest = spec.strip().partition("(")
-    target, colon, attr = name.rpartition(":")
-    if colon and target and attr and _is_file_target(target):
-        return target, attr, paren + rest
-    return None
-
-
-def recorded_spec(spec: str, run_dir: Path) -> str:
-    """Return ``spec`` as a run manifest records it: a strategy file's path relative to
-    the run folder ``run_dir`` (so the record names no home directory and the folder
-    replays where it is), other specs unchanged.
-
-    The path is resolved against the current directory first, as :func:`find` does.
-    """
-    parts = _split_file_spec(spec)
-    if parts is None:
-        return spec
-    target, attr, params = parts
-    path = Path(target).expanduser().resolve()
-    try:
-        shown = os.path.relpath(path, Path(run_dir).expanduser().resolve())
-    except ValueError:  # another drive (Windows): nothing relative exists
-        shown = str(path)
-    return f"{Path(shown).as_posix()}:{attr}{params}"
-
-
-def spec_from_run(spec: str, run_dir: Path) -> str:
-    """Return a manifest's recorded ``spec`` ready to load: a relative strategy file path
-    is taken relative to the run folder ``run_dir`` (see :func:`recorded_spec`)."""
-    parts = _split_file_spec(spec)
-    if parts is None:
-        return spec
-    target, attr, params = parts
-    if Path(target).expanduser().is_absolute():
-        return spec
-    return f"{Path(run_dir) / target}:{attr}{params}"
-
-
 def code_to_import(spec: str) -> str | None:
     """Return what loading ``spec`` would import and run, or None for a built-in.
 
     ``file /abs/path/bots.py``, ``module mybots`` or ``entry point NAME (module:attr)``.
     """
     name = parse_spec(spec)[0]
-    if _builtin(name) is not None:
+    if find_builtin(name) is not None:
         return None
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             return f"entry point {name} ({ep.value})"
     target, colon, attr = name.rpartition(":")
     if colon and target and attr:
-        if _is_file_target(target):
+        if is_file_target(target):
             return f"file {Path(target).expanduser().resolve()}"
         return f"module {target}"
     return None  # an unknown name: loading it fails without importing anything
@@ -279,21 +183,22 @@ def find(name: str) -> Any:
 
     :raises StrategyError: nothing by that name; the message lists the built-in names.
     """
-    obj = _builtin(name)
+    obj = find_builtin(name)
     if obj is not None:
         return obj
-    obj = _entry_point(name)
+    obj = find_entry_point(name)
     if obj is not None:
         return obj
-    if name.startswith("openspiel:"):
+    scheme, colon, rest = name.partition(":")
+    if colon and scheme in BRIDGES:
         try:
-            from hsim import openspiel
+            bridge = importlib.import_module(BRIDGES[scheme])
         except ImportError as exc:
             raise StrategyError(f"strategy {name!r}: {exc}") from None
-        return openspiel.strategy_class(name.removeprefix("openspiel:"))
+        return bridge.strategy_class(rest)
     target, colon, attr = name.rpartition(":")
     if colon and target and attr:
-        if _is_file_target(target):
+        if is_file_target(target):
             return _from_file(target, attr)
         try:
             module = importlib.import_module(target)
@@ -313,54 +218,6 @@ def find(name: str) -> Any:
         "or give an entry point, package.module:attr or path/to/file.py:attr "
         "(see `hsim strategies`)"
     )
-
-
-@dataclasses.dataclass
-class LoadedStrategy:
-    """A seat's resolved strategy: the spec, a display name, and what plays.
-
-    compiled: the bundle (compiled tier) or None. params: its float64 vector.
-    python_factory: a zero-argument callable making a fresh plain-Python player, or None.
-    """
-
-    spec: str
-    name: str
-    kind: str  # "compiled" or "python"
-    compiled: CompiledStrategy | None = None
-    params: Any = None
-    python_factory: Any = None
-    param_values: dict[str, Any] = dataclasses.field(default_factory=dict)
-    games: tuple[str, ...] = ("hearts",)
-    #: a plain-Python class's ``check_rules(rules)`` (raises StrategyError), or None
-    check_rules: Any = None
-
-    def describe(self) -> dict[str, Any]:
-        """Return a JSON-able description for the run manifest: spec, name, kind, params
-        (every parameter's value, defaults included) and, for a ``path/to/file.py:attr``
-        strategy, ``sha256``: the hex digest of the file's bytes (None if it cannot be read
-        any more), so a later change to the file can be noticed.
-        """
-        out = {
-            "spec": self.spec,
-            "name": self.name,
-            "kind": self.kind,
-            "params": self.param_values,
-        }
-        path = _spec_file(self.spec)
-        if path is not None:
-            try:
-                out["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
-            except OSError:
-                out["sha256"] = None
-        return out
-
-
-def _spec_file(spec: str) -> Path | None:
-    """Return the file of a ``path/to/file.py:attr`` spec (as :func:`find` reads it)."""
-    target, colon, attr = parse_spec(spec)[0].rpartition(":")
-    if colon and target and attr and (target.endswith(".py") or "/" in target or "\\" in target):
-        return Path(target).expanduser().resolve()
-    return None
 
 
 def _python_params(cls: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -413,7 +270,7 @@ def _python_value(strategy: str, key: str, text: str) -> Any:
 
 def python_params(obj: Any) -> dict[str, Param] | None:
     """Return a plain-Python strategy class's declared parameters (its ``params``
-    attribute: name -> :class:`~hsim.strategy.Param` or default), or None if it declares
+    attribute: name -> :class:`~hsim.strategy.contract.Param` or default), or None if it declares
     none.
 
     :raises StrategyError: ``params`` is not such a mapping.
@@ -426,7 +283,7 @@ def python_params(obj: Any) -> dict[str, Param] | None:
     except (TypeError, ValueError):
         raise StrategyError(
             f"strategy {_display_name(obj, '?')!r}: its params attribute must map each "
-            f"parameter name to a hsim.strategy.Param or a number, not {decl!r}"
+            f"parameter name to a hsim.strategy.contract.Param or a number, not {decl!r}"
         ) from None
 
 
@@ -473,7 +330,7 @@ def load(spec: str) -> LoadedStrategy:
         values = dict(zip(obj.params, params.tolist(), strict=False))
         return LoadedStrategy(
             spec,
-            obj.name if _builtin(name) else name,
+            obj.name if find_builtin(name) else name,
             "compiled",
             compiled=obj,
             params=params,

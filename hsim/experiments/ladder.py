@@ -22,11 +22,11 @@ import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.errors import ConfigError
-from hsim.rules import Rules
-from hsim.runner.validate import MAX_GAME_STOP, check_int, validate
+from hsim.model.rules import Rules
+from hsim.runner.config import MAX_GAME_STOP, check_int, validate
 
 if TYPE_CHECKING:  # pragma: no cover
-    from hsim.runner.run import RunConfig
+    from hsim.runner.config import RunConfig
 
 #: The default ladder in Hearts. ``pimc`` (the next rung up) is opt-in, with ``--bots
 #: heuristic,pimc``: it plays ~500x slower than ``heuristic``, minutes per rung.
@@ -149,7 +149,7 @@ def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) ->
     """Return the duplicate run of one rung: ``boards`` boards of ``upper`` over ``lower``,
     in at least :data:`RUNG_CHUNKS` chunks (the results do not depend on it), so that
     the rung's progress bar shows the time left early on."""
-    from hsim.runner.run import RunConfig
+    from hsim.runner.config import RunConfig
 
     return RunConfig(
         rules=rules,
@@ -162,7 +162,7 @@ def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) ->
 
 
 def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> None:
-    """Check every rung's settings (:func:`hsim.runner.validate.validate`) before any is
+    """Check every rung's settings (:func:`hsim.runner.config.validate`) before any is
     played.
 
     :raises ConfigError: fewer than two bots, fewer than 2 boards, or a rung's setting

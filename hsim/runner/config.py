@@ -1,8 +1,8 @@
-"""Check a run's whole configuration before anything is written, and a run folder's manifest
-before anything is read from it.
+"""A run's configuration (:class:`RunConfig`), checked whole before anything is written,
+and a run folder's manifest, checked before anything is read from it.
 
 In the spirit of fastchess's config sanitising: :func:`validate` looks at every setting of
-a :class:`~hsim.runner.run.RunConfig` (sizes, seed, rules, other scorings, players and
+a :class:`RunConfig` (sizes, seed, rules, other scorings, players and
 their parameters, workers) and refuses the first that is wrong with a
 :class:`~hsim.errors.ConfigError` (exit 2) naming the setting and its allowed values, so
 a run either starts with sound settings or touches nothing. :func:`load_manifest` does
@@ -13,7 +13,7 @@ field.
 The limits, and why:
 
 - seeds: 0..2**64-1. The random streams are keyed on a uint64 (docs/rules.md does not
-  bound it; :func:`hsim.rng.seed_to_u64`), so a larger seed would silently share the
+  bound it; :func:`hsim.engine.rng.seed_to_u64`), so a larger seed would silently share the
   streams of its value modulo 2**64: it is refused instead.
 - game indices: the first game and the games after it must stay below 2**63 - 1 (the
   datasets' ``game`` column and the engine's counters are int64; in duplicate play game
@@ -24,34 +24,37 @@ The limits, and why:
 - other scorings (``--score-also``): at most :data:`hsim.engine.layout.MAX_EXTRA`, each
   different from the base and from each other.
 - workers: 1..:data:`MAX_WORKERS`.
-- rule values: :class:`~hsim.rules.Rules` bounds every count (``hsim rules`` lists them);
-  strategy parameters: each strategy's declared :class:`~hsim.strategy.Param` ranges.
+- rule values: :class:`~hsim.model.rules.Rules` bounds every count (``hsim rules`` lists them);
+  strategy parameters: each strategy's declared :class:`~hsim.strategy.contract.Param` ranges.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping
+import math
+import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hsim.engine.layout import MAX_EXTRA
+from hsim.engine.rng import MAX_SEED, check_seed
 from hsim.errors import ConfigError, ManifestError
-from hsim.rng import MAX_SEED, check_seed
-from hsim.rules import (
+from hsim.model.rules import (
     KIERKI_NO_SCORINGS,
     PRESETS,
     RULE_NAMES,
     Rules,
     RulesError,
     canonical,
+    preset_of,
 )
-from hsim.runner.columns import RECORD_MODES, SCHEMA_VERSION
+from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS, RECORD_MODES, SCHEMA_VERSION
 from hsim.runner.manifest import check_settings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from hsim.loader import LoadedStrategy
-    from hsim.runner.run import RunConfig
+    from hsim.strategy.contract import LoadedStrategy
 
 #: The largest game index stop (exclusive) a run may reach: int64's largest value.
 MAX_GAME_STOP = 2**63 - 1
@@ -172,11 +175,11 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     :raises StrategyError: a player spec that cannot be used (StrategySpecError for an
         unknown name, a parameter out of its declared range, the wrong number of seats).
     """
-    from hsim.loader import load_players
+    from hsim.strategy.loader import load_players
 
     rules = config.rules
     if not isinstance(rules, Rules):
-        raise ConfigError(f"rules must be a hsim.rules.Rules, not {rules!r}")
+        raise ConfigError(f"rules must be a hsim.model.rules.Rules, not {rules!r}")
     if config.rules_preset not in PRESETS:
         raise RulesError(
             f"unknown rules preset {config.rules_preset!r}; valid presets: {', '.join(PRESETS)}"
@@ -246,13 +249,13 @@ def recorded_players(
     players: list[LoadedStrategy], run_dir: Path, labels: tuple[str, ...] | None = None
 ) -> list[dict[str, Any]]:
     """Return the manifest's ``players``: each strategy's description, with a strategy
-    file's path relative to ``run_dir`` (:func:`hsim.loader.recorded_spec`, used to find
+    file's path relative to ``run_dir`` (:func:`hsim.strategy.specs.recorded_spec`, used to find
     the file again) and, where it differs from that, ``label``: the seat's name in the
     datasets (``labels``, default each spec as loaded), which a resume writes into its
     parts unchanged. A name or label naming the home directory is written with ``~`` (a
     label with ``label_home: true``: a resume by the same user restores it).
     """
-    from hsim.loader import recorded_spec
+    from hsim.strategy.specs import recorded_spec
 
     out = []
     for i, p in enumerate(players):
@@ -396,3 +399,111 @@ __all__ = [
     "validate",
     "without_home",
 ]
+
+
+GAMES_PER_WORKER = 20_000
+#: Largest default chunk (games) on the local pool.
+LOCAL_CHUNK = 2_000
+#: Largest default chunk (games) on a Dask cluster, where a task costs milliseconds: 10,000
+#: random games play ~1 s.
+CLUSTER_CHUNK = 10_000
+DEFAULT_DECISION_TIMEOUT = 60.0
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """What to play. games: how many; seed: the run seed; first_game: index of the first.
+
+    players: one spec per seat (``NAME`` or ``NAME(key=value,...)``). duplicate: play each
+    game index as a board, once per rotation of the players over the seats (so ``games``
+    boards make ``4 * games`` games). score_also: other scorings (full rule sets differing
+    from ``rules`` in scoring options only) each game is also followed under.
+    rules_preset: the preset the canonical rules string is written against (default: the
+    preset the rules differ least from, e.g. ``kierki3`` for 3-player Kierki rules).
+    decision_timeout: seconds a plain-Python strategy may take per decision (None or 0:
+    no limit); it does not change results. labels: each seat's name in the datasets'
+    ``strategy`` column and the summary (default: ``players``, the specs as the user gave
+    them). A run keeps its labels when its specs are rewritten to load the same files from
+    elsewhere (a cluster's absolute paths; a resume's paths relative to the run folder), so
+    every part of a run names its strategies alike. record: the datasets written
+    (``--record``): ``games`` (games only), ``deals`` (deals and games, the default) or
+    ``plays`` (deals, games and one row per card played).
+    """
+
+    rules: Rules
+    players: tuple[str, ...]
+    games: int
+    seed: int
+    first_game: int = 0
+    rules_preset: str | None = None
+    chunk_size: int | None = None
+    duplicate: bool = False
+    score_also: tuple[Rules, ...] = ()
+    decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT
+    labels: tuple[str, ...] | None = None
+    record: str = DEFAULT_RECORD
+
+    def __post_init__(self) -> None:
+        if self.rules_preset is None:
+            object.__setattr__(self, "rules_preset", preset_of(self.rules))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Each seat's label: ``labels``, or the ``players`` specs when it is None."""
+        return self.players if self.labels is None else self.labels
+
+    @property
+    def rotations(self) -> int:
+        """Games played per index: one per rotation of the players (4, or 3 in 3-player
+        Kierki) in duplicate play, else 1.
+        """
+        return self.rules.players if self.duplicate else 1
+
+    def scoring_names(self) -> tuple[str, ...]:
+        """Return ``base`` and the canonical rules string of each other scoring."""
+        return ("base", *(canonical(r, self.rules_preset) for r in self.score_also))
+
+    @property
+    def datasets(self) -> tuple[str, ...]:
+        """The datasets this run writes (:data:`hsim.runner.columns.RECORD_DATASETS`)."""
+        return RECORD_DATASETS[self.record]
+
+    @property
+    def stop(self) -> int:
+        """One past the last game (duplicate: board) index."""
+        return self.first_game + self.games
+
+    def size_for(self, workers: int, most_games: int = LOCAL_CHUNK) -> int:
+        """Return the games (duplicate: boards) per chunk for ``workers`` workers: about
+        8 chunks per worker, of at most ``most_games`` games (``chunk_size`` if set).
+        """
+        if self.record == "plays":  # a row per card held per chunk: keep workers small
+            most_games = min(most_games, MAX_PLAYS_CHUNK_SIZE)
+        largest = most_games // self.rotations
+        return self.chunk_size or max(1, min(largest, math.ceil(self.games / (workers * 8))))
+
+    def ranges(self, size: int, done: set[int] | dict = frozenset()) -> Iterator[tuple[int, int]]:
+        """Yield the (start, stop) chunks of ``size`` indices, in order, lazily, skipping
+        those whose start is in ``done``. Chunk k is ``first_game + k * size ..``.
+        """
+        stop = self.stop
+        for a in range(self.first_game, stop, size):
+            if a not in done:
+                yield a, min(a + size, stop)
+
+    def chunks(self, workers: int) -> list[tuple[int, int]]:
+        """Return every (start, stop) chunk as a list (small runs only: see :meth:`ranges`)."""
+        return list(self.ranges(self.size_for(workers)))
+
+
+def default_workers(games: int | None = None) -> int:
+    """Return the default worker count: the CPUs this process may use, but no more than
+    one per ``GAMES_PER_WORKER`` games (a worker takes ~1.5 s to start and load the code).
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    if games is None:
+        return cpus
+    return max(1, min(cpus, games // GAMES_PER_WORKER))

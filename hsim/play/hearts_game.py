@@ -6,15 +6,15 @@ and names the seat and the kind of decision; the answer goes to ``submit_pass``,
 finished deal, ending the game). :func:`play_games` drives that loop in compiled code
 for compiled strategies, given as first-class function values (one bundle per seat,
 signatures in :mod:`hsim.engine.signatures`) and called through them, except the light
-built-in bots it calls directly (:mod:`hsim.engine.seats`); the plain-Python driver in
-:mod:`hsim.play` drives the same kernels for Python strategies.
+built-in bots it calls directly (:mod:`hsim.play.seats`); the plain-Python driver in
+:mod:`hsim.play.games` drives the same kernels for Python strategies.
 """
 
 from __future__ import annotations
 
 from numba import njit, types
 
-from hsim._jit import kernel, loop_name, own_code, with_globals
+from hsim.engine._numba import kernel, own_code, with_globals
 from hsim.engine.common import write_game_rows, write_seat_row
 from hsim.engine.hearts import (
     N_SEATS,
@@ -87,22 +87,23 @@ from hsim.engine.layout import (
     X_SCORES,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.seats import (
+from hsim.engine.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
+from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
+from hsim.play.seats import (
     call_moon,
     call_pass,
     call_pass_inlined,
     call_play,
     call_play_inlined,
 )
-from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
-from hsim.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
+from hsim.strategy.notice import loop_name
 
 
 @kernel
 def new_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
     """Reset the state arrays for game ``game`` of run ``run_seed`` (uint64).
 
-    Derives the deal stream and each seat's stream (hsim.rng), zeroes the scores and
+    Derives the deal stream and each seat's stream (hsim.engine.rng), zeroes the scores and
     sets the phase to the start of deal 0. Output row counters in ``hidden`` are kept.
     """
     public[:] = 0
@@ -369,7 +370,7 @@ def play_games(
     """Play games ``first_game ..`` with compiled seats; return how many were completed.
 
     codes: int64[4, N_CODES], how each seat's decisions are called
-    (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
+    (:func:`hsim.play.seats.seat_codes`): a built-in directly, else its function in
     ``pass_fns``, ``play_fns``, ``moon_fns`` (one per seat). Stops early, between games,
     when ``deal_out`` could not hold another game of ``max_deals`` deals, or on an error
     (``hidden[H_ERROR_CODE]`` set, the failing game in ``hidden[H_GAME]`` and seat in
@@ -429,11 +430,11 @@ def can_play_in_loop(bundle) -> bool:
 def play_games_with(bundle):
     """Return :func:`play_games` compiled with ``bundle``'s native pass and play inlined.
 
-    bundle: a built-in :class:`hsim.strategy.CompiledStrategy` with native entries and
+    bundle: a built-in :class:`hsim.strategy.contract.CompiledStrategy` with native entries and
     ``in_loop`` set (hsim's own code only: its source is in the cache key,
-    :func:`hsim._jit.with_globals`). The loop is play_games' own code, with
-    :func:`hsim.engine.seats.call_play_inlined` / ``call_pass_inlined`` for its calls:
-    seats coded :data:`hsim.engine.seats.INLINED` (``seat_codes(..., inlined=bundle)``)
+    :func:`hsim.engine._numba.with_globals`). The loop is play_games' own code, with
+    :func:`hsim.play.seats.call_play_inlined` / ``call_pass_inlined`` for its calls:
+    seats coded :data:`hsim.play.seats.INLINED` (``seat_codes(..., inlined=bundle)``)
     run the bot's decisions inside the loop, any other seat as in play_games. Compiled
     (or loaded from the cache) on the first call in a process, then kept.
 

@@ -1,6 +1,6 @@
 """The Kierki game loop (docs/rules.md part B): one state machine for compiled and Python seats.
 
-The same shape as the Hearts loop in :mod:`hsim.engine.game`, over the same state arrays
+The same shape as the Hearts loop in :mod:`hsim.play.hearts_game`, over the same state arrays
 (:mod:`hsim.engine.layout`) and with the same calling conventions, so the drivers swap
 one set of kernels for the other:
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from numba import njit, types
 
-from hsim._jit import kernel
+from hsim.engine._numba import kernel
 from hsim.engine.common import (
     add_to_trick,
     close_trick,
@@ -34,7 +34,6 @@ from hsim.engine.common import (
     write_game_rows,
     write_seat_row,
 )
-from hsim.engine.game import _fail, new_game
 from hsim.engine.kierki import (
     KIND_LOTTERY,
     KIND_TRUMP,
@@ -110,15 +109,16 @@ from hsim.engine.layout import (
     V_HAND,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.seats import call_play, call_trump
 from hsim.engine.signatures import PLAY_FN, TRUMP_FN
+from hsim.play.hearts_game import _fail, new_game
+from hsim.play.seats import call_play, call_trump
 
 
 @kernel
 def new_kierki_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
     """Reset the state arrays for Kierki game ``game`` of run ``run_seed`` (uint64).
 
-    As :func:`hsim.engine.game.new_game` (same streams), with ``public[P_N_SEATS]`` the
+    As :func:`hsim.play.hearts_game.new_game` (same streams), with ``public[P_N_SEATS]`` the
     rules' player count (3 or 4).
     """
     new_game(public, private, hidden, rngs, rules, run_seed, game)
@@ -407,7 +407,7 @@ def play_kierki_games(
     """Play Kierki games ``first_game ..`` with compiled seats; return how many completed.
 
     codes: int64[4, N_CODES], how each seat's decisions are called
-    (:func:`hsim.engine.seats.seat_codes`): a built-in directly, else its function in
+    (:func:`hsim.play.seats.seat_codes`): a built-in directly, else its function in
     ``play_fns`` or ``trump_fns`` (one per seat; with 3 players the fourth is never
     called). Stops early, between games, when ``deal_out`` or ``game_out`` could not
     hold another game, or on an error (``hidden[H_ERROR_CODE]`` set, the failing game in

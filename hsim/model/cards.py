@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from hsim.errors import EXIT_USAGE, HsimError
+from hsim.errors import CardParseError
 
 Card = int
 CardMask = int
@@ -32,7 +32,7 @@ CLUBS, DIAMONDS, SPADES, HEARTS = 0, 1, 2, 3
 N_CARDS = 52
 
 # The card constants, defined here only: the engine and the strategies import them (as
-# plain ints they are compiled into the kernels; hsim._jit counts this file in the hash
+# plain ints they are compiled into the kernels; hsim.engine._numba counts this file in the hash
 # that keys the compiled-code cache).
 SUIT_MASK: CardMask = (1 << 13) - 1  # the 13 cards of one suit at clubs' place: << 13 * s
 SUIT_MASKS: tuple[CardMask, ...] = tuple(SUIT_MASK << (13 * s) for s in range(4))
@@ -52,23 +52,6 @@ QS_BIT: CardMask = 1 << QUEEN_SPADES
 JD_BIT: CardMask = 1 << JACK_DIAMONDS
 KH_BIT: CardMask = 1 << KING_HEARTS
 AH_BIT: CardMask = 1 << ACE_HEARTS
-
-
-class CardParseError(HsimError, ValueError):
-    """Cards could not be read; ``text`` holds the offending text, the message says why
-    (exit 2)."""
-
-    exit_code = EXIT_USAGE
-
-    def __init__(self, text: str, reason: str = "", code_hint: bool = False) -> None:
-        self.text = text
-        detail = f": {reason}" if reason else ""
-        hint = (
-            " (write rank then suit: 2-9, T or 10, J, Q, K, A and C, D, S, H, e.g. QS or 10D)"
-            if code_hint
-            else ""
-        )
-        super().__init__(f"cannot read {text!r}{detail}{hint}")
 
 
 def card(rank: int, suit: int) -> Card:

@@ -29,19 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hsim.cards import (
-    CardMask,
-    CardParseError,
-    CardSet,
-    cards_of,
-    format_card,
-    format_mask,
-    mask_of,
-    parse_cards,
-)
-from hsim.engine.game import new_game, submit_moon, submit_pass, submit_play
 from hsim.engine.hearts import legal_plays, start_play
-from hsim.engine.kierki_game import kierki_legal, submit_kierki_play
 from hsim.engine.layout import (
     DEAL_COLS,
     GAME_COLS,
@@ -73,10 +61,23 @@ from hsim.engine.layout import (
     V_HAND,
     V_PASSED,
 )
-from hsim.errors import EXIT_USAGE, HsimError
-from hsim.play import GameState, PythonDriver
-from hsim.rng import seed_to_u64
-from hsim.rules import Rules, canonical, parse_rules
+from hsim.engine.rng import seed_to_u64
+from hsim.errors import IllegalPlayError
+from hsim.model.cards import (
+    CardMask,
+    CardParseError,
+    CardSet,
+    cards_of,
+    format_card,
+    format_mask,
+    mask_of,
+    parse_cards,
+)
+from hsim.model.notation import PositionSpec
+from hsim.model.rules import Rules, canonical, parse_rules
+from hsim.play.games import GameState, PythonDriver
+from hsim.play.hearts_game import new_game, submit_moon, submit_pass, submit_play
+from hsim.play.kierki_game import kierki_legal, submit_kierki_play
 
 #: The decision kind of each engine status (``Position.from_game(until=...)``).
 DECISION_OF_STATUS = {
@@ -85,12 +86,6 @@ DECISION_OF_STATUS = {
     ST_NEED_MOON: "moon",
     ST_NEED_TRUMP: "trump",
 }
-
-
-class IllegalPlayError(HsimError, ValueError):
-    """A pass or play that the rules do not allow here; the message names the card (exit 2)."""
-
-    exit_code = EXIT_USAGE
 
 
 def _rules(rules: Rules | str | None) -> Rules:
@@ -139,15 +134,33 @@ class Position:
         scores: Sequence[int] = (0, 0, 0, 0),
     ) -> Position:
         """Build the position of a one-line position string (``deal=...;direction=...;
-        passes=...;plays=...``, :class:`hsim.notation.PositionSpec`). rules: a Rules or a
+        passes=...;plays=...``, :class:`hsim.model.notation.PositionSpec`). rules: a Rules or a
         rules string (``'classic(omnibus=true)'``).
 
         :raises CardParseError: a malformed part. :raises IllegalPlayError: a pass or
             play the rules do not allow. :raises RulesError: a bad rules string.
         """
-        from hsim.notation import PositionSpec
+        return cls.from_spec(PositionSpec.from_text(text), _rules(rules), scores)
 
-        return PositionSpec.from_text(text).position(_rules(rules), scores)
+    @classmethod
+    def from_spec(
+        cls,
+        spec: PositionSpec,
+        rules: Rules | str | None = None,
+        scores: Sequence[int] = (0, 0, 0, 0),
+    ) -> Position:
+        """Set a :class:`hsim.model.notation.PositionSpec` up in the engine: deal, make
+        the passes, play the plays. rules: a Rules or a rules string (default classic).
+
+        :raises IllegalPlayError: a pass of a card not held or an illegal play (the
+            message names it).
+        """
+        p = cls.from_hands(spec.hands, spec.pass_direction, rules, scores)
+        if spec.passes:
+            p.pass_cards(spec.passes)
+        if spec.plays:
+            p.play(list(spec.plays))
+        return p
 
     @classmethod
     def from_game(
@@ -170,7 +183,7 @@ class Position:
         :raises ValueError: the game ends before that decision, or ``until`` is unknown.
         :raises StrategyError: a player failed (as in a tournament).
         """
-        from hsim.loader import LoadedStrategy, load_players
+        from hsim.strategy.loader import LoadedStrategy, load_players
 
         rules = _rules(rules)
         if until is not None and until not in DECISION_OF_STATUS.values():
@@ -257,11 +270,11 @@ class Position:
         return int(self.state.public[P_TO_ACT])
 
     def hand(self, seat: int) -> CardSet:
-        """Cards ``seat`` holds now (a :class:`~hsim.cards.CardSet`, a mask)."""
+        """Cards ``seat`` holds now (a :class:`~hsim.model.cards.CardSet`, a mask)."""
         return CardSet(int(self.state.private[seat, V_HAND]))
 
     def legal(self) -> CardSet:
-        """The cards the seat to act may play now (a :class:`~hsim.cards.CardSet`;
+        """The cards the seat to act may play now (a :class:`~hsim.model.cards.CardSet`;
         docs/rules.md A1.3-A1.7, Kierki B2)."""
         st = self.state
         legal = kierki_legal if self.rules.is_kierki else legal_plays
@@ -289,13 +302,11 @@ class Position:
 
     # -- printing -------------------------------------------------------------------------
     def spec(self):
-        """Return the :class:`hsim.notation.PositionSpec` of this deal: the hands as dealt,
+        """Return the :class:`hsim.model.notation.PositionSpec` of this deal: the hands as dealt,
         the pass direction, the passes made (None before the exchange) and the plays.
 
         :raises ValueError: a Kierki position (no deal notation; see :meth:`from_game`).
         """
-        from hsim.notation import PositionSpec
-
         if self.rules.is_kierki:
             raise ValueError("Kierki positions have no deal notation; use repr() instead")
         st = self.state

@@ -34,7 +34,14 @@ from hsim.analysis.frames import (
     play_differences,
 )
 from hsim.analysis.scan import BATCH_ROWS, aligned, open_run
-from hsim.rules import HEARTS_OPTIONS, KIERKI_OPTIONS, Rules, RulesError, canonical, differences
+from hsim.model.rules import (
+    HEARTS_OPTIONS,
+    KIERKI_OPTIONS,
+    Rules,
+    RulesError,
+    canonical,
+    differences,
+)
 
 SUMMARY_FILE = "compare.json"
 
@@ -120,10 +127,10 @@ def compare_rules(
     of ``workers`` local processes.
 
     :raises hsim.runner.run.RunError: ``out`` exists (without ``overwrite``) or a run
-        failed. :raises hsim.strategy.StrategyError: a bad player spec.
+        failed. :raises hsim.strategy.contract.StrategyError: a bad player spec.
     """
-    from hsim.runner.run import RunConfig, RunError, run_tournament
-    from hsim.runner.validate import validate
+    from hsim.runner.config import RunConfig, validate
+    from hsim.runner.run import RunError, run_tournament
     from hsim.runner.verify import require_complete
 
     runs = [("base", base, "base")] + [

@@ -1,0 +1,226 @@
+"""What a command is about to compile, said before it compiles: the compiled sources of
+the engine, the game loops and the built-in bots, which of them the cache lacks
+(:func:`cold_sources`, read from numba's cache index without importing anything), and
+the line to print (:func:`compile_notice`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import sys
+import types
+from collections.abc import Iterable
+from pathlib import Path
+
+import numba
+
+from hsim.engine import _numba
+from hsim.engine._numba import PACKAGE_DIR
+
+#: The Kierki game loop's module, which a Hearts run loads only when cold (hsim.play.games).
+KIERKI_GAME_SOURCE = PACKAGE_DIR / "play" / "kierki_game.py"
+
+# What compiles, and roughly how long a cold compile takes (seconds, with an empty cache
+# on a 2-core machine: the engine took 35 s, 64 s before the inliner's copies were
+# shared, :func:`_share_copies_when_inlining`; the bots 9-11 s each, pimc 30 s, each
+# with the engine cached). The engine's entry
+# points are compiled when ``hsim.play.hearts_game`` is imported (explicit signatures),
+# together with the light built-in bots their loops call directly (``random``,
+# ``lowcard``, ``duck``: hsim.play.seats, about 3 s of the engine's time); the other
+# bots' decisions when their module is imported.
+ENGINE_SOURCES = (
+    PACKAGE_DIR / "play" / "hearts_game.py",
+    KIERKI_GAME_SOURCE,
+    PACKAGE_DIR / "engine" / "choices.py",
+    PACKAGE_DIR / "runner" / "narrow.py",
+)
+_POSITION_KERNELS = (
+    (PACKAGE_DIR / "play" / "hearts_game.py", "new_game"),
+    (PACKAGE_DIR / "play" / "hearts_game.py", "submit_pass"),
+    (PACKAGE_DIR / "play" / "hearts_game.py", "submit_play"),
+    (PACKAGE_DIR / "engine" / "hearts.py", "legal_plays"),
+)
+#: Compiled on first call, by the commands that need them: ``perft``, ``report
+#: --scoring``, and ``choose`` and ``replay``, which play a deal one decision at a time
+#: through kernels the game loops never call (``replay`` with the next decision's too):
+#: each part's (source, function name or ``*``), every one of which must be cached.
+PART_SOURCES = {
+    "perft": ((PACKAGE_DIR / "engine" / "perft.py", "*"),),
+    "rescore": ((PACKAGE_DIR / "engine" / "rescore.py", "*"),),
+    "the position kernels": _POSITION_KERNELS,
+    "the step-by-step game": (
+        *_POSITION_KERNELS,
+        (PACKAGE_DIR / "play" / "hearts_game.py", "next_decision"),
+    ),
+}
+COMPILE_SECONDS = {
+    "engine": 35,
+    "perft": 8,
+    "rescore": 8,
+    "the position kernels": 6,
+    "the step-by-step game": 7,
+    "heuristic": 12,
+    "kierki": 12,
+    "pimc": 30,
+    "game loop": 45,
+}
+#: The built-in bots compiled into a Hearts loop of their own (``CompiledStrategy.in_loop``;
+#: :func:`hsim.play.hearts_game.play_games_with`), known here without importing them: each
+#: loop is compiled the first time a run plays its bot, ``COMPILE_SECONDS["game loop"]``.
+IN_LOOP = frozenset({"heuristic"})
+
+
+def loop_name(bot: str) -> str:
+    """Return the name of the Hearts loop compiled with built-in bot ``bot`` in it (its
+    name in ``play/hearts_game.py``'s cache)."""
+    return "play_games_with_" + bot.replace("-", "_")
+
+
+#: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
+OTHER_COMPILE_SECONDS = 2
+
+
+def _index_tag() -> str:
+    return f".py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}.nbi"
+
+
+def _fresh_index(index: Path, source: Path) -> bool:
+    """Return whether numba would use cache index ``index`` of ``source``: written by this
+    numba version for the source as it is now (numba's own source stamp)."""
+    from numba.core.caching import UserProvidedCacheLocator
+
+    try:
+        with open(index, "rb") as f:
+            if pickle.load(f) != numba.__version__:
+                return False
+            stamp, _ = pickle.loads(f.read())
+        code = types.SimpleNamespace(co_firstlineno=0)  # the locator reads only this
+        locator = UserProvidedCacheLocator(types.SimpleNamespace(__code__=code), str(source))
+        return stamp == locator.get_source_stamp()
+    except Exception:  # noqa: BLE001 - unreadable or another layout: numba recompiles too
+        return False
+
+
+def cold_sources(sources: Iterable[Path]) -> list[Path]:
+    """Return those of ``sources`` (Python files with ``cache=True`` compiled functions)
+    whose compiled code is not in the cache: no index file in :data:`_numba.CACHE_DIR`, or one
+    written by another numba version or for another version of the file. Looks at the
+    files only (nothing is imported or compiled); with ``NUMBA_DISABLE_JIT`` nothing is
+    compiled, so nothing is cold.
+    """
+    if _numba.JIT_DISABLED:
+        return []
+    return [Path(s).resolve() for s in sources if _cold(Path(s).resolve(), "*")]
+
+
+def _cold(source: Path, function: str) -> bool:
+    """Return whether the compiled code of ``function`` (a qualified name or a glob of
+    them: ``*``) of ``source`` is missing from the cache or stale (:func:`cold_sources`)."""
+    from numba.core.caching import UserProvidedCacheLocator
+
+    sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+    folder = Path(numba.config.CACHE_DIR) / sub
+    indexes = list(folder.glob(f"{source.stem}.{function}-*{_index_tag()}"))
+    return not indexes or not all(_fresh_index(i, source) for i in indexes)
+
+
+def strategy_source(spec: str) -> Path | None:
+    """Return the source file of a built-in strategy or a ``path/to/file.py:attr`` spec,
+    found without importing it (importing compiles it), or None (another kind of spec, or
+    a file that does not cache its compiled code).
+    """
+    name = spec.partition("(")[0].strip()
+    target, colon, _ = name.rpartition(":")
+    if colon and (target.endswith(".py") or "/" in target or "\\" in target):
+        return _caching_file(Path(target).expanduser())
+    if not name.isidentifier():
+        return None
+    package = importlib.util.find_spec("hsim.strategies")
+    for folder in (package.submodule_search_locations or []) if package else []:
+        for stem in (name, f"{name}_bot"):  # as the loader looks built-ins up
+            found = _caching_file(Path(folder) / f"{stem}.py")
+            if found is not None:
+                return found
+    return None
+
+
+def _caching_file(path: Path) -> Path | None:
+    """Return ``path`` resolved if it is a file that caches compiled code, else None."""
+    try:
+        return path.resolve() if b"cache=True" in path.read_bytes() else None
+    except OSError:
+        return None
+
+
+def compile_plan(
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True, loops: bool = True
+) -> list[tuple[str, float]]:
+    """Return what a command is about to compile, as (what, rough seconds), in order:
+    ``engine`` (its entry points and the default decisions; unless ``engine`` is False),
+    each of ``parts`` (names of :data:`PART_SOURCES`), then each strategy of ``specs``
+    (built-in names or strategy files) whose code is cold, and after a bot of
+    :data:`IN_LOOP` its game loop when that is cold and ``loops`` (a command that plays
+    games; ``hsim choose`` asks one decision and never plays in it). Empty when
+    everything is in the cache (or JIT is disabled).
+    """
+    plan: list[tuple[str, float]] = []
+    if engine and cold_sources(ENGINE_SOURCES):
+        plan.append(("engine", COMPILE_SECONDS["engine"]))
+    for part in parts:
+        if not _numba.JIT_DISABLED and any(_cold(p.resolve(), f) for p, f in PART_SOURCES[part]):
+            plan.append((part, COMPILE_SECONDS[part]))
+    seen: set[Path] = set()
+    for spec in specs:
+        source = strategy_source(spec)
+        if source is None or source in seen:
+            continue
+        seen.add(source)
+        name = spec.partition("(")[0].strip()
+        if cold_sources([source]):
+            plan.append((name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS)))
+        in_loop = loops and name in IN_LOOP and not _numba.JIT_DISABLED
+        if in_loop and _cold(ENGINE_SOURCES[0], loop_name(name)):
+            plan.append((f"{name}'s game loop", COMPILE_SECONDS["game loop"]))
+    return plan
+
+
+def cache_home() -> str:
+    """Return where compiled code is cached, as a user would type it (``~/.cache/hsim``)."""
+    shown = Path(_numba.CACHE_DIR)
+    if shown.name == f"numba-{_numba.source_hash()}":  # ours: show the folder the user knows
+        shown = shown.parent
+    try:
+        return "~/" + str(shown.relative_to(Path.home()))
+    except ValueError:
+        return str(shown)
+
+
+def compile_notice(
+    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True, loops: bool = True
+) -> str | None:
+    """Return the line to print before compiling (what, about how long, where it is then
+    cached), or None when :func:`compile_plan` (same arguments) finds nothing cold.
+    """
+    plan = compile_plan(specs, parts, engine, loops)
+    if not plan:
+        return None
+    # Name what takes a while; a bot compiled in a second or two only adds its seconds.
+    names = [
+        "the engine" if what == "engine" else what
+        for what, seconds in plan
+        if seconds > OTHER_COMPILE_SECONDS or len(plan) == 1
+    ] or [plan[0][0]]
+    what = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    seconds = sum(s for _, s in plan)
+    if seconds < 20:
+        about = f"{seconds:.0f} s"
+    elif seconds < 120:
+        about = f"{round(seconds, -1):.0f} s"
+    else:
+        about = f"{round(seconds / 60)} min"
+    when = (
+        "first run after install or upgrade"
+        if plan[0][0] == "engine"
+        else "first use since install or upgrade"
+    )
+    return f"compiling {what} ({when}; about {about}, then cached in {cache_home()})..."

@@ -1,0 +1,127 @@
+"""The ``--players`` grammar, in one place: a ``--players`` value is specs separated by
+commas outside parentheses; a spec is ``NAME`` or ``NAME(key=value,...)``; a NAME of the
+form ``target:attr`` names a module's attribute, or a file's when ``target`` is a file
+(:func:`is_file_target`). What a NAME resolves to is the loader's business
+(:mod:`hsim.strategy.loader`); this module only reads the text.
+
+>>> split_players("random,lowcard(x=1,y=2), random")
+['random', 'lowcard(x=1,y=2)', 'random']
+>>> parse_spec("pimc(worlds=20, playouts=10)")
+('pimc', {'worlds': '20', 'playouts': '10'})
+>>> split_file_spec("bots/mine.py:Bot(depth=2)")
+('bots/mine.py', 'Bot', '(depth=2)')
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hsim.errors import StrategySpecError
+
+
+def split_players(text: str) -> list[str]:
+    """Split a ``--players`` value into one spec per seat (commas inside () do not split).
+
+    :raises StrategyError: unbalanced parentheses or an empty seat.
+    """
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise StrategySpecError(f"players {text!r}: ')' without '('")
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    if depth:
+        raise StrategySpecError(f"players {text!r}: '(' without ')'")
+    out.append(text[start:].strip())
+    if any(not s for s in out):
+        raise StrategySpecError(f"players {text!r}: an empty seat (two commas in a row?)")
+    return out
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``NAME(key=value,...)`` into the name and the raw parameter strings.
+
+    :raises StrategyError: malformed parentheses, a parameter without ``=`` or given twice.
+    """
+    spec = spec.strip()
+    name, paren, rest = spec.partition("(")
+    params: dict[str, str] = {}
+    if paren:
+        if not rest.endswith(")"):
+            raise StrategySpecError(f"strategy {spec!r}: missing ')' at the end")
+        for piece in rest[:-1].split(","):
+            if not piece.strip():
+                continue
+            key, eq, value = piece.partition("=")
+            if not eq or not key.strip():
+                raise StrategySpecError(
+                    f"strategy {spec!r}: parameter {piece.strip()!r} must be written key=value"
+                )
+            if key.strip() in params:
+                raise StrategySpecError(
+                    f"strategy {spec!r}: parameter {key.strip()!r} is given twice; give it once"
+                )
+            params[key.strip()] = value.strip()
+    if not name.strip():
+        raise StrategySpecError(f"strategy {spec!r}: no name")
+    return name.strip(), params
+
+
+def is_file_target(target: str) -> bool:
+    """Return whether the ``target`` of a ``target:attr`` spec names a file (it ends in
+    ``.py`` or holds a path separator), not a module."""
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def split_file_spec(spec: str) -> tuple[str, str, str] | None:
+    """Return (path, attr, "(params)") of a ``path.py:attr(...)`` spec, else None."""
+    name, paren, rest = spec.strip().partition("(")
+    target, colon, attr = name.rpartition(":")
+    if colon and target and attr and is_file_target(target):
+        return target, attr, paren + rest
+    return None
+
+
+def recorded_spec(spec: str, run_dir: Path) -> str:
+    """Return ``spec`` as a run manifest records it: a strategy file's path relative to
+    the run folder ``run_dir`` (so the record names no home directory and the folder
+    replays where it is), other specs unchanged.
+
+    The path is resolved against the current directory first, as :func:`find` does.
+    """
+    parts = split_file_spec(spec)
+    if parts is None:
+        return spec
+    target, attr, params = parts
+    path = Path(target).expanduser().resolve()
+    try:
+        shown = os.path.relpath(path, Path(run_dir).expanduser().resolve())
+    except ValueError:  # another drive (Windows): nothing relative exists
+        shown = str(path)
+    return f"{Path(shown).as_posix()}:{attr}{params}"
+
+
+def spec_from_run(spec: str, run_dir: Path) -> str:
+    """Return a manifest's recorded ``spec`` ready to load: a relative strategy file path
+    is taken relative to the run folder ``run_dir`` (see :func:`recorded_spec`)."""
+    parts = split_file_spec(spec)
+    if parts is None:
+        return spec
+    target, attr, params = parts
+    if Path(target).expanduser().is_absolute():
+        return spec
+    return f"{Path(run_dir) / target}:{attr}{params}"
+
+
+def spec_file(spec: str) -> Path | None:
+    """Return the file of a ``path/to/file.py:attr`` spec (as the loader reads it), or None."""
+    target, colon, attr = parse_spec(spec)[0].rpartition(":")
+    if colon and target and attr and is_file_target(target):
+        return Path(target).expanduser().resolve()
+    return None
