@@ -43,30 +43,28 @@ def test_the_package_keeps_its_layers_and_has_no_cycle():
     assert "no import cycles between modules or packages KEPT" in done.stdout
 
 
-def test_an_upward_import_breaks_the_layers(tmp_path):
+@pytest.mark.parametrize(
+    ("module", "line", "expected"),
+    [
+        # an upward import: the engine reaching into the runner
+        ("engine/bits.py", "import hsim.runner.sink", "hsim.engine.bits -> hsim.runner.sink"),
+        # the built-in bots are a layer of their own above the engine (hsim.strategies)
+        (
+            "engine/hearts.py",
+            "import hsim.strategies.duck",
+            "hsim.engine.hearts -> hsim.strategies.duck",
+        ),
+        # a cycle inside one layer: sink imports columns
+        ("runner/columns.py", "import hsim.runner.sink", "No cycles are allowed in hsim.runner"),
+    ],
+    ids=["upward", "engine-imports-a-bot", "cycle"],
+)
+def test_a_broken_rule_fails_the_check(tmp_path, module, line, expected):
     root = _copy(tmp_path)
-    _add_line(root / "hsim" / "engine" / "bits.py", "import hsim.runner.sink  # noqa")
+    _add_line(root / "hsim" / module, f"{line}  # noqa")
     done = check_layers.check(root)
     assert done.returncode != 0
-    assert "hsim's layers BROKEN" in done.stdout
-    assert "hsim.engine.bits -> hsim.runner.sink" in done.stdout
-
-
-def test_the_engine_importing_a_bot_breaks_the_layers(tmp_path):
-    # The built-in bots are a layer of their own above the engine (hsim.strategies).
-    root = _copy(tmp_path)
-    _add_line(root / "hsim" / "engine" / "hearts.py", "import hsim.strategies.duck  # noqa")
-    done = check_layers.check(root)
-    assert done.returncode != 0
-    assert "hsim.engine.hearts -> hsim.strategies.duck" in done.stdout
-
-
-def test_a_cycle_inside_a_layer_is_found(tmp_path):
-    root = _copy(tmp_path)
-    _add_line(root / "hsim" / "runner" / "columns.py", "import hsim.runner.sink  # noqa")
-    done = check_layers.check(root)
-    assert done.returncode != 0
-    assert "no import cycles between modules or packages BROKEN" in done.stdout
+    assert "BROKEN" in done.stdout and expected in done.stdout, done.stdout
 
 
 def test_the_built_in_bots_import_as_hsim_strategies():
