@@ -134,9 +134,9 @@ def test_a_decision_timeout_stops_a_hung_python_strategy_on_the_cluster(cluster,
 
 
 def _players_loaded(rules, specs):
-    from hsim.runner import run
+    from hsim.runner import chunk
 
-    return sum(1 for key in run._WORKER_PLAYERS if key == (rules, specs))
+    return sum(1 for key in chunk._WORKER_PLAYERS if key == (rules, specs))
 
 
 def test_duplicate_on_the_cluster_equals_the_local_pool(cluster, tmp_path):

@@ -252,10 +252,10 @@ def test_asking_whether_a_run_compiled_builds_no_loop(monkeypatch):
     # A run whose heuristic seats never played in a compiled loop (a Python seat at the
     # table, a failed load) must not compile heuristic's loop just to report on it.
     from hsim.play import hearts_game as game
-    from hsim.runner import run
+    from hsim.runner.chunk import compiled_here
 
     monkeypatch.setattr(game, "_LOOPS_WITH", {})
-    assert run._compiled(load_players(["heuristic"] * 4)) in (True, False)
+    assert compiled_here(load_players(["heuristic"] * 4)) in (True, False)
     assert game.loops_with_bots() == ()
 
 
