@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from hsim.strategy.loader import LoadedStrategy
-from hsim.strategy.specs import parse_spec
+from hsim.strategy.specs import is_file_target, parse_spec, split_file_spec
 
 EXTRA_HINT = "pip install 'hsim[cluster]'"
 #: ``--cluster local``: start a LocalCluster on this machine.
@@ -460,7 +460,7 @@ def strategy_sources(players: list[LoadedStrategy]) -> list[tuple[str, str, str]
         if find_builtin(name) is not None or find_entry_point(name) is not None:
             continue
         target, _, _ = name.rpartition(":")
-        if target.endswith(".py") or "/" in target or "\\" in target:
+        if is_file_target(target):
             path = Path(target).expanduser().resolve()
             out[("file", str(path))] = _digest(path)
         elif target:
@@ -476,13 +476,13 @@ def absolute_specs(specs: tuple[str, ...]) -> tuple[str, ...]:
     """
     out = []
     for spec in specs:
-        name, paren, rest = spec.strip().partition("(")
-        target, colon, attr = name.rpartition(":")
-        if colon and (target.endswith(".py") or "/" in target or "\\" in target):
+        parts = split_file_spec(spec)
+        if parts is not None:
+            target, attr, params = parts
             # normpath, not resolve: the same file gets the same label however it was
             # reached (a resumed run's spec comes back as RUN/../../file.py).
             path = os.path.normpath(Path.cwd() / Path(target).expanduser())
-            spec = f"{path}:{attr}{paren}{rest}"
+            spec = f"{path}:{attr}{params}"
         out.append(spec)
     return tuple(out)
 

@@ -16,6 +16,7 @@ import numba
 
 from hsim.engine import _numba
 from hsim.engine._numba import PACKAGE_DIR
+from hsim.strategy.specs import is_file_target
 
 #: The Kierki game loop's module, which a Hearts run loads only when cold (hsim.play.games).
 KIERKI_GAME_SOURCE = PACKAGE_DIR / "play" / "kierki_game.py"
@@ -131,7 +132,7 @@ def strategy_source(spec: str) -> Path | None:
     """
     name = spec.partition("(")[0].strip()
     target, colon, _ = name.rpartition(":")
-    if colon and (target.endswith(".py") or "/" in target or "\\" in target):
+    if colon and is_file_target(target):
         return _caching_file(Path(target).expanduser())
     if not name.isidentifier():
         return None
