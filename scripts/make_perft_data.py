@@ -13,7 +13,7 @@ holds two kinds of positions, each with its hsim rules string and its one-line p
   deal, deals built around a rare rule branch) and counted by **OpenSpiel only**: a depth-
   first search over ``pyspiel`` states (``clone`` / ``apply_action``), with the count under
   each legal first card (``divide``) at every depth. The mapping between OpenSpiel's
-  parameters and hsim's rules is ``tests/openspiel_oracle.py`` (``docs/openspiel.md``).
+  parameters and hsim's rules is ``scripts/openspiel_oracle.py`` (``docs/openspiel.md``).
   Depths run 1, 2, ... while the count of the last depth is at most ``--budget`` (the next
   depth costs about that many OpenSpiel states), up to 12, and past the end of the deal
   by 2 when the deal is that close to its end.
@@ -46,12 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.openspiel_oracle
 
 try:
+    import openspiel_oracle as oracle  # beside this script
     import pyspiel
-
-    from tests import openspiel_oracle as oracle
 except ModuleNotFoundError as e:  # OpenSpiel is a test-only tool, not an hsim dependency
     if e.name != "pyspiel":
         raise
@@ -242,7 +240,7 @@ def _deal(sc: Scenario, rng: random.Random) -> tuple[PositionSpec, int]:
     if sc.direction == "hold":
         return PositionSpec(tuple(map(tuple, after))), marked
     # The passes are 3 cards of each receiver's final hand, so the dealt hands are
-    # final - received + passed (as in tests/openspiel_oracle.py's built deals).
+    # final - received + passed (as in scripts/openspiel_oracle.py's built deals).
     shift = oracle.PASS_SHIFT[sc.direction]
     passes = [mask_of(rng.sample(after[(s + shift) % 4], 3)) for s in range(4)]
     hands = []
@@ -999,7 +997,7 @@ def main(argv: list[str] | None = None) -> int:
             "generator": "scripts/make_perft_data.py",
             "oracle": "OpenSpiel hearts (pyspiel)",
             "open_spiel_version": version,
-            "parameter_mapping": "tests/openspiel_oracle.py hsim_rules(), docs/openspiel.md",
+            "parameter_mapping": "scripts/openspiel_oracle.py hsim_rules(), docs/openspiel.md",
             "budget": args.budget,
         },
         "positions": entries,

@@ -7,7 +7,7 @@ Usage::
 
 Plays ``--deals`` deals for every combination of OpenSpiel's five play options (32) and
 every pass direction (128 combinations), in both engines, with the harness of
-``tests/openspiel_oracle.py`` (mapping and encodings: ``docs/openspiel.md``): legal cards
+``scripts/openspiel_oracle.py`` (mapping and encodings: ``docs/openspiel.md``): legal cards
 compared at every pass and play, hands after the pass, deal scores at the end, and each
 deal rescored under every combination of ``jd_bonus`` x ``avoid_all_tricks_bonus``.
 Prints the deals and combinations checked, every disagreement with a reproduction, the
@@ -24,12 +24,9 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.openspiel_oracle
 
 try:
-    from tests import openspiel_oracle as oracle
+    import openspiel_oracle as oracle  # beside this script
 except ModuleNotFoundError as e:  # OpenSpiel is a test-only tool, not an hsim dependency
     if e.name != "pyspiel":
         raise

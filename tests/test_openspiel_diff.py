@@ -1,7 +1,7 @@
 """Differential test of hsim against OpenSpiel's ``hearts`` game, the rules oracle.
 
 Every combination of OpenSpiel's play options (32) in every pass direction (4) is played
-in both engines with random and built deals (harness: ``tests/openspiel_oracle.py``,
+in both engines with random and built deals (harness: ``scripts/openspiel_oracle.py``,
 mapping: ``docs/openspiel.md``); legal cards must agree at every decision and scores at
 the end of every deal, under every scoring option. Sanity tests show a deliberately
 wrong mapping is caught. Skipped only where OpenSpiel cannot be imported.
@@ -10,7 +10,9 @@ wrong mapping is caught. Skipped only where OpenSpiel cannot be imported.
 from __future__ import annotations
 
 import random
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +24,9 @@ pyspiel = pytest.importorskip(
 
 from hsim.model.cards import format_card, format_mask, mask_of  # noqa: E402
 from hsim.model.rules import PRESETS  # noqa: E402
-from tests import openspiel_oracle as oracle  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # the oracle
+import openspiel_oracle as oracle  # noqa: E402
 
 # The CI budget: 128 combinations x DEALS deals on two processes: about 25 s on an idle
 # 2-core machine, 50 s when the cores are shared.

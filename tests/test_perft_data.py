@@ -28,7 +28,7 @@ FILE = json.loads(DATA.read_text())
 POSITIONS = FILE["positions"]
 OPENSPIEL = [e for e in POSITIONS if e["source"] == "openspiel"]
 HAND = [e for e in POSITIONS if e["source"] == "hand"]
-#: OpenSpiel's defaults of its play parameters (as in tests/openspiel_oracle.py, which needs
+#: OpenSpiel's defaults of its play parameters (as in scripts/openspiel_oracle.py, which needs
 #: pyspiel to import).
 OS_DEFAULTS = {
     "no_pts_on_first_trick": True,
