@@ -19,6 +19,7 @@ __all__ = ["CardSet", "Decision", "Position", "decide", "__version__"]
 
 def __getattr__(name: str):
     if name in _LAZY:
+        # deferred: `import hsim` stays light; each name loads on first use
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)

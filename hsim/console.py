@@ -12,6 +12,7 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT: what every command exits with on a Ctrl-
 def run() -> None:
     """Import the command line and run it (:func:`hsim.cli.run`); exits the process."""
     try:
+        # deferred: a Ctrl-C while the command line loads is reported, not a traceback
         from hsim.cli import run as run_cli
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")

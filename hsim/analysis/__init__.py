@@ -48,6 +48,7 @@ __all__ = [
 def __getattr__(name):
     # Lazy: ``hsim.cli.analysis`` imports this package, which must not load pandas.
     if name in __all__:
+        # deferred: `import hsim.analysis` stays light; each name loads on first use
         from hsim.analysis import frames
 
         return getattr(frames, name)

@@ -40,9 +40,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
-from hsim.analysis.scan import RunFolderError
+from hsim.analysis.rescoring import rescore
+from hsim.analysis.scan import RunFolderError, open_run
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
+from hsim.analysis.tally import Moments, RatioSums, nearest_quantiles
 from hsim.model.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
 from hsim.model.rules import (
     PRESETS,
@@ -163,7 +166,6 @@ def load_run(run_dir, scoring: str | None = None, deal_columns: list[str] | None
     :raises RunFolderError: no ``run.json`` or a damaged one (the message names the
         field), no games, or a scoring the run did not record.
     """
-    from hsim.analysis.scan import open_run
 
     folder = open_run(run_dir)
     path, manifest, rules = folder.path, folder.manifest, folder.rules
@@ -209,8 +211,6 @@ def _read(path: Path, columns) -> pd.DataFrame:
     if not any(p.suffix == ".parquet" and not p.name.startswith(".") for p in path.iterdir()):
         return pd.DataFrame()
     if columns is not None:
-        import pyarrow.parquet as pq
-
         names = pq.ParquetDataset(path).schema.names
         wanted = ["game", "deal", "seat", "after_end", *columns]
         columns = [c for c in dict.fromkeys(wanted) if c in names]
@@ -379,7 +379,6 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
 
     :raises RulesError: ``rules`` or ``played`` are Kierki rules.
     """
-    from hsim.analysis.rescoring import rescore
 
     if rules.is_kierki or (played is not None and played.is_kierki):
         raise RulesError(_KIERKI_RESCORE)
@@ -444,7 +443,6 @@ def _choice_matters(rules: Rules, facts: DealFacts, result) -> np.ndarray:
     """Per game: whether its result depends on a New Moon choice that was not recorded
     (scored with every such choice ``add``, then every one ``subtract``: do they differ?).
     """
-    from hsim.analysis.rescoring import rescore
 
     g = len(result.games)
     if rules.moon != "new_moon" or not g:
@@ -887,7 +885,6 @@ class SummaryTally:
     """
 
     def __init__(self, rules: Rules | None = None, moons: bool = True):
-        from hsim.analysis.tally import Moments, RatioSums
 
         self.kierki = rules is not None and rules.is_kierki
         self.moons = moons and not self.kierki
@@ -941,7 +938,6 @@ class SummaryTally:
 
     def result(self, quantiles=QUANTILES) -> dict[str, Any]:
         """Return the summary (the keys of :func:`games_summary`)."""
-        from hsim.analysis.tally import nearest_quantiles
 
         # Most frequent first; ties in the order first seen (as pandas' value_counts).
         ended = sorted(self.ended_by.items(), key=lambda kv: -kv[1])

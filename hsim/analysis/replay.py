@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
 
 from hsim.engine.hearts import card_points
 from hsim.engine.kierki import hand_size, trick_points, trump_preview_size
@@ -218,7 +219,6 @@ def _from_run_folder(spec: str, manifest: dict, run_dir: Path) -> str:
 
 
 def _recorded_rows(run_dir: Path, game: int) -> np.ndarray | None:
-    import pyarrow.dataset as ds
 
     folder = Path(run_dir) / "deals"
     if not any(folder.glob("*.parquet")):  # no part written (e.g. a run that failed early)

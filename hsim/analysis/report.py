@@ -589,6 +589,7 @@ def plot_report(tally: ReportTally, out_dir, rules: Rules | None = None) -> list
     :raises ValueError: the tally kept no histograms (made without ``plots=True``).
     """
     try:
+        # deferred: matplotlib is the optional [plot] extra
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotUnavailable(

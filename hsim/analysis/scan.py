@@ -25,6 +25,8 @@ import pyarrow.parquet as pq
 
 from hsim.errors import ManifestError, RunFolderError
 from hsim.model.rules import Rules
+from hsim.runner.config import load_manifest
+from hsim.runner.verify import without_deals
 
 #: Rows per batch: a quarter of a million rows of a dozen narrow columns are a few MB.
 BATCH_ROWS = 1 << 18
@@ -74,7 +76,6 @@ def open_run(run_dir) -> RunFolder:
         ``deals`` or ``games`` dataset (a run recorded with ``--record games`` is refused,
         saying so), or a part file that is not readable Parquet.
     """
-    from hsim.runner.config import load_manifest
 
     path = Path(run_dir)
     try:
@@ -84,7 +85,6 @@ def open_run(run_dir) -> RunFolder:
     files: dict[str, list[Path]] = {}
     schemas: dict[str, pa.Schema | None] = {}
     rows: dict[str, int] = {}
-    from hsim.runner.verify import without_deals
 
     reason = without_deals(path, manifest)
     if reason:

@@ -18,11 +18,15 @@ from hsim.cli.common import (
     check_run,
     cluster_from_options,
     cluster_option,
+    out_option,
+    overwrite_option,
     player_option,
     player_specs,
     players_option,
+    progress_option,
     rule_option,
     rules_option,
+    seed_option,
     user_error,
     workers_option,
 )
@@ -45,20 +49,13 @@ from hsim.model.rules import RulesError
 @click.option("--games", type=click.IntRange(min=2), required=True, help="Games per rule set.")
 @players_option
 @player_option
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@seed_option("the deals, the same for every rule set")
 @workers_option
 @cluster_option
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Folder for the run folders and compare.json (default: results/compare-<time>).",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing compare-rules --out.")
+@out_option("results/compare-<time>, holding a run folder per rule set and compare.json")
+@overwrite_option
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-@click.option(
-    "--progress/--no-progress", default=True, show_default=True, help="Show progress bars."
-)
+@progress_option
 def compare_rules(
     preset,
     rule_items,
@@ -89,6 +86,7 @@ def compare_rules(
       hsim compare-rules --players random,lowcard,random,lowcard --games 20000 \\
           --variant omnibus=true --variant no_trick_bonus=no_points
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.experiments.compare_rules import compare_rules as run_compare
     from hsim.experiments.compare_rules import format_comparison, parse_variant
     from hsim.runner.config import default_workers
@@ -134,6 +132,7 @@ def compare_rules(
     except (RunError, StrategyError, RunCheckError) as exc:
         raise user_error(exc) from None
     if as_json:
+        # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
         from hsim.analysis.frames import jsonable
 
         click.echo(json.dumps(jsonable(report), indent=2))
@@ -175,6 +174,7 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
       hsim report results/RUN --scoring omnibus=true --json
       hsim report results/RUN --plot charts/
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.analysis.frames import RunFolderError, jsonable
     from hsim.analysis.report import PlotUnavailable, format_report, report_run
 
@@ -182,6 +182,7 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
         raise click.UsageError(f"--plot {plot_dir} is not a folder; give a folder for the charts")
     if plot_dir is not None:
         try:
+            # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
             import matplotlib  # noqa: F401
         except ImportError:
             raise click.ClickException(

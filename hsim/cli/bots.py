@@ -13,8 +13,11 @@ from hsim.cli.common import (
     build_rules,
     cluster_from_options,
     cluster_option,
+    out_option,
+    progress_option,
     rule_option,
     rules_option,
+    seed_option,
     user_error,
     workers_option,
 )
@@ -36,19 +39,14 @@ from hsim.cli.common import (
     show_default=True,
     help="Duplicate boards per rung (each played in one rotation per seat).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@seed_option("the boards' deals, the same for every rung")
 @rules_option
 @rule_option
 @workers_option
 @cluster_option
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Folder for the rungs' run folders (default: results/ladder-<time>).",
-)
+@out_option("results/ladder-<time>, holding a run folder per rung")
 @click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
-@click.option("--progress/--no-progress", default=True, show_default=True)
+@progress_option
 def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out, check, progress):
     """Measure the bot ladder on duplicate deals, with 95% intervals.
 
@@ -63,6 +61,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     Example:
       hsim ladder --boards 2000 --seed 1
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.experiments.ladder import (
         check_ladder,
         default_bots,
@@ -71,6 +70,8 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
         ladder_labels,
         run_ladder,
     )
+
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.contract import StrategyError
     from hsim.strategy.specs import split_players
 
@@ -84,6 +85,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     if len(specs) < 2:
         raise click.UsageError("a ladder needs at least two bots")
     announce_compile(specs)
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.config import default_workers
     from hsim.runner.run import RunError
 
@@ -117,6 +119,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
 @click.command(context_settings=HELP)
 def strategies():
     """List the strategies --players accepts, with their parameters."""
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.loader import describe_available
 
     rows = describe_available()

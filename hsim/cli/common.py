@@ -16,10 +16,10 @@ from pathlib import Path
 
 import click
 
-from hsim.errors import EXIT_RUN, HsimError, clear_signal, on_sigint
+from hsim.errors import EXIT_RUN, ConfigError, HsimError, clear_signal, on_sigint
 from hsim.model.cards import CardParseError
+from hsim.model.notation import PositionSpec
 from hsim.model.rules import Rules, RulesError, ineffective_options, parse_assignments, parse_rules
-from hsim.play.position import Position
 
 #: Every command answers -h as well as --help (set per command: click caches a command's
 #: help option the first time it is built, and commands may be invoked on their own).
@@ -180,6 +180,7 @@ def player_specs(players: str | None, player_list: tuple[str, ...]) -> tuple[str
 
     :raises click.ClickException: both or neither given, or a malformed list.
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.contract import StrategyError, StrategySpecError
     from hsim.strategy.specs import split_players
 
@@ -265,6 +266,7 @@ def cluster_from_options(address: str | None, workers: int | None, default_worke
             "--workers sets the worker processes of --cluster local; a cluster at an "
             "address plays on the workers started there: drop --workers"
         )
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner import run
     from hsim.runner.cluster import ClusterError, DaskCluster, check_address
 
@@ -311,8 +313,8 @@ def position_options(fn):
 def build_position(deal_text, pass_direction, passes, plays, rules, scores=(0, 0, 0, 0)):
     """Return (spec, Position) from the position flags (and the game scores before the
     deal); clear errors for bad input."""
-    from hsim.model.notation import PositionSpec
-    from hsim.play.position import IllegalPlayError
+    # deferred: hsim.play loads numba, which `hsim --help` should not wait for
+    from hsim.play.position import IllegalPlayError, Position
 
     if rules.is_kierki:
         raise click.UsageError(
@@ -331,6 +333,7 @@ def build_position(deal_text, pass_direction, passes, plays, rules, scores=(0, 0
 
 def load_specs(specs: str, rules: Rules | None = None) -> list:
     """Return the loaded strategies of a comma-separated spec list; clear errors."""
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.contract import StrategyError
     from hsim.strategy.loader import load_players
     from hsim.strategy.specs import split_players
@@ -343,6 +346,7 @@ def load_specs(specs: str, rules: Rules | None = None) -> list:
 
 def load_one(spec: str, rules: Rules) -> tuple:
     """Return ``(strategy,)`` for one spec that plays ``rules``' game; clear errors."""
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.contract import StrategyError
     from hsim.strategy.loader import check_game, load
 
@@ -389,6 +393,7 @@ def check_run(run_dir, allow_partial: bool, checksums: bool = False) -> None:
     :raises click.ClickException: the folder is damaged, or incomplete without
         ``allow_partial``.
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.verify import RunCheckError, require_complete
 
     try:
@@ -406,11 +411,85 @@ def announce_compile(specs=(), parts=(), engine: bool = True, loops: bool = True
     cache is warm. specs: the strategy specs the command loads; parts, engine, loops:
     see :func:`hsim.strategy.notice.compile_plan` (loops=False: the command plays no games).
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy import notice
 
     line = notice.compile_notice(specs, parts, engine, loops)
     if line:
         click.echo(line, err=True)
+
+
+class SeedType(click.ParamType):
+    """A run seed, 0..2**64-1, checked by :func:`hsim.engine.rng.check_seed`."""
+
+    name = "seed"
+
+    def convert(self, value, param, ctx):
+        # deferred: hsim.engine.rng loads numba, which `hsim --help` should not wait for
+        from hsim.engine.rng import check_seed
+
+        if isinstance(value, str):
+            try:
+                value = int(value.strip(), 10)
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number: give a seed 0..2**64-1", param, ctx)
+        try:
+            return check_seed(value, "--seed")
+        except ConfigError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+#: The default run seed of every command that takes --seed.
+DEFAULT_SEED = 1
+
+
+def seed_option(what: str = "the deals and every strategy's random choices"):
+    """The one ``--seed`` option: an int 0..2**64-1, default :data:`DEFAULT_SEED`.
+
+    what: the help's words for what the seed fixes.
+    """
+    return click.option(
+        "--seed",
+        type=SeedType(),
+        default=DEFAULT_SEED,
+        show_default=True,
+        help=f"Run seed, 0..2**64-1: it fixes {what}; the same seed gives the same result "
+        "on any number of workers.",
+    )
+
+
+def out_option(default: str):
+    """The ``--out FOLDER`` option; ``default``: the help's words for the folder chosen
+    when it is not given."""
+    return click.option(
+        "--out",
+        type=click.Path(path_type=Path),
+        default=None,
+        help=f"Folder to write (default: {default}).",
+    )
+
+
+overwrite_option = click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace the results an earlier run of this command wrote at --out.",
+)
+progress_option = click.option(
+    "--progress/--no-progress",
+    default=True,
+    show_default=True,
+    help="Show progress bars on stderr.",
+)
+
+
+def output_options(default: str):
+    """``--out``, ``--overwrite`` and ``--progress/--no-progress`` for a command that writes
+    a folder; ``default``: the help's words for the folder used without --out."""
+
+    def decorate(fn):
+        return out_option(default)(overwrite_option(progress_option(fn)))
+
+    return decorate
 
 
 retries_option = click.option(

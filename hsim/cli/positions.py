@@ -21,16 +21,16 @@ from hsim.cli.common import (
     position_options,
     rule_option,
     rules_option,
+    seed_option,
     user_error,
 )
+from hsim.model.cards import format_card
 
 
 @click.command(context_settings=HELP)
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
 @click.option("--game", type=click.IntRange(min=0), default=None, help="Game index to replay.")
-@click.option(
-    "--seed", type=click.IntRange(min=0), default=None, help="Run seed (without RUN_DIR)."
-)
+@seed_option("the deals and the strategies' random choices (a run folder uses its own)")
 @click.option(
     "--players",
     default=None,
@@ -72,6 +72,7 @@ def replay(
     may name any strategy file or module, and loading one runs its code.
     """
     announce_compile(_replay_specs(run_dir, players, deal_text), ["the step-by-step game"])
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.analysis import replay as rp
     from hsim.strategy.contract import StrategyError
 
@@ -81,10 +82,12 @@ def replay(
                 raise click.UsageError("give --game G with a run folder")
             ctx = click.get_current_context()
             preset_given = ctx.get_parameter_source("preset") != ParameterSource.DEFAULT
-            if players or rule_items or preset_given or deal_text:
+            seed_given = ctx.get_parameter_source("seed") != ParameterSource.DEFAULT
+            if players or rule_items or preset_given or deal_text or seed_given:
                 raise click.UsageError(
-                    "a run folder replays with its own rules and players: drop --rules, "
-                    "--rule, --players and --deal (or replay --seed S --game G without it)"
+                    "a run folder replays with its own rules, players and seed: drop "
+                    "--rules, --rule, --players, --seed and --deal (or replay --seed S "
+                    "--game G without it)"
                 )
             check_run(run_dir, allow_partial)
             manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game, trust)
@@ -101,13 +104,13 @@ def replay(
             spec, _ = build_position(deal_text, pass_direction, passes, plays, rules)
             specs = players or "random,random,random,random"
             loaded = load_specs(specs)
-            records = [rp.replay_deal(spec, rules, loaded, seed or 0)]
+            records = [rp.replay_deal(spec, rules, loaded, seed)]
             specs = [p.spec for p in loaded]
             header = rp.format_header(rules, preset, specs, "given deal")
         else:
-            if seed is None or game is None or players is None:
+            if game is None or players is None:
                 raise click.UsageError(
-                    "give a run folder, or --seed, --game and --players, or --deal"
+                    "give a run folder, or --game and --players (and --seed), or --deal"
                 )
             rules, preset = build_rules(preset, rule_items)
             loaded = load_specs(players, rules)
@@ -124,6 +127,7 @@ def replay(
 def _replay_specs(run_dir, players, deal_text) -> list[str]:
     """Return the strategy specs a replay will load (for the compile notice), or [] when
     they cannot be known yet (the command then reports what is wrong)."""
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.manifest import read_manifest
     from hsim.strategy.contract import StrategyError
     from hsim.strategy.specs import split_players
@@ -156,7 +160,7 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     Example:
       hsim perft --deal 2C3C.../.../.../... --pass-direction hold --depth 4 --divide
     """
-    from hsim.model.cards import format_card
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.play.position import IllegalPlayError
 
     rules, _ = build_rules(preset, rule_items)
@@ -187,13 +191,7 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
 @rules_option
 @rule_option
 @position_options
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Run seed of the strategy's random stream.",
-)
+@seed_option("the strategy's random stream (with --game and the seat)")
 @click.option(
     "--game",
     type=click.IntRange(min=0),
@@ -243,6 +241,7 @@ def choose(
       hsim choose --strategy pimc --rules 'classic(moon=new_moon)' --scores 30,0,0,0 \\
         --deal ... --plays '...all 52 cards of a moon deal...'
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.play.choose import decide
     from hsim.strategy.contract import StrategyError
 

@@ -27,6 +27,7 @@ def verify(run_dir, quick):
     Example:
       hsim verify results/run-20261129-203000-seed7
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.verify import verify_run
 
     check = verify_run(run_dir, full=not quick)

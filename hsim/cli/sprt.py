@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -17,15 +16,22 @@ from hsim.cli.common import (
     build_rules,
     cluster_from_options,
     cluster_option,
+    out_option,
+    overwrite_option,
+    progress_option,
     retries_option,
     rule_option,
     rules_option,
+    seed_option,
 )
 
 EXIT_INTERRUPTED = 130
 
 
 def _bounds(ctx, param, value: str) -> tuple[float, float]:
+    # deferred: hsim.analysis loads scipy, which `hsim --help` should not wait for
+    from hsim.analysis.sequential import check_bounds
+
     d0_text, comma, d1_text = value.partition(",")
     try:
         if not comma:
@@ -36,17 +42,22 @@ def _bounds(ctx, param, value: str) -> tuple[float, float]:
             f"{value!r} is not D0,D1: give two numbers (points per deal), e.g. --bounds 0,0.3 "
             "for a gain or --bounds -0.3,0 for no regression"
         ) from None
-    if not (math.isfinite(d0) and math.isfinite(d1)) or d0 >= d1:
-        raise click.BadParameter(
-            f"{value!r}: D0 must be below D1 and both finite (the candidate's advantage "
-            "under H0 and under H1), e.g. --bounds 0,0.3"
-        )
+    try:
+        check_bounds(d0, d1)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
     return d0, d1
 
 
 def _rate(ctx, param, value: float) -> float:
-    if not 0 < value < 0.5:
-        raise click.BadParameter(f"{value:g}: give an error rate between 0 and 0.5, e.g. 0.05")
+    # deferred: as in _bounds
+    from hsim.analysis.sequential import llr_bounds
+
+    rates = {"alpha": value, "beta": 0.05} if param.name == "alpha" else {"beta": value}
+    try:
+        llr_bounds(rates.get("alpha", 0.05), rates["beta"])
+    except ValueError as exc:
+        raise click.BadParameter(f"{exc}; e.g. 0.05") from None
     return value
 
 
@@ -88,13 +99,7 @@ def _rate(ctx, param, value: float) -> float:
 )
 @rules_option
 @rule_option
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0, max=2**64 - 1),
-    default=1,
-    show_default=True,
-    help="Run seed: the deals of board b depend only on it and b.",
-)
+@seed_option("the deals of every board (board b's deals depend only on it and b)")
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -106,13 +111,8 @@ def _rate(ctx, param, value: float) -> float:
 )
 @cluster_option
 @retries_option
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Run folder (default: results/sprt-<time>-seed<seed>).",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing sprt folder at --out.")
+@out_option("results/sprt-<time>-seed<seed>")
+@overwrite_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (with the trace).")
 @click.option(
     "--plot",
@@ -121,9 +121,7 @@ def _rate(ctx, param, value: float) -> float:
     default=None,
     help="Draw the LLR trace with its bounds into DIR/sprt_llr.png (needs matplotlib).",
 )
-@click.option(
-    "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
-)
+@progress_option
 def sprt(
     candidate,
     baseline,
@@ -168,6 +166,7 @@ def sprt(
     Example:
       hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5
     """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.experiments.sprt import (
         EXIT_FAILED,
         SprtConfig,
@@ -176,6 +175,8 @@ def sprt(
         plot_trace,
         run_sprt,
     )
+
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.contract import StrategyError
     from hsim.strategy.specs import split_players
 
@@ -219,6 +220,7 @@ def sprt(
         raise click.UsageError(str(exc)) from None
     if plot_dir is not None:
         try:
+            # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
             import matplotlib  # noqa: F401
         except ImportError:
             raise click.UsageError(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import sys
 import time
 from datetime import datetime
@@ -17,16 +16,20 @@ from hsim.cli.common import (
     build_rules,
     cluster_from_options,
     cluster_option,
+    out_option,
+    overwrite_option,
     player_option,
     player_specs,
     players_option,
+    progress_option,
     retries_option,
     rule_option,
     rules_option,
+    seed_option,
     user_error,
     workers_option,
 )
-from hsim.errors import StopRequested
+from hsim.errors import ConfigError, StopRequested
 from hsim.model.rules import RulesError, scoring_variant
 
 
@@ -37,7 +40,7 @@ class DecisionSeconds(click.ParamType):
     name = "seconds"
 
     def convert(self, value, param, ctx):
-        from hsim.errors import ConfigError
+        # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
         from hsim.runner.config import check_decision_timeout
 
         try:
@@ -66,12 +69,7 @@ decision_timeout_option = click.option(
 @players_option
 @player_option
 @click.option("--games", type=click.IntRange(min=1), required=True, help="Number of games.")
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Run seed (default: drawn at random and printed).",
-)
+@seed_option()
 @rules_option
 @rule_option
 @workers_option
@@ -89,13 +87,8 @@ decision_timeout_option = click.option(
     show_default=True,
     help="Index of the first game (to split one seeded run across machines).",
 )
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Run folder (default: results/run-<time>-seed<seed>).",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing run folder at --out.")
+@out_option("results/run-<time>-seed<seed>")
+@overwrite_option
 @click.option(
     "--score-also",
     "score_also",
@@ -120,9 +113,7 @@ decision_timeout_option = click.option(
 )
 @retries_option
 @decision_timeout_option
-@click.option(
-    "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
-)
+@progress_option
 def tournament(
     players,
     player_list,
@@ -161,17 +152,17 @@ def tournament(
     except RulesError as exc:
         raise user_error(exc) from None
     specs = player_specs(players, player_list)
-    if seed is None:
-        seed = secrets.randbelow(2**63)  # printed with the result, and in run.json
     if out is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path("results") / f"run-{stamp}-seed{seed}"
 
     announce_compile(specs)
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.config import RunConfig, default_workers
     from hsim.runner.run import RunError, run_tournament
 
     click.get_current_context().meta[RUN_DIR_KEY] = out
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.contract import StrategyError
 
     config = RunConfig(
@@ -222,9 +213,7 @@ def tournament(
     "1e6).  "
     "[default: the run's own]",
 )
-@click.option(
-    "--progress/--no-progress", default=True, show_default=True, help="Show the progress bar."
-)
+@progress_option
 def resume(run_dir, workers, cluster_address, retries, decision_timeout, progress):
     """Continue a stopped run folder: play exactly the games it is missing.
 
@@ -241,6 +230,7 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
       hsim resume results/run-20261129-203000-seed7
     """
     started = time.perf_counter()
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.resume import resume_run
     from hsim.runner.run import RunError
     from hsim.strategy.contract import StrategyError
@@ -273,6 +263,7 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
         else:
             click.echo(f"{run_dir} is already complete: nothing to resume")
         return
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.manifest import read_manifest
 
     manifest = read_manifest(run_dir)
@@ -297,6 +288,7 @@ def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
         sys.exit(result.exit_code)
     _print_result(result, duplicate, kierki)
     if score_also and result.games_done:
+        # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
         from hsim.runner.summary import scoring_summaries  # pandas: ~0.2 s to import
 
         for name, rows in scoring_summaries(result.run_dir, list(score_also)).items():
@@ -304,6 +296,7 @@ def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
 
 
 def _stopped_before_start(exc) -> None:
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.run import EXIT_CODES
 
     click.echo("interrupted before the run started: no game was written", err=True)
@@ -311,6 +304,7 @@ def _stopped_before_start(exc) -> None:
 
 
 def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.engine import _numba
 
     if _numba.JIT_DISABLED:

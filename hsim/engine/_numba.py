@@ -111,6 +111,7 @@ def _configure() -> str:
     base = Path(os.environ.get("HSIM_CACHE_DIR", Path.home() / ".cache" / "hsim"))
     path = str(base / f"numba-{source_hash()}")
     os.environ["NUMBA_CACHE_DIR"] = path
+    # deferred: numba reads NUMBA_CACHE_DIR when it loads, so it loads only after this
     import numba
 
     numba.config.CACHE_DIR = path  # numba may have been imported before us
@@ -376,6 +377,7 @@ def _remember_addresses(exec_module, module) -> None:
     """Run ``numba.experimental.function_type``'s import, then make its two address
     look-ups :class:`_FunctionAddresses`; leaves the module as numba wrote it when they
     are missing."""
+    # deferred: numba's internals, loaded only when this set-up step runs
     from numba.core.dispatcher import Dispatcher
 
     exec_module(module)
@@ -410,6 +412,7 @@ def _typeof_arrays_without_numpy_ma() -> None:
     """
     if JIT_DISABLED:
         return
+    # deferred: numba's internals, loaded only when this set-up step runs
     import numpy as np
     from numba.core import errors
     from numba.core import types as nb_types
@@ -464,6 +467,7 @@ def _load_cached_code_without_refresh() -> None:
     """
     if JIT_DISABLED:
         return
+    # deferred: numba's internals, loaded only when this set-up step runs
     from numba.core.caching import Cache
     from numba.core.runtime import rtsys
 

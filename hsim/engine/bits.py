@@ -44,11 +44,13 @@ def target_cpu() -> tuple[str, str]:
     ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``.
     """
     try:
+        # deferred: numba's internals, whose layout differs between versions (hence the fallback)
         from numba.core.registry import cpu_target
 
         _, name, features = cpu_target.target_context.codegen().magic_tuple()
         return name, features
     except Exception:  # noqa: BLE001 - another numba layout: read the same settings
+        # deferred: numba's internals, whose layout differs between versions (hence the fallback)
         from numba.core import config
         from numba.core.codegen import get_host_cpu_features
 

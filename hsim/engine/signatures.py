@@ -38,3 +38,31 @@ PASS_FN = types.FunctionType(PASS_SIG)
 PLAY_FN = types.FunctionType(PLAY_SIG)
 MOON_FN = types.FunctionType(MOON_SIG)
 TRUMP_FN = types.FunctionType(TRUMP_SIG)
+
+
+def loop_signature(*seat_fns) -> types.Signature:
+    """Return the signature of a compiled game loop that takes ``seat_fns``, one
+    ``UniTuple`` of decision functions per kind of decision (Hearts: pass, play, moon;
+    Kierki: play, trump), between its fixed arguments:
+
+    ``int64(run_seed uint64, first_game, n_games, rules int64[:], codes int64[:, :],
+    *seat_fns, params float64[:, :], public int64[:], private int64[:, :],
+    hidden int64[:], rngs uint64[:, :], deal_out int64[:, :], game_out int64[:, :])``,
+    every array C-contiguous; it returns the number of games completed.
+    """
+    i1, i2 = types.int64[::1], types.int64[:, ::1]
+    return types.int64(
+        types.uint64,
+        types.int64,
+        types.int64,
+        i1,
+        i2,
+        *seat_fns,
+        types.float64[:, ::1],
+        i1,
+        i2,
+        i1,
+        types.uint64[:, ::1],
+        i2,
+        i2,
+    )

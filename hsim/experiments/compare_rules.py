@@ -42,6 +42,9 @@ from hsim.model.rules import (
     canonical,
     differences,
 )
+from hsim.runner.config import RunConfig, validate
+from hsim.runner.run import RunError, run_tournament
+from hsim.runner.verify import require_complete
 
 SUMMARY_FILE = "compare.json"
 
@@ -129,9 +132,6 @@ def compare_rules(
     :raises hsim.runner.run.RunError: ``out`` exists (without ``overwrite``) or a run
         failed. :raises hsim.strategy.contract.StrategyError: a bad player spec.
     """
-    from hsim.runner.config import RunConfig, validate
-    from hsim.runner.run import RunError, run_tournament
-    from hsim.runner.verify import require_complete
 
     runs = [("base", base, "base")] + [
         (f"variant-{i}", v.rules, v.label) for i, v in enumerate(variants, 1)
@@ -264,7 +264,6 @@ _DEAL_COLUMNS = ("game", "deal", "seat", "moon", "after_end")  # and PLAY_FACTS
 
 
 def _frame(table):
-    import pandas as pd
 
     return pd.DataFrame() if table is None else _upgrade(table.to_pandas())
 
@@ -335,7 +334,6 @@ def _jsonable(x):
 
 
 def _prepare(out: Path, overwrite: bool) -> None:
-    from hsim.runner.run import RunError
 
     if not out.exists():
         out.mkdir(parents=True)

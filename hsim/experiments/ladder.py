@@ -23,7 +23,8 @@ import pandas as pd
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.errors import ConfigError
 from hsim.model.rules import Rules
-from hsim.runner.config import MAX_GAME_STOP, check_int, validate
+from hsim.runner.config import MAX_GAME_STOP, RunConfig, check_int, validate
+from hsim.runner.run import run_tournament
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.runner.config import RunConfig
@@ -136,7 +137,6 @@ def run_rung(
     """
     # Imported here: importing the runner compiles the engine, which the CLI announces
     # first (hsim.cli.common.announce_compile).
-    from hsim.runner.run import run_tournament
 
     config = rung_config(upper, lower, boards, seed, rules)
     run_tournament(config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster)
@@ -149,7 +149,6 @@ def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) ->
     """Return the duplicate run of one rung: ``boards`` boards of ``upper`` over ``lower``,
     in at least :data:`RUNG_CHUNKS` chunks (the results do not depend on it), so that
     the rung's progress bar shows the time left early on."""
-    from hsim.runner.config import RunConfig
 
     return RunConfig(
         rules=rules,

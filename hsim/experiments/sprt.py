@@ -46,6 +46,7 @@ import pandas as pd
 
 from hsim.analysis.sequential import SequentialTest, check_bounds, llr_bounds
 from hsim.analysis.stats import Interval
+from hsim.engine.rng import SEED_SCHEME
 from hsim.errors import (
     EXIT_SPRT_FAILED,
     SprtError,
@@ -54,9 +55,18 @@ from hsim.errors import (
 )
 from hsim.experiments.ladder import board_advantages
 from hsim.model.rules import Rules, canonical, preset_of
+from hsim.play.games import play_range
+from hsim.runner.chunk import ChunkTask
+from hsim.runner.cluster import ClusterError
+from hsim.runner.config import MAX_GAME_STOP, check_seed, recorded_players, without_home
+from hsim.runner.lock import LOCK, OWNER, RUN_ENTRIES, FolderError, claim, overwrite_problem
+from hsim.runner.manifest import MANIFEST, now, versions, write_manifest
 from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost, play_ranges
 from hsim.runner.progress import progress_bar
+from hsim.runner.signals import StopSignals
+from hsim.runner.sink import SCHEMA_VERSION, part_name, remove_temporary
 from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import load_players
 
 SPRT_FILE = "sprt.json"
 TRACE_FILE = "trace.parquet"
@@ -100,7 +110,6 @@ class SprtConfig:
         :raises ValueError: bad bounds, error rates, board counts or number of opponents,
             with what to give instead.
         """
-        from hsim.runner.config import MAX_GAME_STOP, check_seed
 
         check_bounds(self.d0, self.d1)
         llr_bounds(self.alpha, self.beta)
@@ -212,8 +221,6 @@ def board_values(config: SprtConfig, parts: dict[str, pd.DataFrame]) -> np.ndarr
 def _claim(out: Path, overwrite: bool):
     """Check ``out``, lock it (one test per folder, :mod:`hsim.runner.lock`) and empty it;
     return the lock."""
-    from hsim.runner.lock import LOCK, OWNER, RUN_ENTRIES, FolderError, claim, overwrite_problem
-    from hsim.runner.manifest import MANIFEST
 
     # what an sprt folder holds: sprt.json, the trace, its plot, the games of the default
     # design (a run folder's entries) or of the paired design (two run folders)
@@ -248,10 +255,6 @@ def _claim(out: Path, overwrite: bool):
 
 
 def _table_manifest(config: SprtConfig, players, folder: Path, workers: int, argv):
-    from hsim.engine.rng import SEED_SCHEME
-    from hsim.runner.config import recorded_players, without_home
-    from hsim.runner.manifest import now, versions
-    from hsim.runner.sink import SCHEMA_VERSION
 
     preset = preset_of(config.rules)
     return {
@@ -327,8 +330,6 @@ def run_sprt(
         first game nothing is written), or a cluster worker failed its start check
         (nothing written).
     """
-    from hsim.play.games import play_range
-    from hsim.strategy.loader import load_players
 
     config.validate()
     t0 = time.perf_counter()
@@ -342,8 +343,6 @@ def run_sprt(
 
     out = Path(out)
     if cluster is not None:
-        from hsim.runner.cluster import ClusterError
-
         folder = out.resolve() if out.is_dir() else out.resolve().parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -362,9 +361,6 @@ def _run(
     config, out, workers, progress, argv, tables, loaded, t0, cluster=None, retries=DEFAULT_RETRIES
 ) -> SprtResult:
     """Play and test into the claimed folder ``out`` (see :func:`run_sprt`)."""
-    from hsim.runner.chunk import ChunkTask
-    from hsim.runner.manifest import now, write_manifest
-    from hsim.runner.signals import StopSignals
 
     manifests = {}
     for table in tables:
@@ -380,7 +376,6 @@ def _run(
     _write_json(out / SPRT_FILE, sprt_doc)
 
     def chunk_values(start: int) -> np.ndarray:
-        from hsim.runner.sink import part_name
 
         parts = {
             t: pd.read_parquet(
@@ -479,8 +474,6 @@ def _record_end(
     """Keep exactly the boards the test used (so the folder is the same for any workers),
     write the final ``run.json`` of every table, ``trace.parquet`` and ``sprt.json``.
     """
-    from hsim.runner.manifest import now, write_manifest
-    from hsim.runner.sink import remove_temporary
 
     used = test.n
     for table in tables:
@@ -559,9 +552,11 @@ def plot_trace(result: SprtResult, folder: Path) -> Path:
     :raises SprtError: matplotlib is not installed (``pip install 'hsim[plot]'``).
     """
     try:
+        # deferred: matplotlib is the optional [plot] extra
         import matplotlib
 
         matplotlib.use("Agg")
+        # deferred: matplotlib is the optional [plot] extra
         import matplotlib.pyplot as plt
     except ImportError:
         raise SprtError(

@@ -79,6 +79,7 @@ def kierki_game():
     compiles it with the rest of the engine, as the compile notice says
     (:data:`hsim.strategy.notice.ENGINE_SOURCES`).
     """
+    # deferred: see the docstring
     from hsim.play import kierki_game as module
 
     return module

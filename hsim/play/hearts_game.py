@@ -88,7 +88,7 @@ from hsim.engine.layout import (
 )
 from hsim.engine.plays import write_plays
 from hsim.engine.rng import PURPOSE_DEAL, PURPOSE_SEAT, stream_state
-from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN
+from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN, loop_signature
 from hsim.play.seats import (
     call_moon,
     call_pass,
@@ -326,26 +326,8 @@ def next_decision(public, private, hidden, rngs, rules) -> int:
     return st
 
 
-_I1 = types.int64[::1]
-_I2 = types.int64[:, ::1]
-_U2 = types.uint64[:, ::1]
-_F2 = types.float64[:, ::1]
-PLAY_GAMES_SIG = types.int64(
-    types.uint64,
-    types.int64,
-    types.int64,
-    _I1,
-    _I2,
-    types.UniTuple(PASS_FN, 4),
-    types.UniTuple(PLAY_FN, 4),
-    types.UniTuple(MOON_FN, 4),
-    _F2,
-    _I1,
-    _I2,
-    _I1,
-    _U2,
-    _I2,
-    _I2,
+PLAY_GAMES_SIG = loop_signature(
+    types.UniTuple(PASS_FN, 4), types.UniTuple(PLAY_FN, 4), types.UniTuple(MOON_FN, 4)
 )
 
 

@@ -13,6 +13,18 @@ one set of kernels for the other:
 - :func:`kierki_legal` gives the legal cards of the seat to act;
 - :func:`play_kierki_games` drives that loop in compiled code.
 
+What the two games share and what they do not: the state arrays and their layout, the
+deal, trick and row kernels (:mod:`hsim.engine.common`), the calls into seats
+(:mod:`hsim.play.seats`) and the loop's signature
+(:func:`hsim.engine.signatures.loop_signature`) are one code. The driver loop
+(:func:`play_kierki_games`, ~40 lines) and :func:`next_kierki_decision` stay written
+twice: numba compiles one machine-code loop per game whatever the source (the Hearts loop
+is typed with pass, play and moon function tuples, this one with play and trump tuples,
+and a first-class function type fixes its tuple's type at compile time), so one source
+would still be compiled twice, through :func:`hsim.engine._numba.with_globals` as
+:func:`hsim.play.hearts_game.play_games_with` does, for about 25 shared lines, and would
+put a Hearts-only pass and moon branch into every Kierki loop.
+
 Dealing: the deck (52 cards; 3 players: no 2C) is shuffled from the deal stream and dealt
 one card at a time clockwise, starting left of the dealer; a seat's dealing order is the
 order it received its cards.
@@ -109,7 +121,7 @@ from hsim.engine.layout import (
     V_HAND,
 )
 from hsim.engine.plays import write_plays
-from hsim.engine.signatures import PLAY_FN, TRUMP_FN
+from hsim.engine.signatures import PLAY_FN, TRUMP_FN, loop_signature
 from hsim.play.hearts_game import _fail, new_game
 from hsim.play.seats import call_play, call_trump
 
@@ -365,25 +377,8 @@ def next_kierki_decision(public, private, hidden, rngs, rules) -> int:
     return st
 
 
-_I1 = types.int64[::1]
-_I2 = types.int64[:, ::1]
-_U2 = types.uint64[:, ::1]
-_F2 = types.float64[:, ::1]
-PLAY_KIERKI_SIG = types.int64(
-    types.uint64,
-    types.int64,
-    types.int64,
-    _I1,
-    _I2,
-    types.UniTuple(PLAY_FN, MAX_SEATS),
-    types.UniTuple(TRUMP_FN, MAX_SEATS),
-    _F2,
-    _I1,
-    _I2,
-    _I1,
-    _U2,
-    _I2,
-    _I2,
+PLAY_KIERKI_SIG = loop_signature(
+    types.UniTuple(PLAY_FN, MAX_SEATS), types.UniTuple(TRUMP_FN, MAX_SEATS)
 )
 
 

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hsim.engine import perft as pf
 from hsim.engine.hearts import legal_plays, start_play
 from hsim.engine.layout import (
     DEAL_COLS,
@@ -78,6 +79,7 @@ from hsim.model.rules import Rules, canonical, parse_rules
 from hsim.play.games import GameState, PythonDriver
 from hsim.play.hearts_game import new_game, submit_moon, submit_pass, submit_play
 from hsim.play.kierki_game import kierki_legal, submit_kierki_play
+from hsim.strategy.loader import LoadedStrategy, load_players
 
 #: The decision kind of each engine status (``Position.from_game(until=...)``).
 DECISION_OF_STATUS = {
@@ -183,7 +185,6 @@ class Position:
         :raises ValueError: the game ends before that decision, or ``until`` is unknown.
         :raises StrategyError: a player failed (as in a tournament).
         """
-        from hsim.strategy.loader import LoadedStrategy, load_players
 
         rules = _rules(rules)
         if until is not None and until not in DECISION_OF_STATUS.values():
@@ -418,7 +419,6 @@ class Position:
         card (``{card: count}``), else an empty dict. Compiles (or loads) the counter
         first. :raises IllegalPlayError: the position is not in its play phase.
         """
-        from hsim.engine import perft as pf
 
         if self.phase != "play":
             raise IllegalPlayError(

@@ -19,6 +19,7 @@ from hsim.engine import _numba
 from hsim.model.rules import Rules
 from hsim.model.seating import rotate
 from hsim.play.games import play_range
+from hsim.play.hearts_game import loops_with_bots, play_games
 from hsim.runner import hooks
 from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS
 from hsim.runner.config import RunConfig
@@ -195,7 +196,6 @@ def _sorted(tables: list[pa.Table]) -> pa.Table:
 def compiled_here(players: list[LoadedStrategy]) -> bool:
     """Return whether this process compiled (rather than loaded from the cache) the game
     loops or the decisions of ``players``."""
-    from hsim.play.hearts_game import loops_with_bots, play_games
 
     bundles = [p.compiled for p in players if p.compiled is not None]
     fns = [f for b in bundles for f in (b.pass_cards, b.play, b.moon_choice)]

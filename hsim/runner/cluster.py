@@ -43,7 +43,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hsim.strategy.loader import LoadedStrategy
+from hsim import __version__
+from hsim.engine import _numba
+from hsim.play.games import play_range
+from hsim.runner.chunk import compiled_here, worker_players
+from hsim.strategy.loader import LoadedStrategy, find_builtin, find_entry_point
 from hsim.strategy.specs import is_file_target, parse_spec, split_file_spec
 
 EXTRA_HINT = "pip install 'hsim[cluster]'"
@@ -68,6 +72,7 @@ def require_distributed():
         ``cluster`` extra).
     """
     try:
+        # deferred: Dask is the optional [cluster] extra
         import distributed
     except ImportError as exc:
         raise ClusterError(
@@ -249,8 +254,6 @@ class DaskCluster:
 
         :raises ClusterError: naming every worker that failed a check, and the fix.
         """
-        from hsim import __version__
-        from hsim.engine import _numba
 
         folder = Path(folder).resolve()
         sources = strategy_sources(players)
@@ -418,8 +421,6 @@ _VERIFIED: set[tuple] = set()
 
 @functools.lru_cache(maxsize=1)
 def _identity() -> tuple[str, str]:
-    from hsim import __version__
-    from hsim.engine import _numba
 
     return __version__, _numba.source_hash()
 
@@ -452,7 +453,6 @@ def strategy_sources(players: list[LoadedStrategy]) -> list[tuple[str, str, str]
     Built-in strategies are part of hsim (checked by version and source hash); entry
     points are checked by loading them on the worker.
     """
-    from hsim.strategy.loader import find_builtin, find_entry_point
 
     out: dict[tuple[str, str], str] = {}
     for p in players:
@@ -531,8 +531,6 @@ def _source_digests(sources) -> list[str | None]:
 
 
 def _worker_check(folder: str, probe: str, token: str, sources) -> dict[str, Any]:
-    from hsim import __version__
-    from hsim.engine import _numba
 
     folder_error = None
     try:
@@ -554,8 +552,6 @@ def _remove_probe(folder: str, probe: str) -> None:
 
 def _worker_warm_up(rules, specs: tuple[str, ...], seed: int, first_game: int) -> dict[str, Any]:
     """Load the players into this worker process's cache and play one game in memory."""
-    from hsim.play.games import play_range
-    from hsim.runner.chunk import compiled_here, worker_players
 
     players = worker_players(rules, specs)
     play_range(rules, players, seed, first_game, first_game + 1)

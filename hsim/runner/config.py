@@ -52,6 +52,8 @@ from hsim.model.rules import (
 )
 from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS, RECORD_MODES, SCHEMA_VERSION
 from hsim.runner.manifest import check_settings
+from hsim.strategy.loader import load_players
+from hsim.strategy.specs import recorded_spec
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.strategy.contract import LoadedStrategy
@@ -175,7 +177,6 @@ def validate(config: RunConfig, workers: int = 1) -> list[LoadedStrategy]:
     :raises StrategyError: a player spec that cannot be used (StrategySpecError for an
         unknown name, a parameter out of its declared range, the wrong number of seats).
     """
-    from hsim.strategy.loader import load_players
 
     rules = config.rules
     if not isinstance(rules, Rules):
@@ -255,7 +256,6 @@ def recorded_players(
     parts unchanged. A name or label naming the home directory is written with ``~`` (a
     label with ``label_home: true``: a resume by the same user restores it).
     """
-    from hsim.strategy.specs import recorded_spec
 
     out = []
     for i, p in enumerate(players):

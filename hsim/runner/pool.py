@@ -36,6 +36,8 @@ from concurrent.futures import (
 from multiprocessing import get_all_start_methods, get_context
 from typing import Any
 
+from hsim.runner.signals import deferred
+
 DEFAULT_RETRIES = 2
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 PR_SET_PDEATHSIG = 1
@@ -100,7 +102,6 @@ def signals_blocked():
     processes spawned meanwhile start with them blocked, and a stop is raised only at the
     block's end.
     """
-    from hsim.runner.signals import deferred
 
     old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:

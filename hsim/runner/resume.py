@@ -19,8 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hsim.model.rules import Rules, RulesError, parse_rules
 from hsim.runner import run as runner
+from hsim.runner.cluster import absolute_specs
 from hsim.runner.columns import DEFAULT_RECORD, SCHEMA_VERSION
 from hsim.runner.config import DEFAULT_DECISION_TIMEOUT, RunConfig, default_workers
 from hsim.runner.lock import FolderError, FolderLock, claim
@@ -47,6 +50,7 @@ from hsim.runner.sink import (
     remove_temporary,
     remove_unlisted,
 )
+from hsim.strategy.specs import spec_from_run
 
 RESUMABLE = ("interrupted", "failed", "running", "complete")
 
@@ -125,7 +129,6 @@ def recorded_label(player: dict[str, Any]) -> str:
 def _spec_from_run(spec: str, manifest: dict[str, Any], run_dir: Path) -> str:
     # A relative path.py:attr is relative to the run folder (or, in a run.json written
     # before that, to the ``cwd`` it recorded).
-    from hsim.strategy.specs import spec_from_run
 
     cwd = manifest.get("cwd")
     return spec_from_run(spec, Path(cwd) if isinstance(cwd, str) else Path(run_dir))
@@ -256,8 +259,6 @@ def resume_run(
         compile_s = time.perf_counter() - t0
         cluster_info = None
         if cluster is not None:
-            from hsim.runner.cluster import absolute_specs
-
             config = dataclasses.replace(
                 config, players=absolute_specs(config.players), labels=config.names
             )
@@ -364,7 +365,6 @@ def _remove_strays(run_dir, manifest, config, done, argv) -> tuple[str, ...]:
 
 
 def _nothing_to_do(run_dir, manifest, config, done, removed=()) -> RunResult:
-    import numpy as np
 
     sums = np.zeros((config.rules.players, SUMMARY_COLS), np.int64)
     for entry in done.values():

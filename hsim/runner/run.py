@@ -37,6 +37,7 @@ from hsim.runner.chunk import (
     rotation_tables,
     worker_players,
 )
+from hsim.runner.cluster import ClusterError, absolute_specs
 from hsim.runner.columns import ALL_DATASETS, RECORD_DATASETS
 from hsim.runner.config import (
     CLUSTER_CHUNK,
@@ -236,8 +237,6 @@ def run_tournament(
     signals = StopSignals().install()
     lock: FolderLock | None = None
     if cluster is not None:
-        from hsim.runner.cluster import absolute_specs
-
         config = dataclasses.replace(
             config, players=absolute_specs(config.players), labels=config.names
         )
@@ -324,7 +323,6 @@ def check_cluster(cluster, run_dir: Path, players, config: RunConfig) -> dict[st
 
     :raises RunError: a worker failed a check (the message names it and the fix).
     """
-    from hsim.runner.cluster import ClusterError
 
     run_dir = Path(run_dir).resolve()
     folder = run_dir if (run_dir / "run.json").is_file() else run_dir.parent

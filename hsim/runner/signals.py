@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hsim.errors import StopRequested, stop_in
+from hsim.errors import StopRequested, clear_signal, note_signal, stop_in
 
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 GRACE_S = 2.5
@@ -60,8 +60,6 @@ class StopSignals:
         if threading.current_thread() is not threading.main_thread():
             return self
         if not _INSTALLED:  # a new run: a stop noted by an earlier one is not its stop
-            from hsim.errors import clear_signal
-
             clear_signal()
         _INSTALLED.append(self)
         for signum in EXIT_CODES:
@@ -104,7 +102,6 @@ class StopSignals:
         self._quiet = True
 
     def _handle(self, signum, frame) -> None:
-        from hsim.errors import note_signal
 
         if self.signum is None:
             self.signum = signum

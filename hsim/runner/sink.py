@@ -42,6 +42,7 @@ from hsim.engine.layout import (
 )
 from hsim.engine.plays import decode_plays
 from hsim.model.seating import game_number, player_of
+from hsim.runner import hooks
 from hsim.runner.columns import (
     ALL_DATASETS,
     COLUMNS,
@@ -425,7 +426,6 @@ def write_parts(
 
     :raises OSError: the disk is full or read-only (no temporary file is left).
     """
-    from hsim.runner import hooks
 
     staged = []
     info: dict[str, dict] = {}

@@ -15,8 +15,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 from hsim.errors import RunCheckError
 from hsim.model.rules import RulesError
+from hsim.runner.config import load_manifest
 from hsim.runner.lock import is_locked
 from hsim.runner.manifest import (
     ENTRY_DIGEST,
@@ -77,7 +80,6 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
     full: also compare each part's sha256 with the manifest's (reads every byte);
     without it, sizes and Parquet footers' row counts are checked.
     """
-    from hsim.runner.config import load_manifest
 
     run_dir = Path(run_dir)
     check = RunCheck(run_dir)
@@ -215,7 +217,6 @@ def _check_part(run_dir: Path, part: dict[str, Any], full: bool) -> str | None:
                 return f"{rel} is corrupt: its sha256 differs from the one recorded"
         except OSError as exc:
             return f"{rel} cannot be read: {exc.strerror}"
-    import pyarrow.parquet as pq
 
     try:
         rows = pq.ParquetFile(path).metadata.num_rows
@@ -277,8 +278,6 @@ def require_complete(
         problem and what to do.
     """
     if deals:
-        from hsim.runner.config import load_manifest
-
         try:
             manifest, _ = load_manifest(Path(run_dir))
         except (ManifestError, RulesError, OSError):

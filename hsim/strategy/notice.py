@@ -88,6 +88,7 @@ def _index_tag() -> str:
 def _fresh_index(index: Path, source: Path) -> bool:
     """Return whether numba would use cache index ``index`` of ``source``: written by this
     numba version for the source as it is now (numba's own source stamp)."""
+    # deferred: numba's cache internals, loaded only to look up a cache entry
     from numba.core.caching import UserProvidedCacheLocator
 
     try:
@@ -117,6 +118,7 @@ def cold_sources(sources: Iterable[Path]) -> list[Path]:
 def _cold(source: Path, function: str) -> bool:
     """Return whether the compiled code of ``function`` (a qualified name or a glob of
     them: ``*``) of ``source`` is missing from the cache or stale (:func:`cold_sources`)."""
+    # deferred: numba's cache internals, loaded only to look up a cache entry
     from numba.core.caching import UserProvidedCacheLocator
 
     sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))

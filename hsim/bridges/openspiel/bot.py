@@ -16,12 +16,17 @@ from hsim.bridges.openspiel import (
     hsim_rules,
     seat_view,
 )
+from hsim.engine.hearts import play_card
+from hsim.engine.layout import H_DECIDER, H_PASS_SEAT, P_TO_ACT, ST_NEED_PASS, ST_NEED_PLAY
 from hsim.model.cards import (
     format_mask,
     mask_of,
 )
 from hsim.model.rules import Rules
+from hsim.play.games import GameState, PythonDriver
+from hsim.play.position import Position
 from hsim.strategy.contract import StrategyError
+from hsim.strategy.loader import check_game, load
 
 
 def _placeholder_position(view: SeatView, rules: Rules):
@@ -31,8 +36,6 @@ def _placeholder_position(view: SeatView, rules: Rules):
     up to match (the seat cannot see them). Plays are applied without legality checks
     (their legality was OpenSpiel's, on the true hands).
     """
-    from hsim.engine.hearts import play_card
-    from hsim.play.position import Position
 
     me = view.seat
     mine = mask_of(view.dealt)
@@ -87,8 +90,6 @@ class HsimBot(pyspiel.Bot):
 
     def __init__(self, strategy, player: int, game, seed: int = 0, first_game: int = 0):
         pyspiel.Bot.__init__(self)
-        from hsim.play.games import GameState, PythonDriver
-        from hsim.strategy.loader import check_game, load
 
         self.strategy = load(strategy) if isinstance(strategy, str) else strategy
         check_game(self.strategy, "hearts")
@@ -113,7 +114,6 @@ class HsimBot(pyspiel.Bot):
         return False
 
     def _ask(self, view: SeatView, kind: str) -> int:
-        from hsim.engine.layout import H_DECIDER, H_PASS_SEAT, P_TO_ACT, ST_NEED_PASS, ST_NEED_PLAY
 
         deal = (view.direction, tuple(view.dealt))
         if deal != self._deal:  # a new deal: the next game's streams

@@ -25,12 +25,12 @@ from hsim.model.cards import (
     mask_of,
 )
 from hsim.model.rules import Rules, RulesError
+from hsim.strategies.pimc import sample_hands
 from hsim.strategy.contract import StrategyError
 
 
 def _world(obs, rng: np.random.Generator) -> list[int]:
     """Return every seat's hand now in one world consistent with ``obs`` (masks)."""
-    from hsim.strategies.pimc import sample_hands
 
     public, private = obs.arrays()
     hands = np.zeros(4, np.int64)
