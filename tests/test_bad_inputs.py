@@ -282,7 +282,7 @@ CASES = [
               reason="root may write into a read-only folder")),
     # -- choose ---------------------------------------------------------------------------
     _case("c-sys-exit", [*C, "{BOTS}:CallsExit"], 1, "CallsExit", "seat 1", "sys.exit()",
-          "game 0", "seed 0"),
+          "game 0", "seed 1"),
     _case("c-system-exit", [*C, "{BOTS}:RaisesSystemExit"], 1, "sys.exit(3)", "seat 1"),
     _case("c-keyboard-interrupt", [*C, "{BOTS}:RaisesInterrupt"], 1, "KeyboardInterrupt",
           "seat 1"),

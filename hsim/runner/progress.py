@@ -25,7 +25,7 @@ def progress_bar(total: int, enabled: bool, initial: int = 0, unit: str = "game"
     stderr), or a bar that shows nothing when not ``enabled``."""
     if not enabled:
         return _NoProgress()
-    from tqdm import tqdm  # only with a bar: ~5 ms of a start
+    from tqdm import tqdm  # deferred: only with a bar (~5 ms of a start)
 
     return tqdm(
         total=total,
