@@ -44,6 +44,16 @@ EXIT_USAGE = 2
 EXIT_SPRT_FAILED = 4
 
 
+#: hsim's name on the package index (the import name and the command are ``hsim``).
+DISTRIBUTION = "hsim-hearts"
+
+
+def install_hint(extra: str) -> str:
+    """Return the command that installs hsim's optional extra ``extra`` (``cluster``,
+    ``openspiel``, ``plot``) into a checkout's environment."""
+    return f"pip install -e '.[{extra}]' in hsim's checkout"
+
+
 class HsimError(Exception):
     """Base of the errors a user can cause; the message says what was wrong and what to do.
 

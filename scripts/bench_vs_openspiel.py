@@ -12,7 +12,8 @@ deals, the bot in each seat in turn against three ``openspiel:ismcts(simulations
 seats (OpenSpiel's C++ information-set MCTS, random rollouts, c = 2, a new world each
 simulation). The figure is points per deal, the bot minus the ISMCTS seats' mean, averaged
 over the four seatings of a board, with a 95% t interval over the boards (lower is better
-for the bot: negative means it takes fewer points than ISMCTS). Needs ``hsim[openspiel]``.
+for the bot: negative means it takes fewer points than ISMCTS). Needs the ``openspiel``
+extra (``pip install -e '.[openspiel]'``).
 """
 
 from __future__ import annotations

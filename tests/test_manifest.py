@@ -60,7 +60,7 @@ def test_reading_manifests_does_not_load_the_engine():
         "print('hsim.play.hearts_game' in sys.modules, RunConfig.__module__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.split() == ["True", "hsim.runner.config"], done.stderr
+    assert done.stdout.split() == ["False", "hsim.runner.config"], done.stderr
     code = "import sys, hsim.runner.manifest; print('hsim.play.hearts_game' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr

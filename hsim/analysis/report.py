@@ -53,7 +53,7 @@ from hsim.analysis.frames import (
 from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
 from hsim.analysis.tally import ClusteredRatios
-from hsim.errors import HsimError
+from hsim.errors import HsimError, install_hint
 from hsim.model.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
 
 #: A re-scoring that censors more than this share of the games carries a warning.
@@ -593,8 +593,7 @@ def plot_report(tally: ReportTally, out_dir, rules: Rules | None = None) -> list
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotUnavailable(
-            "--plot needs matplotlib, which is not installed: pip install matplotlib "
-            "(or pip install 'hsim[plot]')"
+            f"--plot needs matplotlib, which is not installed: {install_hint('plot')}"
         ) from None
     if not tally.plots:
         raise ValueError("plot_report needs a ReportTally made with plots=True")

@@ -39,7 +39,7 @@ from hsim.cli.tournament import resume, tournament
 
 
 @click.group(cls=Group, context_settings=HELP)
-@click.version_option(package_name="hsim")
+@click.version_option(package_name="hsim-hearts")
 def main() -> None:
     """hsim: simulate Hearts games and tournaments at compiled speed."""
 

@@ -30,7 +30,7 @@ from hsim.cli.common import (
     user_error,
     workers_option,
 )
-from hsim.errors import EXIT_USAGE
+from hsim.errors import EXIT_USAGE, install_hint
 from hsim.model.rules import RulesError
 
 
@@ -186,8 +186,7 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
             import matplotlib  # noqa: F401
         except ImportError:
             raise click.ClickException(
-                "--plot needs matplotlib, which is not installed: pip install matplotlib "
-                "(or pip install 'hsim[plot]')"
+                f"--plot needs matplotlib, which is not installed: {install_hint('plot')}"
             ) from None
     check_run(run_dir, allow_partial, checksums=True)  # it reads every part
     if scoring:  # re-scoring runs the engine's scoring kernels

@@ -243,7 +243,7 @@ cluster_option = click.option(
     help="Play the chunks as tasks on a Dask cluster: its scheduler's address "
     "(tcp://HOST:PORT), a scheduler file (*.json), or 'local' to start one here with "
     "--workers processes. The run folder must be on a filesystem every worker sees. "
-    "Needs: pip install 'hsim[cluster]'.",
+    "Needs the cluster extra: pip install -e '.[cluster]'.",
 )
 
 

@@ -24,6 +24,7 @@ from hsim.cli.common import (
     rules_option,
     seed_option,
 )
+from hsim.errors import install_hint
 
 EXIT_INTERRUPTED = 130
 
@@ -223,9 +224,7 @@ def sprt(
             # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
             import matplotlib  # noqa: F401
         except ImportError:
-            raise click.UsageError(
-                "--plot needs matplotlib: pip install 'hsim[plot]' (or pip install matplotlib)"
-            ) from None
+            raise click.UsageError(f"--plot needs matplotlib: {install_hint('plot')}") from None
     announce_compile(list(dict.fromkeys(s for t in config.tables().values() for s in t)))
     source = click.get_current_context().get_parameter_source("workers")
     given = None if source == ParameterSource.DEFAULT else workers

@@ -52,6 +52,7 @@ from hsim.errors import (
     SprtError,
     SprtFailed,
     StopRequested,
+    install_hint,
 )
 from hsim.experiments.ladder import board_advantages
 from hsim.model.rules import Rules, canonical, preset_of
@@ -549,7 +550,7 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
 def plot_trace(result: SprtResult, folder: Path) -> Path:
     """Draw the LLR trace with its bounds into ``folder/sprt_llr.png``; return the path.
 
-    :raises SprtError: matplotlib is not installed (``pip install 'hsim[plot]'``).
+    :raises SprtError: matplotlib is not installed (the ``plot`` extra).
     """
     try:
         # deferred: matplotlib is the optional [plot] extra
@@ -559,9 +560,7 @@ def plot_trace(result: SprtResult, folder: Path) -> Path:
         # deferred: matplotlib is the optional [plot] extra
         import matplotlib.pyplot as plt
     except ImportError:
-        raise SprtError(
-            "--plot needs matplotlib: pip install 'hsim[plot]' (or pip install matplotlib)"
-        ) from None
+        raise SprtError(f"--plot needs matplotlib: {install_hint('plot')}") from None
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     boards = [n for n, _ in result.trace]

@@ -45,12 +45,13 @@ from typing import Any
 
 from hsim import __version__
 from hsim.engine import _numba
+from hsim.errors import install_hint
 from hsim.play.games import play_range
 from hsim.runner.chunk import compiled_here, worker_players
 from hsim.strategy.loader import LoadedStrategy, find_builtin, find_entry_point
 from hsim.strategy.specs import is_file_target, parse_spec, split_file_spec
 
-EXTRA_HINT = "pip install 'hsim[cluster]'"
+EXTRA_HINT = install_hint("cluster")
 #: ``--cluster local``: start a LocalCluster on this machine.
 LOCAL = "local"
 PROBE_PREFIX = ".probe-"

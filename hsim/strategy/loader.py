@@ -5,7 +5,7 @@ A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
 1. a built-in strategy (a module of :mod:`hsim.strategies` with a ``STRATEGY``);
 2. an entry point of the group ``hsim.strategies``;
 3. ``openspiel:ismcts``, ``openspiel:mcts`` or ``openspiel:package.module:factory``: an
-   OpenSpiel bot (:mod:`hsim.bridges.openspiel.strategies`, the ``hsim[openspiel]`` extra);
+   OpenSpiel bot (:mod:`hsim.bridges.openspiel.strategies`, the ``openspiel`` extra);
 4. ``package.module:attr``;
 5. ``path/to/file.py:attr``: the file is imported under a name made from its resolved
    path (:func:`file_module_name`), so two copies of one file in two folders (two versions

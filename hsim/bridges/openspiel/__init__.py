@@ -1,4 +1,4 @@
-"""A bridge to OpenSpiel's ``hearts`` (the optional extra ``hsim[openspiel]``): here the
+"""A bridge to OpenSpiel's ``hearts`` (the optional extra ``openspiel``): here the
 card, seat and rules mapping and what a seat may see of an OpenSpiel deal; each direction
 of play in a module of its own:
 
@@ -46,11 +46,13 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from hsim.errors import install_hint
+
 try:
     import pyspiel
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "hsim.bridges.openspiel needs OpenSpiel: pip install 'hsim[openspiel]' (or open_spiel)"
+        f"hsim.bridges.openspiel needs OpenSpiel: {install_hint('openspiel')}"
     ) from exc
 
 from hsim.model.cards import (
