@@ -41,14 +41,19 @@ from hsim.analysis.frames import (
     Run,
     RunFolderError,
     SummaryTally,
+    WinnerTally,
     _scoring_mask,
     _upgrade,
     as_rules,
     check_rescoring,
+    compare_games,
     interval_dict,
+    load_run,
+    moon_rate,
     no_games_message,
     rescore_frames,
     rescore_run,
+    safe_mean_interval,
 )
 from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
@@ -452,8 +457,99 @@ def report_run(
     if duplicate:
         out["by_player"] = tally.keys["player"].rows()
     out["warnings"] = censoring_warnings(summary, folder.rules, rules)
+    if rescoring is None and not rules.is_kierki and len(folder.manifest.get("score_also") or []):
+        out["score_also"] = score_also_changes(folder.path)
     charts = [] if plot_dir is None else plot_report(tally, plot_dir, folder.rules)
     return out, charts
+
+
+#: What a winner change is (``hsim report`` on a ``--score-also`` run, compare-rules).
+WINNER_CHANGE_DEFINITION = (
+    "a game's winner set (the seats with the lowest final score, co-winners of a tie "
+    "included) differs between the played scoring and the other one"
+)
+
+
+def score_also_changes(run_dir, confidence: float = 0.95) -> list[dict[str, Any]]:
+    """Return, for each extra scoring of a ``--score-also`` run, what it changes against
+    the played scoring on the same deals: one dict per scoring, in the run's order.
+
+    Keys: scoring (rules string); winner_change (:meth:`WinnerChange.to_dict
+    <hsim.analysis.frames.WinnerChange.to_dict>`: games, compared, changed, share with a
+    Wilson interval; a change as :data:`WINNER_CHANGE_DEFINITION` says, so a tie that
+    becomes a single winner counts as a change); game_length (deals per game under the
+    played scoring, under this one, and their difference per game with a t interval);
+    moon_rate (moons per deal counted in the games under each scoring, clustered by game:
+    deals played on after a game ended do not count for it). Intervals at ``confidence``.
+    Holds the run's deals in memory (one row per seat per deal).
+
+    :raises RunFolderError: not a run folder, or no games.
+    """
+    run = load_run(run_dir)
+    base_games = run.games
+    played_moons = moon_rate(run.base_deals, confidence=confidence)
+    out = []
+    for label in run.scorings:
+        if label == "base":
+            continue
+        games = run.games_for(label)
+        compared = compare_games(base_games, games)
+        tally = WinnerTally()
+        tally.add(compared)
+        per_game = compared[compared["seat"] == 0]
+        lengths = per_game["deals_b"].to_numpy(float) - per_game["deals_a"].to_numpy(float)
+        moons = moon_rate(rescore_run(run, label).deals, confidence=confidence)
+        out.append(
+            {
+                "scoring": label,
+                "winner_change": tally.winner_change(confidence).to_dict(),
+                "game_length": {
+                    "played": interval_dict(safe_mean_interval(per_game["deals_a"], confidence)),
+                    "scoring": interval_dict(safe_mean_interval(per_game["deals_b"], confidence)),
+                    "difference": interval_dict(safe_mean_interval(lengths, confidence)),
+                },
+                "moon_rate": {
+                    "played": interval_dict(played_moons),
+                    "scoring": interval_dict(moons),
+                },
+            }
+        )
+    return out
+
+
+def format_score_also(rows: list[dict[str, Any]]) -> list[str]:
+    """Return the lines ``hsim report`` prints for :func:`score_also_changes`."""
+    if not rows:
+        return []
+    lines = [
+        "",
+        "other scorings of the same deals (--score-also): how often the winner changes",
+        f"{'scoring':<40} {'winner changed':>22} {'games':>9} "
+        f"{'deals/game change':>18} {'moons/deal':>27}",
+    ]
+    for r in rows:
+        wc = r["winner_change"]
+        share = wc["share"]
+        pct = (
+            "-"
+            if share is None
+            else (f"{share['estimate']:.1%} [{share['low']:.1%}, {share['high']:.1%}]")
+        )
+        moons = r["moon_rate"]
+        moon_text = f"{_iv(moons['played'], 4)} -> {_iv(moons['scoring'], 4)}"
+        lines.append(
+            f"{r['scoring'][:40]:<40} {pct:>22} {wc['compared']:>9,} "
+            f"{_signed(r['game_length']['difference']):>18} {moon_text:>27}"
+        )
+    lines.append(f"(winner changed: {WINNER_CHANGE_DEFINITION}; [95% Wilson interval])")
+    return lines
+
+
+def _signed(d: dict | None) -> str:
+    if d is None:
+        return "-"
+    half = (d["high"] - d["low"]) / 2
+    return f"{d['estimate']:+.2f}" + ("" if np.isnan(half) else f" ± {half:.2f}")
 
 
 def censoring_warnings(summary: dict[str, Any], played: Rules, rules: Rules) -> list[str]:
@@ -549,7 +645,7 @@ def format_report(rep: dict[str, Any]) -> list[str]:
             f"{str(r['strategy']):<24} {r['pass_direction']:<9} "
             f"{_iv(r['points_per_deal']):>15} {_iv(r['moon_rate'], 5):>17}"
         )
-    return lines
+    return lines + format_score_also(rep.get("score_also", []))
 
 
 _SUFFIX = {"1": "st", "2": "nd", "3": "rd"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 
 import click
@@ -18,6 +17,7 @@ from hsim.cli.common import (
     check_run,
     cluster_from_options,
     cluster_option,
+    default_out,
     out_option,
     overwrite_option,
     player_option,
@@ -34,7 +34,11 @@ from hsim.errors import EXIT_USAGE, install_hint
 from hsim.model.rules import RulesError
 
 
-@click.command("compare-rules", context_settings=HELP)
+@click.command(
+    "compare-rules",
+    context_settings=HELP,
+    short_help="Play the same games under other rules and compare.",
+)
 @rules_option
 @rule_option
 @click.option(
@@ -52,7 +56,9 @@ from hsim.model.rules import RulesError
 @seed_option("the deals, the same for every rule set")
 @workers_option
 @cluster_option
-@out_option("results/compare-<time>, holding a run folder per rule set and compare.json")
+@out_option(
+    "results/compare-<time>-seed<seed>-<random>, holding a run folder per rule set and compare.json"
+)
 @overwrite_option
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @progress_option
@@ -110,7 +116,7 @@ def compare_rules(
     specs = player_specs(players, player_list)
     announce_compile(specs)
     if out is None:
-        out = Path("results") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+        out = default_out("compare", seed)
     echo = None if as_json else (lambda line: click.echo(line, err=True))
     try:
         with cluster_from_options(cluster_address, workers, default_workers(games)) as cluster:
@@ -140,7 +146,11 @@ def compare_rules(
         click.echo("\n".join(format_comparison(report)))
 
 
-@click.command("report", context_settings=HELP)
+@click.command(
+    "report",
+    context_settings=HELP,
+    short_help="Points, win rates and moons of a run, with intervals.",
+)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option(
     "--scoring",

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from pathlib import Path
-
 import click
 
 from hsim.cli.common import (
@@ -13,6 +10,7 @@ from hsim.cli.common import (
     build_rules,
     cluster_from_options,
     cluster_option,
+    default_out,
     out_option,
     progress_option,
     rule_option,
@@ -23,7 +21,7 @@ from hsim.cli.common import (
 )
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Measure the bot ladder on duplicate deals.")
 @click.option(
     "--bots",
     default=None,
@@ -44,7 +42,7 @@ from hsim.cli.common import (
 @rule_option
 @workers_option
 @cluster_option
-@out_option("results/ladder-<time>, holding a run folder per rung")
+@out_option("results/ladder-<time>-<random>, holding a run folder per rung")
 @click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
 @progress_option
 def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out, check, progress):
@@ -92,7 +90,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     workers_given, workers = workers, workers or default_workers(rules.players * boards)
     check_ladder(specs, boards, seed, workers, rules)  # every rung, before any is played
     if out is None:
-        out = Path("results") / f"ladder-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+        out = default_out("ladder")
     labels = ladder_labels(specs, rules)
     click.echo(format_header(labels))
     all_hold = True
@@ -116,7 +114,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
         raise click.ClickException("the ladder does not hold")
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="List the strategies --players accepts.")
 def strategies():
     """List the strategies --players accepts, with their parameters."""
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import secrets
 import select
 import signal
 import sys
@@ -456,6 +457,18 @@ def seed_option(what: str = "the deals and every strategy's random choices"):
         help=f"Run seed, 0..2**64-1: it fixes {what}; the same seed gives the same result "
         "on any number of workers.",
     )
+
+
+def default_out(kind: str, seed: int | None = None) -> Path:
+    """Return a new folder name under ``results/`` for a command run without --out:
+    ``<kind>-<date>-<time>[-seed<seed>]-<4 hex>``; the random tail keeps two runs started
+    in the same second (with the same seed) apart, and a name already taken is skipped."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    seed_part = "" if seed is None else f"-seed{seed}"
+    while True:
+        path = Path("results") / f"{kind}-{stamp}{seed_part}-{secrets.token_hex(2)}"
+        if not os.path.lexists(path):
+            return path
 
 
 def out_option(default: str):

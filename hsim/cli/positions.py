@@ -27,7 +27,7 @@ from hsim.cli.common import (
 from hsim.model.cards import format_card
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Print a game trick by trick.")
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
 @click.option("--game", type=click.IntRange(min=0), default=None, help="Game index to replay.")
 @seed_option("the deals and the strategies' random choices (a run folder uses its own)")
@@ -142,7 +142,7 @@ def _replay_specs(run_dir, players, deal_text) -> list[str]:
         return []
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Count the legal play sequences from a position.")
 @rules_option
 @rule_option
 @position_options
@@ -180,7 +180,7 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     click.echo(f"{total:,} sequences in {elapsed:.3f} s ({rate:,.0f} nodes/s)", err=True)
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Print a strategy's decision at a position.")
 @click.option(
     "--strategy",
     "spec",

@@ -18,7 +18,7 @@ from hsim.model.rules import (
 )
 
 
-@click.command("rules", context_settings=HELP)
+@click.command("rules", context_settings=HELP, short_help="List the rule presets and options.")
 @click.argument("rules_string", required=False)
 def rules_command(rules_string):
     """List the presets and every rule option, or show one rules string in full.

@@ -9,7 +9,7 @@ import click
 from hsim.cli.common import HELP
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Check a run folder for damaged or missing parts.")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option(
     "--quick",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 
 import click
@@ -16,6 +15,7 @@ from hsim.cli.common import (
     build_rules,
     cluster_from_options,
     cluster_option,
+    default_out,
     out_option,
     overwrite_option,
     progress_option,
@@ -62,7 +62,7 @@ def _rate(ctx, param, value: float) -> float:
     return value
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Test whether a candidate bot is stronger (SPRT).")
 @click.option("--candidate", required=True, metavar="SPEC", help="The bot under test.")
 @click.option("--baseline", required=True, metavar="SPEC", help="The bot it is measured against.")
 @click.option(
@@ -112,7 +112,7 @@ def _rate(ctx, param, value: float) -> float:
 )
 @cluster_option
 @retries_option
-@out_option("results/sprt-<time>-seed<seed>")
+@out_option("results/sprt-<time>-seed<seed>-<random>")
 @overwrite_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (with the trace).")
 @click.option(
@@ -161,8 +161,8 @@ def sprt(
       gain:            --bounds 0,0.3
       non-regression:  --bounds -0.3,0
     \b
-    Exit status: 0 H1 accepted, 1 H0 accepted, 3 --max-boards reached without a verdict,
-    2 usage error, 4 the games failed (a strategy error, a full disk), 130 interrupted.
+    Exit status: 0 PASS (H1 accepted), 1 FAIL (H0 accepted), 3 --max-boards reached
+    without a verdict, 2 usage error, 4 the games failed (a strategy error, a full disk), 130 interrupted.
     \b
     Example:
       hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5
@@ -201,7 +201,7 @@ def sprt(
             f"{batch} is more than --max-boards {max_boards}", param_hint="--batch"
         )
     if out is None:
-        out = Path("results") / f"sprt-{datetime.now().strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+        out = default_out("sprt", seed)
     config = SprtConfig(
         candidate.strip(),
         baseline.strip(),
@@ -295,10 +295,8 @@ def _print_table(config, result) -> None:
         else f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] points per deal (95% CI)"
     )
     d0, d1 = _signed(config.d0), _signed(config.d1)
-    if result.verdict == "H1":
-        verdict = f"H1 accepted: the advantage is {d1} (H1) rather than {d0} (H0)"
-    elif result.verdict == "H0":
-        verdict = f"H0 accepted: the advantage is {d0} (H0) rather than {d1} (H1)"
+    if result.verdict in ("H1", "H0"):
+        verdict = verdict_words(result.verdict, config.d0, config.d1)
     else:
         verdict = f"none ({result.boards} boards, --max-boards {config.max_boards})"
     rates = f"alpha {config.alpha:g}, beta {config.beta:g}"
@@ -316,6 +314,28 @@ def _print_table(config, result) -> None:
     ]
     for name, value in rows:
         click.echo(f"{name:<10}  {value}")
+
+
+def verdict_words(verdict: str, d0: float, d1: float) -> str:
+    """Return an SPRT verdict (``H1`` or ``H0``, bounds ``d0 < d1`` in points per deal) in
+    plain words: PASS (H1, exit 0) or FAIL (H0, exit 1), what it says of the candidate,
+    then the hypothesis accepted."""
+    a, b = _signed(d0), _signed(d1)
+    if verdict == "H1":
+        if d0 >= 0:
+            what = "the candidate is stronger than the baseline"
+        elif d1 <= 0:
+            what = "the candidate is not weaker than the baseline"
+        else:
+            what = "the candidate's advantage is on the H1 side"
+        return f"PASS: {what} (H1 accepted: an advantage of {b} fits better than {a})"
+    if d1 <= 0:
+        what = "the candidate is weaker than the baseline"
+    elif d0 >= 0:
+        what = "the candidate is not shown stronger than the baseline"
+    else:
+        what = "the candidate's advantage is on the H0 side"
+    return f"FAIL: {what} (H0 accepted: an advantage of {a} fits better than {b})"
 
 
 def _signed(value: float) -> str:

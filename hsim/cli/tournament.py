@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 
 import click
@@ -16,6 +16,7 @@ from hsim.cli.common import (
     build_rules,
     cluster_from_options,
     cluster_option,
+    default_out,
     out_option,
     overwrite_option,
     player_option,
@@ -65,7 +66,7 @@ decision_timeout_option = click.option(
 )
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Play seeded games into a run folder.")
 @players_option
 @player_option
 @click.option("--games", type=click.IntRange(min=1), required=True, help="Number of games.")
@@ -87,7 +88,7 @@ decision_timeout_option = click.option(
     show_default=True,
     help="Index of the first game (to split one seeded run across machines).",
 )
-@out_option("results/run-<time>-seed<seed>")
+@out_option("results/run-<time>-seed<seed>-<random>")
 @overwrite_option
 @click.option(
     "--score-also",
@@ -153,8 +154,7 @@ def tournament(
         raise user_error(exc) from None
     specs = player_specs(players, player_list)
     if out is None:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = Path("results") / f"run-{stamp}-seed{seed}"
+        out = default_out("run", seed)
 
     announce_compile(specs)
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
@@ -199,7 +199,7 @@ def tournament(
     _finish(result, duplicate, rules.is_kierki, config.scoring_names()[1:])
 
 
-@click.command(context_settings=HELP)
+@click.command(context_settings=HELP, short_help="Continue a stopped run folder.")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @workers_option
 @cluster_option
@@ -293,6 +293,12 @@ def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
 
         for name, rows in scoring_summaries(result.run_dir, list(score_also)).items():
             _print_scoring(name, rows, duplicate)
+    if result.games_done:
+        also = ", how often each scoring changes the winner" if score_also else ""
+        click.echo(
+            f"next: hsim report {shlex.quote(str(result.run_dir))}  (every figure with its "
+            f"interval, by seat and by pass direction{also})"
+        )
 
 
 def _stopped_before_start(exc) -> None:
@@ -320,19 +326,35 @@ def _print_result(result, duplicate: bool, kierki: bool = False) -> None:
         f"{result.elapsed_s:.1f} s ({rate:,.0f} games/s)"
     )
     click.echo(f"run folder: {result.run_dir}  (seed {result.seed})")
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.analysis.stats import wilson_interval
+
     who = "player" if duplicate else "seat"  # in duplicate play a player sits everywhere
     w = max([8] + [len(row["strategy"]) for row in result.summary])
     moons = "" if kierki else f" {'moons':>7}"  # Kierki: points are signed, no moon
+    points = "score/deal" if kierki else "points/deal"
     click.echo(
-        f"{who:>6}  {'strategy':<{w}}  {'points/deal':>11} {'win rate':>8} "
+        f"{who:>6}  {'strategy':<{w}}  {points:>11} {'win rate [95% interval]':>24} "
         f"{'mean place':>10}{moons}"
     )
     for row in result.summary:
         moons = "" if kierki else f" {row['moons']:>7,}"
+        win = f"{row['win_rate']:.3f}"
+        if row["games"]:
+            iv = wilson_interval(row["wins"], row["games"])
+            win += f" [{iv.low:.3f}, {iv.high:.3f}]"
         click.echo(
             f"{row['seat']:>6}  {row['strategy']:<{w}}  {row['mean_points_per_deal']:>11.3f} "
-            f"{row['win_rate']:>8.3f} {row['mean_place']:>10.3f}{moons}"
+            f"{win:>24} {row['mean_place']:>10.3f}{moons}"
         )
+    if kierki:
+        legend = "score/deal: Kierki points per deal (higher is better)"
+    else:
+        legend = (
+            "points/deal: penalty points taken per deal, lower is better; moons: deals the "
+            "seat shot the moon"
+        )
+    click.echo(f"({legend}; win rate: share of games won, co-winners of a tie count; place 1 best)")
 
 
 def _print_scoring(name: str, rows: list[dict], duplicate: bool) -> None:

@@ -442,4 +442,14 @@ def format_comparison(report: dict[str, Any]) -> list[str]:
         f"winner changed: the set of seats with the {best} final score (co-winners "
         "included) differs from the base game's"
     )
+    scoring_only = [
+        v["text"] for v in report["variants"] if not v["changes_play"] and v.get("text")
+    ]
+    if not kierki:
+        example = scoring_only[0] if scoring_only else "omnibus=true"
+        lines.append(
+            "these runs play each rule set, so a change mixes the rule's effect with the bots "
+            "playing differently under it; for the scoring's effect alone on the same play: "
+            f"hsim tournament ... --score-also {example}, then hsim report RUN"
+        )
     return lines

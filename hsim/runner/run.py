@@ -119,6 +119,7 @@ def _summary(sums: np.ndarray, specs: tuple[str, ...]) -> list[dict[str, Any]]:
                 "strategy": specs[s],
                 "deals": deals,
                 "games": games,
+                "wins": wins,
                 "mean_points_per_deal": points / deals if deals else float("nan"),
                 "win_rate": wins / games if games else float("nan"),
                 "mean_place": places / games if games else float("nan"),
