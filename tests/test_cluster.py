@@ -251,9 +251,9 @@ def test_no_scheduler_at_the_address_is_a_clear_error():
 
 def test_missing_distributed_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
-    with pytest.raises(ClusterError, match=r"pip install 'hsim\[cluster\]'"):
+    with pytest.raises(ClusterError, match=r"pip install -e '\.\[cluster\]'"):
         DaskCluster("local")
-    assert EXTRA_HINT == "pip install 'hsim[cluster]'"
+    assert EXTRA_HINT == "pip install -e '.[cluster]' in hsim's checkout"
 
 
 def test_a_plain_run_does_not_import_dask(tmp_path):
@@ -319,7 +319,7 @@ def test_cli_cluster_usage_errors(cluster, tmp_path, monkeypatch):
     assert both.exit_code == 2 and "drop --workers" in both.output
     monkeypatch.setitem(sys.modules, "distributed", None)
     missing = _hsim(*base, "--cluster", "local")
-    assert missing.exit_code == 1 and "pip install 'hsim[cluster]'" in missing.output
+    assert missing.exit_code == 1 and "pip install -e '.[cluster]'" in missing.output
     assert "Traceback" not in missing.output and not (tmp_path / "r").exists()
 
 

@@ -70,7 +70,8 @@ def test_the_engine_is_warm_once_loaded_and_cold_in_an_empty_cache(tmp_path, mon
     assert line.startswith(
         "compiling the engine, heuristic and heuristic's game loop (first run after install"
     )
-    assert "about 90 s, then cached in " in line and line.endswith("...")
+    assert "about 90 s estimated, then cached in " in line and line.endswith("...")
+    assert "`hsim warm`" in line
     monkeypatch.setattr(_numba, "JIT_DISABLED", True)  # NUMBA_DISABLE_JIT: nothing compiles
     assert notice.compile_notice(["heuristic"]) is None
 
@@ -81,10 +82,39 @@ def test_a_cold_strategy_alone_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(
         notice, "cold_sources", lambda sources: [s for s in sources if "pimc" in str(s)]
     )
+    monkeypatch.setattr(notice, "measured_seconds", lambda: {})
     assert notice.compile_notice(["pimc"]) == (
-        f"compiling pimc (first use since install or upgrade; about 30 s, then cached in "
-        f"{notice.cache_home()})..."
+        f"compiling pimc (first use since install or upgrade; about 30 s estimated, then "
+        f"cached in {notice.cache_home()}; `hsim warm` compiles everything at once)..."
     )
+
+
+def test_an_estimate_measured_here_replaces_the_built_in_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(_numba, "CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(
+        notice, "cold_sources", lambda sources: [s for s in sources if "pimc" in str(s)]
+    )
+    assert notice.measured_seconds() == {}
+    notice.record_seconds("pimc", 71.26)
+    assert notice.measured_seconds() == {"pimc": 71.3}
+    assert notice.compile_plan(["pimc"]) == [("pimc", 71.3)]
+    assert "about 70 s as measured here" in notice.compile_notice(["pimc"])
+    (tmp_path / "cache" / notice.MEASURED_FILE).write_text("{damaged")
+    assert notice.measured_seconds() == {}  # a damaged file: the built-in estimates
+    assert notice.compile_plan(["pimc"]) == [("pimc", notice.COMPILE_SECONDS["pimc"])]
+
+
+def test_the_ticker_shows_the_elapsed_time_and_records_it(tmp_path, monkeypatch):
+    import io
+
+    monkeypatch.setattr(_numba, "CACHE_DIR", str(tmp_path / "cache"))
+    out = io.StringIO()
+    ticker = notice.CompileTicker([("kierki", 12)], stream=out)
+    elapsed = ticker.stop()
+    assert "compiling" in out.getvalue() and "(about 12 s)" in out.getvalue()
+    assert "done in" in out.getvalue()
+    # a compile that took under a second (here none at all) is not kept as an estimate
+    assert elapsed < 1 and notice.measured_seconds() == {}
 
 
 @pytest.mark.parametrize(

@@ -124,7 +124,7 @@ def test_plot_without_matplotlib_says_how_to_install_it(run_dir, tmp_path, monke
 
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     r = CliRunner().invoke(report, [str(run_dir), "--plot", str(tmp_path / "charts")])
-    assert r.exit_code != 0 and "pip install matplotlib" in r.output
+    assert r.exit_code != 0 and "pip install -e '.[plot]'" in r.output
     assert "Traceback" not in r.output and not (tmp_path / "charts").exists()
 
 

@@ -159,10 +159,10 @@ def test_kierki_sign_follows_higher_is_better(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--bounds", "0.5,0"], "D0 must be below D1"),
+        (["--bounds", "0.5,0"], "D0 < D1"),
         (["--bounds", "0"], "is not D0,D1"),
         (["--bounds", "nan,1"], "finite"),
-        (["--bounds", "0,0.5", "--alpha", "0.7"], "error rate"),
+        (["--bounds", "0,0.5", "--alpha", "0.7"], "alpha must be a probability in (0, 0.5)"),
         (["--bounds", "0,0.5", "--batch", "50", "--max-boards", "10"], "max-boards"),
         (["--bounds", "0,0.5", "--opponents", "random,random"], "other seats"),
         (["--bounds", "0,0.5", "--rule", "no_such=1"], "no_such"),

@@ -8,6 +8,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.rules` — ``rules``
 - :mod:`hsim.cli.sprt` — ``sprt``
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
+- :mod:`hsim.cli.warm` — ``warm``
 - :mod:`hsim.cli.common` — the shared options, and :class:`~hsim.cli.common.Group`: the
   one place that maps errors to a message and an exit code (2 usage, 1 run or data)
 """
@@ -36,6 +37,7 @@ from hsim.cli.rules import rules_command
 from hsim.cli.runs import verify
 from hsim.cli.sprt import sprt
 from hsim.cli.tournament import resume, tournament
+from hsim.cli.warm import warm
 
 
 @click.group(cls=Group, context_settings=HELP)
@@ -54,6 +56,7 @@ for _command in (
     ladder,
     rules_command,
     strategies,
+    warm,
 ):
     main.add_command(_command)
 main.add_command(compare_rules)

@@ -17,6 +17,7 @@ from hsim.cli.common import (
     check_run,
     cluster_from_options,
     cluster_option,
+    compile_done,
     default_out,
     out_option,
     overwrite_option,
@@ -203,6 +204,7 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
         announce_compile(parts=["rescore"], engine=False)
     try:
         rep, charts = report_run(run_dir, scoring, plot_dir)
+        compile_done()
     except (RunFolderError, RulesError, PlotUnavailable) as exc:
         raise user_error(exc) from None
     except OSError as exc:

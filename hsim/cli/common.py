@@ -112,8 +112,11 @@ class Group(click.Group):
         clear_signal()
         installed, old = _install_sigint()
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            compile_done()
+            return result
         except (click.exceptions.Exit, click.ClickException, click.Abort):
+            _compile_stopped()
             raise
         except HsimError as exc:
             raise user_error(exc) from None
@@ -136,6 +139,7 @@ class Group(click.Group):
                 f"the full traceback is in {path})"
             ) from None
         finally:
+            _compile_stopped()
             if installed:
                 signal.signal(signal.SIGINT, signal.SIG_DFL if old is None else old)
 
@@ -404,20 +408,40 @@ def check_run(run_dir, allow_partial: bool, checksums: bool = False) -> None:
         raise user_error(exc) from None
 
 
-def announce_compile(specs=(), parts=(), engine: bool = True, loops: bool = True) -> None:
+def announce_compile(
+    specs=(), parts=(), engine: bool = True, loops: bool = True, progress: bool = True
+) -> None:
     """Say on stderr, before the first compiled call, what is about to be compiled and
     about how long it takes, when it is not in the cache yet (the first run after an
     install or upgrade, or a strategy's first use): a cold compile takes a minute or
     more, and the command would otherwise sit silent. Nothing is printed when the
     cache is warm. specs: the strategy specs the command loads; parts, engine, loops:
     see :func:`hsim.strategy.notice.compile_plan` (loops=False: the command plays no games).
+    On a terminal, and unless ``progress`` is False (``--no-progress``), the elapsed time
+    then ticks on stderr (:class:`hsim.strategy.notice.CompileTicker`) until the compile
+    ends: a run's first finished chunk, :func:`compile_done`, or the command's end.
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy import notice
 
-    line = notice.compile_notice(specs, parts, engine, loops)
+    plan = notice.compile_plan(specs, parts, engine, loops)
+    line = notice.compile_notice(plan=plan)
     if line:
         click.echo(line, err=True)
+        if progress and sys.stderr.isatty():
+            notice.start_ticker(plan)
+
+
+def _compile_stopped() -> None:
+    """End the compile ticker without keeping its time (the command failed or stopped)."""
+    if "hsim.strategy.notice" in sys.modules:
+        sys.modules["hsim.strategy.notice"].stop_ticker(done=False)
+
+
+def compile_done() -> None:
+    """End the compile ticker, if one runs (before a command prints its result)."""
+    if "hsim.strategy.notice" in sys.modules:  # nothing to stop when it was never loaded
+        sys.modules["hsim.strategy.notice"].stop_ticker()
 
 
 class SeedType(click.ParamType):

@@ -15,6 +15,7 @@ from hsim.cli.common import (
     build_position,
     build_rules,
     check_run,
+    compile_done,
     load_one,
     load_specs,
     parse_scores,
@@ -94,6 +95,7 @@ def replay(
             specs, what = rp.run_game_seating(manifest, rules, game)
             header = rp.format_header(rules, manifest["rules"]["preset"], specs, what)
             if not rp.rows_match(records, recorded):
+                compile_done()
                 click.echo(
                     "warning: the replay differs from the recorded rows; has a "
                     "strategy or hsim changed since the run?",
@@ -119,6 +121,7 @@ def replay(
             header = rp.format_header(rules, preset, specs, f"game {game} of run seed {seed}")
     except (rp.ReplayError, StrategyError) as exc:
         raise user_error(exc) from None
+    compile_done()
     click.echo(header)
     for record in records:
         click.echo("\n".join(rp.format_record(record, specs)))
@@ -168,6 +171,7 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
     _, position = build_position(deal_text, pass_direction, passes, plays, rules)
     try:
         position.perft(0)  # compile (or load) before timing
+        compile_done()
         t0 = time.perf_counter()
         total, per_card = position.perft(depth, divide)
     except IllegalPlayError as exc:
@@ -259,5 +263,6 @@ def choose(
         decision = decide(strategy, position, seed, game, seat)
     except (ValueError, StrategyError) as exc:
         raise user_error(exc) from None
+    compile_done()
     click.echo(str(decision))
     click.echo(f"{decision.kind} of seat {decision.seat}", err=True)

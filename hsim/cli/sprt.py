@@ -162,7 +162,8 @@ def sprt(
       non-regression:  --bounds -0.3,0
     \b
     Exit status: 0 PASS (H1 accepted), 1 FAIL (H0 accepted), 3 --max-boards reached
-    without a verdict, 2 usage error, 4 the games failed (a strategy error, a full disk), 130 interrupted.
+    without a verdict, 2 usage error, 4 the games failed (a strategy error, a full
+    disk), 130 interrupted.
     \b
     Example:
       hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5

@@ -5,9 +5,14 @@ the line to print (:func:`compile_notice`)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import json
+import os
 import pickle
 import sys
+import threading
+import time
 import types
 from collections.abc import Iterable
 from pathlib import Path
@@ -112,10 +117,10 @@ def cold_sources(sources: Iterable[Path]) -> list[Path]:
     """
     if _numba.JIT_DISABLED:
         return []
-    return [Path(s).resolve() for s in sources if _cold(Path(s).resolve(), "*")]
+    return [Path(s).resolve() for s in sources if cold_function(Path(s).resolve(), "*")]
 
 
-def _cold(source: Path, function: str) -> bool:
+def cold_function(source: Path, function: str) -> bool:
     """Return whether the compiled code of ``function`` (a qualified name or a glob of
     them: ``*``) of ``source`` is missing from the cache or stale (:func:`cold_sources`)."""
     # deferred: numba's cache internals, loaded only to look up a cache entry
@@ -167,11 +172,18 @@ def compile_plan(
     everything is in the cache (or JIT is disabled).
     """
     plan: list[tuple[str, float]] = []
+    measured = measured_seconds()
+
+    def seconds(what: str, default: float) -> float:
+        return measured.get(what, default)
+
     if engine and cold_sources(ENGINE_SOURCES):
-        plan.append(("engine", COMPILE_SECONDS["engine"]))
+        plan.append(("engine", seconds("engine", COMPILE_SECONDS["engine"])))
     for part in parts:
-        if not _numba.JIT_DISABLED and any(_cold(p.resolve(), f) for p, f in PART_SOURCES[part]):
-            plan.append((part, COMPILE_SECONDS[part]))
+        if not _numba.JIT_DISABLED and any(
+            cold_function(p.resolve(), f) for p, f in PART_SOURCES[part]
+        ):
+            plan.append((part, seconds(part, COMPILE_SECONDS[part])))
     seen: set[Path] = set()
     for spec in specs:
         source = strategy_source(spec)
@@ -180,10 +192,11 @@ def compile_plan(
         seen.add(source)
         name = spec.partition("(")[0].strip()
         if cold_sources([source]):
-            plan.append((name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS)))
+            plan.append((name, seconds(name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS))))
         in_loop = loops and name in IN_LOOP and not _numba.JIT_DISABLED
-        if in_loop and _cold(ENGINE_SOURCES[0], loop_name(name)):
-            plan.append((f"{name}'s game loop", COMPILE_SECONDS["game loop"]))
+        if in_loop and cold_function(ENGINE_SOURCES[0], loop_name(name)):
+            loop = f"{name}'s game loop"
+            plan.append((loop, seconds(loop, COMPILE_SECONDS["game loop"])))
     return plan
 
 
@@ -199,12 +212,18 @@ def cache_home() -> str:
 
 
 def compile_notice(
-    specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True, loops: bool = True
+    specs: Iterable[str] = (),
+    parts: Iterable[str] = (),
+    engine: bool = True,
+    loops: bool = True,
+    plan: list[tuple[str, float]] | None = None,
 ) -> str | None:
     """Return the line to print before compiling (what, about how long, where it is then
     cached), or None when :func:`compile_plan` (same arguments) finds nothing cold.
+    plan: that plan, when the caller has it already.
     """
-    plan = compile_plan(specs, parts, engine, loops)
+    if plan is None:
+        plan = compile_plan(specs, parts, engine, loops)
     if not plan:
         return None
     # Name what takes a while; a bot compiled in a second or two only adds its seconds.
@@ -226,4 +245,135 @@ def compile_notice(
         if plan[0][0] == "engine"
         else "first use since install or upgrade"
     )
-    return f"compiling {what} ({when}; about {about}, then cached in {cache_home()})..."
+    measured = measured_seconds()
+    how = "as measured here" if all(w in measured for w, _ in plan) else "estimated"
+    return (
+        f"compiling {what} ({when}; about {about} {how}, then cached in {cache_home()}; "
+        "`hsim warm` compiles everything at once)..."
+    )
+
+
+#: Where the seconds each compile took on this machine are kept (``hsim warm`` and every
+#: notice that ran to the end write them), next to the cache folders so that they
+#: outlive an upgrade, which is when they are needed.
+MEASURED_FILE = "compile-seconds.json"
+
+
+def _measured_path() -> Path:
+    shown = Path(_numba.CACHE_DIR)
+    base = shown.parent if shown.name == f"numba-{_numba.source_hash()}" else shown
+    return base / MEASURED_FILE
+
+
+def measured_seconds() -> dict[str, float]:
+    """Return the compile seconds measured on this machine, by what compiled (the names
+    of :func:`compile_plan`); {} when none were measured or the file is unreadable."""
+    try:
+        data = json.loads(_measured_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        str(k): float(v)
+        for k, v in data.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1e5
+    }
+
+
+def record_seconds(what: str, seconds: float) -> None:
+    """Keep ``seconds``, the time compiling ``what`` took here, for later estimates.
+
+    Written to a temporary file and renamed, so that two commands at once or a kill
+    leave either the old file or the new one; a folder that cannot be written is
+    skipped (the estimate then stays the built-in one).
+    """
+    path = _measured_path()
+    data = measured_seconds()
+    data[what] = round(float(seconds), 1)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+class CompileTicker:
+    """The elapsed time of a compile on stderr, against its estimate, until :meth:`stop`.
+
+    A tqdm bar of seconds (``compiling: 0:42 of about 0:40``) refreshed by a daemon
+    thread every half second on a terminal, every 15 s elsewhere (a log gets a line at
+    a time, not a flood). ``what``: the names of :func:`compile_plan`; when the compile
+    ends with :meth:`stop` (``done=True``) and it was one thing, its time is recorded
+    (:func:`record_seconds`) for the next estimate.
+    """
+
+    def __init__(self, plan: list[tuple[str, float]], stream=None) -> None:
+        # deferred: tqdm only when something compiles (~5 ms of a start)
+        from tqdm import tqdm
+
+        self.plan = plan
+        self.stream = stream if stream is not None else sys.stderr
+        tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.started = time.monotonic()
+        total = max(1, round(sum(s for _, s in plan)))
+        self.bar = tqdm(
+            total=total,
+            file=self.stream,
+            desc="  compiling",
+            bar_format="{desc}: {elapsed} (about {total} s){postfix}",
+            mininterval=0.5 if tty else 15.0,
+            dynamic_ncols=True,
+            leave=True,
+        )
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True, name="compile-ticker")
+        self._thread.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            elapsed = time.monotonic() - self.started
+            self.bar.n = int(elapsed)
+            self.bar.refresh()
+
+    def stop(self, done: bool = True) -> float:
+        """End the ticker; return the seconds since it started. ``done``: the compile
+        ended (rather than the command stopping): record the time of a one-item plan."""
+        if self._stop.is_set():
+            return time.monotonic() - self.started
+        self._stop.set()
+        self._thread.join(timeout=2)
+        elapsed = time.monotonic() - self.started
+        self.bar.n = int(elapsed)
+        self.bar.set_postfix_str(f"done in {elapsed:.0f} s" if done else "stopped")
+        self.bar.close()
+        if done and len(self.plan) == 1 and elapsed >= 1:  # under 1 s: nothing to estimate
+            record_seconds(self.plan[0][0], elapsed)
+        return elapsed
+
+
+_TICKER: CompileTicker | None = None
+
+
+def start_ticker(plan: list[tuple[str, float]]) -> None:
+    """Start the process's :class:`CompileTicker` for ``plan`` (one at a time)."""
+    global _TICKER
+    stop_ticker(done=False)
+    _TICKER = CompileTicker(plan)
+
+
+def ticking() -> bool:
+    """Return whether a compile ticker runs in this process."""
+    return _TICKER is not None
+
+
+def stop_ticker(done: bool = True) -> None:
+    """Stop the process's ticker, if one runs (the compile ended: a run's progress bar
+    starts, or the command ends)."""
+    global _TICKER
+    ticker, _TICKER = _TICKER, None
+    if ticker is not None:
+        ticker.stop(done)
