@@ -40,7 +40,7 @@ def check(root: Path) -> subprocess.CompletedProcess:
         "lint-imports"
     )
     if linter is None:
-        raise FileNotFoundError("lint-imports not found: pip install import-linter")
+        raise FileNotFoundError("lint-imports not found: pip install -e '.[test]'")
     with tempfile.TemporaryDirectory(prefix="hsim-layers-") as tmp:
         lay_out(root, Path(tmp))
         # The copy comes first on the path, ahead of an installed or editable hsim.

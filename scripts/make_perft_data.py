@@ -26,7 +26,7 @@ holds two kinds of positions, each with its hsim rules string and its one-line p
 The script then counts every position with hsim's kernel (``hsim.engine.perft``) and
 reports each difference with both engines' divide breakdowns; the file keeps OpenSpiel's
 (and the hand-worked) numbers whatever hsim says. Exit status 1 when hsim differs
-anywhere. Needs OpenSpiel (``pip install open_spiel``); the test that reads the file,
+anywhere. Needs OpenSpiel (``pip install -e '.[openspiel]'``); the test that reads the file,
 ``tests/test_perft_data.py``, does not.
 """
 
@@ -53,7 +53,7 @@ try:
 except ModuleNotFoundError as e:  # OpenSpiel is a test-only tool, not an hsim dependency
     if e.name != "pyspiel":
         raise
-    sys.exit("make_perft_data needs OpenSpiel: pip install open_spiel (hsim's 'oracle' extra)")
+    sys.exit("make_perft_data needs OpenSpiel: pip install -e '.[openspiel]' in hsim's checkout")
 
 import numpy as np  # noqa: E402
 

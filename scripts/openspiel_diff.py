@@ -15,7 +15,7 @@ hits of each rule branch against its minimum, and deals/s. ``--mutate`` plays a
 deliberately wrong mapping on the hsim side, to see that the harness catches it.
 
 Exit status: 0 when there is no disagreement and every branch reached its minimum,
-1 otherwise. Needs OpenSpiel (``pip install open_spiel``); hsim itself does not.
+1 otherwise. Needs OpenSpiel (``pip install -e '.[openspiel]'``); hsim itself does not.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ try:
 except ModuleNotFoundError as e:  # OpenSpiel is a test-only tool, not an hsim dependency
     if e.name != "pyspiel":
         raise
-    sys.exit("openspiel_diff needs OpenSpiel: pip install open_spiel (hsim's 'oracle' extra)")
+    sys.exit("openspiel_diff needs OpenSpiel: pip install -e '.[openspiel]' in hsim's checkout")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -109,11 +109,14 @@ def install_problem(target: str, extras: set[str]) -> str | None:
     name = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
     words = [w for w in shlex.split(target.split(" (")[0].split(" in ")[0]) if w != "-e"]
     words = [w for w in words if not w.startswith("--")]
-    if not words:
-        return "installs nothing"
-    m = re.fullmatch(rf"(\.|{re.escape(name)})(?:\[([a-z,]+)\])?", words[0])
+    if not words or words[0] == "-r":  # prose ("a fresh `pip install`"), a requirements file
+        return None
+    target = re.sub(r"(?<=\])[.,;:]+$", "", words[0])  # a sentence's full stop
+    if re.fullmatch(r"\.\[\{\w+\}\]", target):  # a message template: .[{extra}]
+        return None
+    m = re.fullmatch(rf"(\.|{re.escape(name)})(?:\[([a-z,]+)\])?", target)
     if m is None:
-        return f"{words[0]!r} is not this project ({name!r} or the checkout '.')"
+        return f"{target!r} is not this project ({name!r} or the checkout '.')"
     unknown = set((m.group(2) or "").split(",")) - extras - {""}
     return f"no extra {sorted(unknown)}" if unknown else None
 
@@ -136,6 +139,7 @@ def test_every_install_line_names_this_project():
         ("-e '.[test]' && python -m pytest", True),
         ("'hsim-hearts[plot]'", True),
         ("-e '.[nosuch]'", False),
+        ("-r requirements.txt", True),
     ],
 )
 def test_the_install_check_tells_this_project_from_another(target, ok):

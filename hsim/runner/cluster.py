@@ -274,7 +274,7 @@ class DaskCluster:
                 "the cluster cannot play this run: "
                 + "; ".join(problems)
                 + ". Nothing was played. Every worker needs the run folder on a shared "
-                "filesystem at the same path (see README, Running on a cluster), the same "
+                "filesystem at the same path (see docs/cluster.md), the same "
                 "hsim, and each strategy file at the same path."
             )
         self._guard = ((__version__, _numba.source_hash()), sources)
