@@ -128,3 +128,19 @@ def test_warm_says_what_it_could_not_cache(monkeypatch):
     monkeypatch.setattr(warm, "still_cold", lambda: ["pimc"])
     done = _cli("warm", "--no-progress")
     assert done.exit_code == 1 and "still not in the cache after compiling: pimc" in done.output
+
+
+def test_every_command_that_shows_progress_accepts_no_progress(score_also_run):
+    run, _ = score_also_run
+    done = _cli("report", run, "--no-progress")
+    assert done.exit_code == 0 and "how often the winner changes" in done.output
+    for name, command in main.commands.items():
+        options = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        if "--progress" in options:
+            assert "--no-progress" in options, name
+    shows = {
+        n
+        for n, c in main.commands.items()
+        if any("--no-progress" in p.secondary_opts for p in c.params)
+    }
+    assert {"tournament", "resume", "sprt", "ladder", "compare-rules", "report", "warm"} <= shows

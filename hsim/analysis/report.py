@@ -60,6 +60,7 @@ from hsim.analysis.stats import wilson_interval
 from hsim.analysis.tally import ClusteredRatios
 from hsim.errors import HsimError, install_hint
 from hsim.model.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
+from hsim.runner.progress import progress_bar
 
 #: A re-scoring that censors more than this share of the games carries a warning.
 CENSORED_WARNING = 0.05
@@ -423,9 +424,11 @@ def report_run(
     scoring: str | None = None,
     plot_dir: str | Path | None = None,
     rows: int = BATCH_ROWS,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], list[Path]]:
     """Return (the report of :func:`build_report`, the chart files written) in one pass
     over the run: with ``plot_dir``, the charts of :func:`plot_report` are written there.
+    progress: show a bar of the games read on stderr.
 
     :raises RulesError: as :func:`build_report`. :raises RunFolderError: as
         :func:`build_report`. :raises PlotUnavailable: ``plot_dir`` without matplotlib.
@@ -436,8 +439,13 @@ def report_run(
     rules = folder.rules if rescoring is None else rescoring
     duplicate = bool(folder.manifest.get("duplicate", False))
     tally = ReportTally(rules, duplicate, plots=plot_dir is not None)
+    scorings = 1 + len(folder.manifest.get("score_also") or [])
+    total = folder.rows.get("games", 0) // (folder.rules.players * scorings)
+    bar = progress_bar(total, progress and total > 0)
     for deals, games in report_batches(folder, scoring, rows):
         tally.add(deals, games)
+        bar.update(int(games["game"].nunique()) if len(games) else 0)
+    bar.close()
     played = canonical(folder.rules, folder.manifest.get("rules", {}).get("preset"))
     summary = tally.summary.result()
     out: dict[str, Any] = {

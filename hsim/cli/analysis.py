@@ -171,7 +171,8 @@ def compare_rules(
     "score per deal kind) to this folder (needs matplotlib).",
 )
 @allow_partial_option
-def report(run_dir, scoring, as_json, plot_dir, allow_partial):
+@progress_option
+def report(run_dir, scoring, as_json, plot_dir, allow_partial, progress):
     """Per strategy: points per deal, win rate, places and moons with 95% intervals,
     by seat and by pass direction (Kierki: by deal kind, no moons).
 
@@ -203,7 +204,9 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial):
     if scoring:  # re-scoring runs the engine's scoring kernels
         announce_compile(parts=["rescore"], engine=False)
     try:
-        rep, charts = report_run(run_dir, scoring, plot_dir)
+        # a bar on a terminal only: report's output is often piped or parsed
+        bar = progress and sys.stderr.isatty()
+        rep, charts = report_run(run_dir, scoring, plot_dir, progress=bar)
         compile_done()
     except (RunFolderError, RulesError, PlotUnavailable) as exc:
         raise user_error(exc) from None
