@@ -221,14 +221,15 @@ def test_every_compiling_command_gives_the_compile_notice(args, tmp_path, monkey
 
     asked = []
 
-    def fake_notice(specs=(), parts=(), engine=True, loops=True):
+    def fake_plan(specs=(), parts=(), engine=True, loops=True):
         asked.append((list(specs), list(parts)))
         plays.append(loops)
-        return "compiling NOTICE"
+        return [("engine", 1.0)]
 
     plays = []
 
-    monkeypatch.setattr(notice, "compile_notice", fake_notice)
+    monkeypatch.setattr(notice, "compile_plan", fake_plan)
+    monkeypatch.setattr(notice, "compile_notice", lambda plan=None, **_: "compiling NOTICE")
     out = ["--out", str(tmp_path / "o"), "--workers", "1", "--no-progress"]
     extra = out if args[0] in ("tournament", "ladder", "compare-rules", "sprt") else []
     r = CliRunner().invoke(main, [*args, *extra])
