@@ -165,16 +165,22 @@ def test_the_games_of_a_damaged_part_are_named_as_missing(run, damage):
 
 
 def test_resume_of_a_complete_run_deletes_the_files_verify_names(run):
-    _extra(run)
-    (run / "games" / "notes.txt").write_text("mine")
-    (run / "deals" / ".part-000000000000.parquet.tmp").write_bytes(b"x")
+    _extra(run)  # named as hsim names parts: a part written but never recorded
+    (run / "deals" / ".tmp-w1-99-part-000000000000.parquet").write_bytes(b"x")
     assert not verify_run(run).ok
     result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "deleted 3 files that are not parts of the run" in result.output
-    assert "games/notes.txt" in result.output
+    assert "deleted 2 files that are not parts of the run" in result.output
     assert verify_run(run).ok and require_complete(run) == []
     entry = read_manifest(run)["resumes"][-1]
-    assert entry["parts_removed"] == 3 and entry["previous_status"] == "complete"
+    assert entry["parts_removed"] == 2 and entry["previous_status"] == "complete"
     result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
     assert "already complete: nothing to resume" in result.output
+
+
+def test_resume_keeps_a_file_hsim_did_not_write_and_changes_nothing(run):
+    (run / "games" / "notes.txt").write_text("mine")
+    before = sorted(p.name for p in (run / "games").iterdir())
+    result = CliRunner().invoke(main, ["resume", str(run), "--no-progress"])
+    assert result.exit_code == 1 and "games/notes.txt is not a part hsim wrote" in result.output
+    assert sorted(p.name for p in (run / "games").iterdir()) == before

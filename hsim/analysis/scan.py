@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from hsim.errors import ManifestError, RunFolderError
 from hsim.model.rules import Rules
 from hsim.runner.config import load_manifest
+from hsim.runner.lock import unsafe_entries
 from hsim.runner.verify import without_deals
 
 #: Rows per batch: a quarter of a million rows of a dozen narrow columns are a few MB.
@@ -89,6 +90,12 @@ def open_run(run_dir) -> RunFolder:
     reason = without_deals(path, manifest)
     if reason:
         raise RunFolderError(reason)
+    unsafe = [u for u in unsafe_entries(path) if " is a link" in u or "not a folder" in u]
+    if unsafe:  # a link would have hsim read outside the folder it was given
+        raise RunFolderError(
+            f"{path}: {'; '.join(unsafe[:3])}; hsim reads only the run folder's own files "
+            "(replace the links by what they point to)"
+        )
     for name in DATASETS:
         folder = path / name
         if not folder.is_dir():

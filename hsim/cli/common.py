@@ -495,12 +495,22 @@ def default_out(kind: str, seed: int | None = None) -> Path:
             return path
 
 
+class OutFolder(click.Path):
+    """``--out``: a folder path; an empty one (which would mean the current directory) is
+    refused."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty: give the folder to write, e.g. --out results/r1", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def out_option(default: str):
     """The ``--out FOLDER`` option; ``default``: the help's words for the folder chosen
     when it is not given."""
     return click.option(
         "--out",
-        type=click.Path(path_type=Path),
+        type=OutFolder(path_type=Path),
         default=None,
         help=f"Folder to write (default: {default}).",
     )

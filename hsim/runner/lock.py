@@ -190,7 +190,9 @@ def _claim_exclusive(run_dir: Path) -> FolderLock:
     path = run_dir / OWNER
     for _ in range(200):
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            fd = os.open(
+                path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644
+            )
         except FileExistsError:
             owner = _read_json(path)
             try:
@@ -214,6 +216,11 @@ def _claim_exclusive(run_dir: Path) -> FolderLock:
                 "it, or choose another folder"
             ) from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise FolderError(
+                    f"cannot write {run_dir}: its lock file is a link; hsim follows no link "
+                    "in a run folder: delete the link, then try again"
+                ) from None
             raise FolderError(
                 f"cannot write {run_dir}: the lock file {path} cannot be created "
                 f"({exc.strerror or exc})"
@@ -252,7 +259,7 @@ def is_locked(run_dir: Path) -> bool:
         return True
     path = Path(run_dir) / LOCK
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
         return False
     try:
@@ -278,8 +285,13 @@ def claim(run_dir: Path) -> FolderLock:
     path = run_dir / LOCK
     while True:
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise FolderError(
+                    f"cannot write {run_dir}: its lock file is a link; hsim follows no link "
+                    "in a run folder: delete the link, then try again"
+                ) from None
             raise FolderError(
                 f"cannot write {run_dir}: the lock file {path} cannot be created "
                 f"({exc.strerror or exc})"
@@ -398,7 +410,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 f"output folder {run_dir} already exists{f' (run {status})' if status else ''}"
                 f"; choose another --out or pass --overwrite to replace it{hint}"
             )
-        problem = overwrite_problem(run_dir)
+        problem = overwrite_problem(run_dir) or "; ".join(unsafe_entries(run_dir)[:3])
         if problem:
             raise FolderError(
                 f"--overwrite refused: {run_dir} is not an hsim run folder ({problem}), and "
@@ -475,6 +487,56 @@ def overwrite_problem(
         if not isinstance(doc, dict) or marker not in doc:
             return f"its {name} is not one hsim wrote"
     return None
+
+
+def unsafe_entries(run_dir: Path) -> list[str]:
+    """Return what in ``run_dir`` would lead hsim's reads, writes or deletes out of the
+    folder, or make it delete what it did not write, one phrase each (empty: none).
+
+    A link among hsim's own entries (the manifest, the journal, their temporary files,
+    the lock, a dataset folder) or inside a dataset folder; a dataset folder that is not
+    a folder; a folder where hsim writes a file; inside a dataset folder, anything but
+    a part file (:data:`PART_FILE`) or a folder. The run folder itself may be a link.
+    """
+    problems = []
+    run_dir = Path(run_dir)
+    for name in sorted(RUN_ENTRIES):
+        path = run_dir / name
+        if path.is_symlink():
+            problems.append(f"{name} is a link (to {os.readlink(path)})")
+        elif name in DATASET_FOLDERS:
+            if path.exists() and not path.is_dir():
+                problems.append(f"{name} is not a folder")
+            elif path.is_dir():
+                for entry in sorted(path.iterdir()):
+                    if entry.is_symlink():
+                        problems.append(f"{name}/{entry.name} is a link")
+                    elif not entry.is_dir() and not PART_FILE.fullmatch(entry.name):
+                        problems.append(f"{name}/{entry.name} is not a part hsim wrote")
+        elif path.is_dir():
+            problems.append(f"{name} is a folder, where hsim writes a file")
+    for path in sorted(run_dir.iterdir()) if run_dir.is_dir() else ():
+        if ERROR_FILE.fullmatch(path.name) and (path.is_symlink() or not path.is_file()):
+            problems.append(f"{path.name} is not a file hsim wrote")
+    return problems
+
+
+def refuse_unsafe(run_dir: Path, what: str) -> None:
+    """Raise FolderError naming :func:`unsafe_entries` of ``run_dir``, if any: ``what``
+    (e.g. ``cannot resume``) is refused, and nothing is changed.
+
+    :raises FolderError: with what to move or delete before trying again.
+    """
+    problems = unsafe_entries(run_dir)
+    if problems:
+        shown = "; ".join(problems[:3]) + (
+            f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+        )
+        raise FolderError(
+            f"{what} {run_dir}: {shown}. hsim reads, writes and deletes only its own files "
+            "inside the run folder; nothing was changed: move those entries out of the "
+            "folder (or replace the links by what they point to), then try again"
+        )
 
 
 def _status(run_dir: Path) -> str | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import hsim
 from hsim.errors import ManifestError
+from hsim.runner.files import open_append, open_new
 
 MANIFEST = "run.json"
 JOURNAL = "parts.jsonl"
@@ -140,7 +141,7 @@ def now() -> str:
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     """Write ``run.json`` atomically (temporary file, fsync, then rename)."""
     tmp = Path(run_dir) / f".{MANIFEST}.tmp"
-    with open(tmp, "w") as f:
+    with open_new(tmp) as f:
         f.write(json.dumps(manifest, indent=2) + "\n")
         f.flush()
         os.fsync(f.fileno())
@@ -192,7 +193,7 @@ def entry_intact(entry: dict[str, Any], sealed: bool = False) -> bool:
 def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
     """Append one finished chunk to the journal (one write of one line, then fsync)."""
     line = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
-    fd = os.open(Path(run_dir) / JOURNAL, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = open_append(Path(run_dir) / JOURNAL)
     try:
         os.write(fd, line)
         os.fsync(fd)

@@ -26,7 +26,8 @@ from hsim.runner import run as runner
 from hsim.runner.cluster import absolute_specs
 from hsim.runner.columns import DEFAULT_RECORD, SCHEMA_VERSION
 from hsim.runner.config import DEFAULT_DECISION_TIMEOUT, RunConfig, default_workers
-from hsim.runner.lock import FolderError, FolderLock, claim
+from hsim.runner.files import open_new
+from hsim.runner.lock import FolderError, FolderLock, claim, refuse_unsafe
 from hsim.runner.manifest import (
     JOURNAL,
     MANIFEST,
@@ -47,6 +48,7 @@ from hsim.runner.sink import (
     datasets_of,
     file_sha256,
     foreign_datasets,
+    is_part_path,
     remove_temporary,
     remove_unlisted,
 )
@@ -142,6 +144,8 @@ def intact(run_dir: Path, entry: dict[str, Any], datasets: tuple[str, ...] = DAT
         part = entry.get(dataset)
         if not isinstance(part, dict):
             return False
+        if not is_part_path(part.get("file"), dataset):
+            return False  # a path outside its folder is never read: the chunk is played again
         path = Path(run_dir) / str(part.get("file"))
         try:
             if path.stat().st_size != part.get("bytes"):
@@ -213,8 +217,11 @@ def resume_run(
     try:
         try:
             lock = claim(run_dir)
+            refuse_unsafe(run_dir, "cannot resume")
         except FolderError as exc:
-            raise RunError(f"cannot resume: {exc}") from None
+            raise RunError(
+                f"cannot resume: {exc}" if "cannot resume" not in str(exc) else str(exc)
+            ) from None
         try:
             manifest = read_manifest(run_dir)
         except (ManifestError, OSError) as exc:
@@ -333,7 +340,7 @@ def _refuse_foreign_datasets(run_dir: Path, datasets: tuple[str, ...]) -> None:
 def _rewrite_journal(run_dir: Path, done: dict[int, dict]) -> None:
     """Replace the journal by the intact entries only (atomically)."""
     tmp = run_dir / f".{JOURNAL}.tmp"
-    with open(tmp, "w") as f:
+    with open_new(tmp) as f:
         for start in sorted(done):
             f.write(json.dumps(done[start], separators=(",", ":")) + "\n")
         f.flush()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import socket
 from pathlib import Path
 
@@ -52,6 +53,7 @@ from hsim.runner.columns import (
     SCHEMAS,
     written_schema,
 )
+from hsim.runner.files import open_new
 from hsim.runner.narrow import deal_columns
 
 TMP_PREFIX = ".tmp-"
@@ -371,6 +373,21 @@ def part_digits(last_game: int) -> int:
     return max(PART_DIGITS, len(str(max(last_game, 0))))
 
 
+#: A part's path as run.json and the journal name it: in its dataset's folder, nowhere else.
+PART_PATH = re.compile(r"(deals|games|plays)/part-[0-9]+\.parquet")
+
+
+def is_part_path(rel: object, dataset: str | None = None) -> bool:
+    """Return whether ``rel`` (a part entry's ``file``) names a part inside its dataset's
+    folder (``deals/part-….parquet``; of ``dataset`` when given): a path that leaves the
+    run folder (``../x.parquet``, ``/tmp/x``) is never read."""
+    return (
+        isinstance(rel, str)
+        and PART_PATH.fullmatch(rel) is not None
+        and (dataset is None or rel.startswith(f"{dataset}/"))
+    )
+
+
 def part_name(first_game: int, digits: int = PART_DIGITS) -> str:
     """Return the file name of the part whose first game is ``first_game``."""
     return f"part-{first_game:0{digits}d}.parquet"
@@ -440,7 +457,7 @@ def write_parts(
             # file back, and the file gets one write.
             data = encode_part(dataset, table, schema_version)
             staged.append((tmp, folder / name))
-            with open(tmp, "wb") as f:
+            with open_new(tmp, "wb") as f:
                 f.write(data)
             info[dataset] = {
                 "file": f"{dataset}/{name}",

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from hsim.errors import RunCheckError
 from hsim.model.rules import RulesError
 from hsim.runner.config import load_manifest
-from hsim.runner.lock import is_locked
+from hsim.runner.lock import is_locked, unsafe_entries
 from hsim.runner.manifest import (
     ENTRY_DIGEST,
     MANIFEST,
@@ -35,6 +35,7 @@ from hsim.runner.sink import (
     datasets_of,
     file_sha256,
     foreign_datasets,
+    is_part_path,
 )
 
 
@@ -83,6 +84,9 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
 
     run_dir = Path(run_dir)
     check = RunCheck(run_dir)
+    for problem in unsafe_entries(run_dir):  # links out of the folder, entries not hsim's
+        if " is a link" in problem or "not a folder" in problem or "is a folder" in problem:
+            _damage(check, f"{problem}: hsim reads and writes only inside the run folder")
     try:  # every field replay and analysis read, with their messages
         manifest, _ = load_manifest(run_dir)
         journal = read_journal(run_dir)
@@ -202,6 +206,8 @@ def verify_run(run_dir: Path, full: bool = True) -> RunCheck:
 
 def _check_part(run_dir: Path, part: dict[str, Any], full: bool) -> str | None:
     rel = str(part["file"])
+    if not is_part_path(rel):
+        return f"{MANIFEST} lists a part {rel!r} outside its dataset folder (not read)"
     path = run_dir / rel
     try:
         size = path.stat().st_size

@@ -1,0 +1,143 @@
+"""Nothing outside a run folder is read, written or deleted, and a refused command changes
+nothing inside it: links, look-alike entries, part paths that leave the folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hsim.cli import main
+from hsim.runner.lock import unsafe_entries
+from hsim.runner.manifest import ENTRY_DIGEST, seal_entry
+from hsim.runner.sink import is_part_path
+
+PLAYERS = "random,lowcard,random,lowcard"
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    run = tmp_path_factory.mktemp("base") / "run"
+    done = _cli("tournament", "--players", PLAYERS, "--games", 40, "--chunk-size", 10,
+                "--no-progress", "--out", run)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    return run
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    """Every file below ``folder`` (links not followed) with its content's digest."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            out[str(path.relative_to(folder))] = f"link:{path.readlink()}"
+        elif path.is_file():
+            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def setup(finished, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(finished, run, symlinks=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("the user's own file\n")
+    return run, outside
+
+
+def _refused(result, *words):
+    assert result.exit_code != 0, result.output
+    assert "Traceback" not in result.output and "unexpected" not in result.output
+    for word in words:
+        assert word in result.output, result.output
+
+
+def test_a_dataset_folder_linked_outside_is_refused_and_left_alone(setup):
+    run, outside = setup
+    shutil.copytree(run / "deals", outside / "deals")
+    (outside / "deals" / "keep.txt").write_text("mine\n")
+    shutil.rmtree(run / "deals")
+    (run / "deals").symlink_to(outside / "deals", target_is_directory=True)
+    before, inside = _tree(outside), _tree(run)
+    _refused(_cli("resume", run, "--no-progress"), "deals is a link")
+    _refused(_cli("verify", run), "deals is a link")
+    _refused(_cli("report", run), "deals is a link")
+    assert _tree(outside) == before and _tree(run) == inside
+
+
+@pytest.mark.parametrize("name", [".hsim.lock", ".run.json.tmp", ".parts.jsonl.tmp"])
+def test_a_linked_lock_or_temporary_file_never_writes_outside(setup, name):
+    run, outside = setup
+    target = outside / "keep.txt"
+    (run / name).unlink(missing_ok=True)
+    (run / name).symlink_to(target)
+    before = target.read_bytes()
+    _cli("tournament", "--players", PLAYERS, "--games", 4, "--no-progress", "--out", run)
+    _cli("tournament", "--players", PLAYERS, "--games", 4, "--no-progress", "--out", run,
+         "--overwrite")  # fmt: skip
+    _cli("resume", run, "--no-progress")
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", [".run.json.tmp", "parts.jsonl", "hsim-error-notes.txt"])
+def test_overwrite_keeps_a_user_folder_named_like_an_hsim_file(setup, name):
+    run, _ = setup
+    folder = run / name
+    if folder.exists():
+        folder.unlink()
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n")
+    result = _cli("tournament", "--players", PLAYERS, "--games", 4, "--no-progress",
+                  "--out", run, "--overwrite")  # fmt: skip
+    _refused(result, "--overwrite refused")
+    assert (folder / "notes.txt").read_text() == "mine\n"
+
+
+def test_a_dataset_replaced_by_a_file_is_refused_before_anything_is_deleted(setup):
+    run, _ = setup
+    shutil.rmtree(run / "deals")
+    (run / "deals").write_text("not a folder\n")
+    games = _tree(run / "games")
+    _refused(_cli("resume", run, "--no-progress"), "deals is not a folder", "nothing was changed")
+    assert _tree(run / "games") == games and len(games) == 4
+
+
+def test_a_stray_file_in_a_dataset_folder_is_kept_and_named(setup):
+    run, _ = setup
+    (run / "deals" / "keep.txt").write_text("mine\n")
+    _refused(_cli("resume", run, "--no-progress"), "deals/keep.txt is not a part hsim wrote")
+    assert (run / "deals" / "keep.txt").read_text() == "mine\n"
+
+
+def test_a_part_path_that_leaves_the_folder_is_never_read(setup):
+    run, outside = setup
+    manifest = json.loads((run / "run.json").read_text())
+    entry = manifest["parts"][0]
+    entry["deals"]["file"] = "../outside/keep.txt"
+    entry.pop(ENTRY_DIGEST)
+    manifest["parts"][0] = seal_entry(entry)  # as an edit that recomputes the checksums
+    (run / "run.json").write_text(json.dumps(manifest))
+    _refused(_cli("verify", run), "outside its dataset folder")
+    assert is_part_path("deals/part-000000000010.parquet", "deals")
+    for bad in ("../x.parquet", "/tmp/part-1.parquet", "deals/../games/part-1.parquet",
+                "games/part-1.parquet", "deals/part-1.parquet.txt", 5):  # fmt: skip
+        assert not is_part_path(bad, "deals")
+
+
+def test_out_empty_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = _cli("tournament", "--players", PLAYERS, "--games", 2, "--out", "")
+    assert result.exit_code == 2 and "--out" in result.output and "is empty" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_clean_run_folder_has_nothing_unsafe(finished):
+    assert unsafe_entries(finished) == []
