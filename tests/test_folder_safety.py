@@ -141,3 +141,18 @@ def test_out_empty_is_refused(tmp_path, monkeypatch):
 
 def test_a_clean_run_folder_has_nothing_unsafe(finished):
     assert unsafe_entries(finished) == []
+
+
+def test_a_bot_that_writes_its_observation_is_a_strategy_error(tmp_path, py_bot):
+    spec = py_bot("WritesObservation")
+    run = tmp_path / "cheat"
+    result = _cli("tournament", "--players", f"{spec},random,random,random", "--games", 4,
+                  "--no-progress", "--out", run)  # fmt: skip
+    _refused(result, "wrote to its observation", "seat 0")
+    assert (
+        not (run / "run.json").exists()
+        or json.loads((run / "run.json").read_text())["status"] == "failed"
+    )
+    honest = _cli("tournament", "--players", f"{py_bot('PyLowcard')},random,random,random",
+                  "--games", 4, "--no-progress", "--out", tmp_path / "honest")  # fmt: skip
+    assert honest.exit_code == 0, honest.output

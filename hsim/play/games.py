@@ -518,9 +518,29 @@ class _Seat:
                 raise StrategyError(
                     f"strategy {loaded.spec!r} (seat {seat}) could not be made: {what}"
                 ) from _cause(exc)
-        public, rows = state.read_only()
-        self.obs = Observation(public, rows[seat], rules)
+        # A plain-Python seat sees copies, refreshed before each of its decisions and
+        # compared after it: its observation can be written (numpy lets a holder set
+        # ``writeable`` back), but never the engine's state, and a write is caught.
+        self._public = np.empty_like(state.public)
+        self._private = np.empty_like(state.private[seat])
+        public, private = self._public.view(), self._private.view()
+        public.flags.writeable = private.flags.writeable = False
+        self.obs = Observation(public, private, rules)
         self.rng: np.random.Generator | None = None
+
+    def observe(self) -> None:
+        """Refresh a plain-Python seat's observation from the table (before a decision)."""
+        if self.player is not None:
+            np.copyto(self._public, self.state.public)
+            np.copyto(self._private, self.state.private[self.seat])
+
+    def observation_intact(self) -> bool:
+        """Return whether a plain-Python seat left its observation as it was given (after
+        a decision); compiled seats are not checked here."""
+        return self.player is None or (
+            np.array_equal(self._public, self.state.public)
+            and np.array_equal(self._private, self.state.private[self.seat])
+        )
 
     def new_game(self, seed_u64, game: int, rules: Rules, timer: _DecisionTimer) -> None:
         """Start ``game`` for a plain-Python seat: its stream, then its ``new_game`` hook,
@@ -646,6 +666,7 @@ class PythonDriver:
         """
         st = self.state
         s = int(st.hidden[H_DECIDER])
+        self.seats[s].observe()
         try:
             with self._timer(s):
                 if status == ST_NEED_PASS:
@@ -659,13 +680,20 @@ class PythonDriver:
                     legal = int(self._legal(st.public, self.rules_array, hand))
                     answer = self.seats[s].play(legal)
             self._check_timer()
-            return answer
         except DecisionTimeout:
             raise self._timed_out() from None
         except BaseException as exc:
             if not strategy_failure(exc):
                 raise
             raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
+        if not self.seats[s].observation_intact():
+            raise _error(
+                self.players,
+                st,
+                self.seed,
+                "wrote to its observation (a strategy reads the table and may not change it)",
+            )
+        return answer
 
     def next_status(self) -> int:
         """Move the game on to its next decision; return its ST_NEED_* status (the seat in

@@ -115,3 +115,14 @@ class SlowStart(PyLowcard):
     def new_game(self, seat, rules):
         while True:
             pass
+
+
+class WritesObservation(PyLowcard):
+    """Plays as PyLowcard, but first makes its observation writable and zeros its own
+    points and score in it: a cheat the engine must refuse, not record."""
+
+    def play(self, obs, legal, rng):
+        public, private = obs.arrays()
+        public.flags.writeable = True
+        public[:] = 0
+        return super().play(obs, legal, rng)
