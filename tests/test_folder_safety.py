@@ -6,6 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -156,3 +160,24 @@ def test_a_bot_that_writes_its_observation_is_a_strategy_error(tmp_path, py_bot)
     honest = _cli("tournament", "--players", f"{py_bot('PyLowcard')},random,random,random",
                   "--games", 4, "--no-progress", "--out", tmp_path / "honest")  # fmt: skip
     assert honest.exit_code == 0, honest.output
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_ladder_is_no_success(tmp_path, signum):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hsim.cli", "ladder", "--bots", "random,lowcard", "--boards",
+         "2000000", "--workers", "1", "--out", str(tmp_path / "ladder"), "--check"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        for line in proc.stderr:  # the rung's header comes before its games
+            if line.startswith("rung 1 of 1"):
+                break
+        time.sleep(1.5)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == (143 if signum == signal.SIGTERM else 130), err
+    assert "interrupted: the rung lowcard over 3 x random stopped" in err
+    assert "yes" not in out and "no " not in out  # no rung row printed as a result

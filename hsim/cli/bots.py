@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from hsim.cli.common import (
@@ -61,6 +63,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.experiments.ladder import (
+        LadderStopped,
         check_ladder,
         default_bots,
         format_header,
@@ -104,6 +107,15 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
                 click.echo(format_rung(rung, labels, rules))
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
+    except LadderStopped as stop:
+        played = stop.result.games_done // rules.players
+        click.echo(
+            f"interrupted: the rung {stop.rung} stopped after {played:,} of {stop.boards:,} "
+            f"boards (no result; `hsim resume {stop.result.run_dir}` finishes its games); "
+            "the rungs after it were not played",
+            err=True,
+        )
+        sys.exit(stop.result.exit_code)
     what = (
         "score per deal: the deal's Kierki points, higher is better"
         if rules.is_kierki

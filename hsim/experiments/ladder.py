@@ -139,10 +139,24 @@ def run_rung(
     # first (hsim.cli.common.announce_compile).
 
     config = rung_config(upper, lower, boards, seed, rules)
-    run_tournament(config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster)
+    result = run_tournament(
+        config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster
+    )
+    if result.status == "interrupted":
+        raise LadderStopped(rung_label(upper, lower, rules), result, boards)
     deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
     advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
     return Rung(upper, lower, advantage, len(deals) // rules.players, out)
+
+
+class LadderStopped(Exception):
+    """A signal (Ctrl-C, SIGTERM) stopped a rung: the ladder stops there, and what the rung
+    played is not a result. rung: its label; result: its run's
+    :class:`hsim.runner.run.RunResult` (``exit_code`` 130 or 143); boards: the rung's."""
+
+    def __init__(self, rung: str, result, boards: int) -> None:
+        super().__init__(f"interrupted during the rung {rung}")
+        self.rung, self.result, self.boards = rung, result, boards
 
 
 def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) -> RunConfig:
