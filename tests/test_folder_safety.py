@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -181,3 +182,42 @@ def test_a_stopped_ladder_is_no_success(tmp_path, signum):
     assert proc.returncode == (143 if signum == signal.SIGTERM else 130), err
     assert "interrupted: the rung lowcard over 3 x random stopped" in err
     assert "yes" not in out and "no " not in out  # no rung row printed as a result
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "unknown"])
+def test_a_strategy_that_cannot_be_found_is_refused_before_compiling(tmp_path, kind):
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "bot.py")
+        spec, words = f"{tmp_path / 'bot.py'}:X", "not a regular file"
+    elif kind == "device":
+        (tmp_path / "bot.py").symlink_to("/dev/zero")
+        spec, words = f"{tmp_path / 'bot.py'}:X", "not a regular file"
+    else:
+        spec, words = "no_such_bot", "unknown strategy 'no_such_bot'; built-in strategies:"
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "tournament", "--players",
+         f"{spec},random,random,random", "--games", "2", "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "HSIM_CACHE_DIR": str(tmp_path / "empty-cache")},
+    )  # fmt: skip
+    assert done.returncode == 2 and words in done.stderr, done.stderr
+    assert "compiling" not in done.stderr and not (tmp_path / "r").exists()
+
+
+def test_a_strategy_that_ignores_signals_does_not_make_hsim_ignore_them(tmp_path, py_bot):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hsim.cli", "tournament", "--players",
+         f"{py_bot('IgnoresSignals')},random,random,random", "--games", "100000",
+         "--workers", "1", "--chunk-size", "1", "--out", str(tmp_path / "r")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "r").glob("*/part-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)  # the strategy is built and playing once a part is written
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["status"] == "interrupted"

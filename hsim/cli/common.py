@@ -409,7 +409,12 @@ def check_run(run_dir, allow_partial: bool, checksums: bool = False) -> None:
 
 
 def announce_compile(
-    specs=(), parts=(), engine: bool = True, loops: bool = True, progress: bool = True
+    specs=(),
+    parts=(),
+    engine: bool = True,
+    loops: bool = True,
+    progress: bool = True,
+    check_specs: bool = True,
 ) -> None:
     """Say on stderr, before the first compiled call, what is about to be compiled and
     about how long it takes, when it is not in the cache yet (the first run after an
@@ -417,13 +422,18 @@ def announce_compile(
     more, and the command would otherwise sit silent. Nothing is printed when the
     cache is warm. specs: the strategy specs the command loads; parts, engine, loops:
     see :func:`hsim.strategy.notice.compile_plan` (loops=False: the command plays no games).
+    check_specs: refuse an unknown strategy first (:func:`hsim.strategy.loader.precheck`);
+    False for specs a run folder recorded (relative to that folder, checked on loading).
     On a terminal, and unless ``progress`` is False (``--no-progress``), the elapsed time
     then ticks on stderr (:class:`hsim.strategy.notice.CompileTicker`) until the compile
     ends: a run's first finished chunk, :func:`compile_done`, or the command's end.
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy import notice
+    from hsim.strategy.loader import precheck
 
+    for spec in specs if check_specs else ():  # said at once, not after minutes of compiling
+        precheck(spec)
     plan = notice.compile_plan(specs, parts, engine, loops)
     line = notice.compile_notice(plan=plan)
     if line:

@@ -72,7 +72,11 @@ def replay(
     A run folder replays only built-in strategies unless --trust is given: its run.json
     may name any strategy file or module, and loading one runs its code.
     """
-    announce_compile(_replay_specs(run_dir, players, deal_text), ["the step-by-step game"])
+    announce_compile(
+        _replay_specs(run_dir, players, deal_text),
+        ["the step-by-step game"],
+        check_specs=run_dir is None,
+    )
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.analysis import replay as rp
     from hsim.strategy.contract import StrategyError

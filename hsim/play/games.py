@@ -7,6 +7,7 @@ runs compiled seats, calling their functions from Python.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import signal
 import threading
@@ -500,6 +501,23 @@ def _answer(value) -> int:
     raise TypeError(f"answered {value!r} ({type(value).__name__}), not an int")
 
 
+@contextlib.contextmanager
+def _signals_kept():
+    """Put SIGINT's and SIGTERM's handlers back as they were after the block (in the main
+    thread, where handlers live): strategy code run inside cannot leave hsim unstoppable
+    but by SIGKILL."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            if handler is not None and signal.getsignal(signum) is not handler:
+                signal.signal(signum, handler)
+
+
 class _Seat:
     """One seat in the Python driver: a compiled bundle or a plain-Python player."""
 
@@ -510,7 +528,8 @@ class _Seat:
         self.player = None
         if loaded.kind == "python":
             try:
-                self.player = loaded.python_factory()
+                with _signals_kept():  # a strategy that ignores Ctrl-C cannot make hsim do so
+                    self.player = loaded.python_factory()
             except BaseException as exc:
                 if not strategy_failure(exc):
                     raise

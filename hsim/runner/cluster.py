@@ -49,7 +49,7 @@ from hsim.errors import install_hint
 from hsim.play.games import play_range
 from hsim.runner.chunk import compiled_here, worker_players
 from hsim.strategy.loader import LoadedStrategy, find_builtin, find_entry_point
-from hsim.strategy.specs import is_file_target, parse_spec, split_file_spec
+from hsim.strategy.specs import is_file_target, parse_spec, read_strategy_file, split_file_spec
 
 EXTRA_HINT = install_hint("cluster")
 #: ``--cluster local``: start a LocalCluster on this machine.
@@ -444,7 +444,7 @@ def local_problems(identity: tuple[str, str], sources) -> list[str]:
 
 
 def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(read_strategy_file(path)).hexdigest()
 
 
 def strategy_sources(players: list[LoadedStrategy]) -> list[tuple[str, str, str]]:

@@ -76,7 +76,7 @@ from hsim.engine.layout import (
 from hsim.errors import StrategyError, StrategySpecError
 from hsim.model.cards import Card, CardMask, cards_of
 from hsim.model.rules import Rules
-from hsim.strategy.specs import spec_file
+from hsim.strategy.specs import read_strategy_file, spec_file
 
 __all__ = [
     "MOON_ADD",
@@ -438,7 +438,7 @@ class LoadedStrategy:
         path = spec_file(self.spec)
         if path is not None:
             try:
-                out["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
-            except OSError:
+                out["sha256"] = hashlib.sha256(read_strategy_file(path)).hexdigest()
+            except (OSError, StrategySpecError):
                 out["sha256"] = None
         return out

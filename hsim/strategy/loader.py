@@ -46,7 +46,13 @@ from hsim.strategy.contract import (
     check_params,
     declared,
 )
-from hsim.strategy.specs import is_file_target, parse_spec, split_file_spec, split_players  # noqa: F401
+from hsim.strategy.specs import (  # noqa: F401
+    is_file_target,
+    parse_spec,
+    read_strategy_file,
+    split_file_spec,
+    split_players,
+)
 
 BUILTIN_PACKAGE = "hsim.strategies"
 ENTRY_POINT_GROUP = "hsim.strategies"
@@ -90,6 +96,42 @@ def find_builtin(name: str) -> Any | None:
     return None
 
 
+def precheck(spec: str) -> None:
+    """Refuse ``spec`` before anything is imported or compiled when its strategy cannot be
+    found: a bad spec, an unknown name, a strategy file that is missing, not a regular
+    file or not ``.py``. A ``package.module:attr`` is checked when it is loaded.
+
+    :raises StrategySpecError: saying what is wrong and what is accepted.
+    """
+    name = parse_spec(spec)[0]
+    target, colon, attr = name.rpartition(":")
+    if colon and target and attr:
+        if is_file_target(target):
+            read_strategy_file(Path(target).expanduser().resolve(), target)
+            if not target.endswith(".py"):
+                raise StrategySpecError(
+                    f"strategy file {target!r} is not a Python file (.py); give "
+                    "path/to/file.py:attr"
+                )
+        return
+    for module_name in (name, f"{name}_bot"):
+        if module_name.isidentifier() and importlib.util.find_spec(
+            f"{BUILTIN_PACKAGE}.{module_name}"
+        ):
+            return
+    if any(ep.name == name for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)):
+        return
+    package = importlib.util.find_spec(BUILTIN_PACKAGE)
+    known = sorted(
+        m.name.removesuffix("_bot")
+        for m in pkgutil.iter_modules(package.submodule_search_locations or [])
+    )
+    raise StrategySpecError(
+        f"unknown strategy {name!r}; built-in strategies: {', '.join(known)}; or give an "
+        "entry point, package.module:attr or path/to/file.py:attr (see `hsim strategies`)"
+    )
+
+
 def find_entry_point(name: str) -> Any | None:
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
@@ -124,12 +166,7 @@ def file_module_name(path: Path) -> str:
 
 def _from_file(path_text: str, attr: str) -> Any:
     path = Path(path_text).expanduser().resolve()
-    if path.is_dir():
-        raise StrategySpecError(
-            f"strategy file {path_text!r} is a folder; give a Python file, path/to/file.py:attr"
-        )
-    if not path.is_file():
-        raise StrategySpecError(f"strategy file {path_text!r} does not exist")
+    read_strategy_file(path, path_text)  # a regular file of a sane size, or a clear error
     if path.suffix != ".py":
         raise StrategySpecError(
             f"strategy file {path_text!r} is not a Python file (.py); give path/to/file.py:attr"

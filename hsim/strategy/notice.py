@@ -21,7 +21,8 @@ import numba
 
 from hsim.engine import _numba
 from hsim.engine._numba import PACKAGE_DIR
-from hsim.strategy.specs import is_file_target
+from hsim.errors import StrategySpecError
+from hsim.strategy.specs import is_file_target, read_strategy_file
 
 #: The Kierki game loop's module, which a Hearts run loads only when cold (hsim.play.games).
 KIERKI_GAME_SOURCE = PACKAGE_DIR / "play" / "kierki_game.py"
@@ -155,8 +156,8 @@ def strategy_source(spec: str) -> Path | None:
 def _caching_file(path: Path) -> Path | None:
     """Return ``path`` resolved if it is a file that caches compiled code, else None."""
     try:
-        return path.resolve() if b"cache=True" in path.read_bytes() else None
-    except OSError:
+        return path.resolve() if b"cache=True" in read_strategy_file(path) else None
+    except (OSError, StrategySpecError):  # the loader then says what is wrong with it
         return None
 
 

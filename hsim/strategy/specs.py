@@ -15,6 +15,7 @@ form ``target:attr`` names a module's attribute, or a file's when ``target`` is 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from hsim.errors import StrategySpecError
@@ -125,3 +126,37 @@ def spec_file(spec: str) -> Path | None:
     if colon and target and attr and is_file_target(target):
         return Path(target).expanduser().resolve()
     return None
+
+
+#: The largest strategy file hsim reads (bytes): a Python source, not a data file.
+MAX_STRATEGY_FILE = 16 * 2**20
+
+
+def read_strategy_file(path: Path, shown: str | None = None) -> bytes:
+    """Return the bytes of strategy file ``path``, read only when it is a regular file
+    of at most :data:`MAX_STRATEGY_FILE` bytes (a FIFO would block, ``/dev/zero`` never
+    end). shown: the path as the user gave it, for the message.
+
+    :raises StrategySpecError: missing, not a regular file, or too large.
+    """
+    shown = shown or str(path)
+    try:
+        info = os.stat(path)
+    except OSError:
+        raise StrategySpecError(f"strategy file {shown!r} does not exist") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise StrategySpecError(
+            f"strategy file {shown!r} is a folder; give a Python file, path/to/file.py:attr"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise StrategySpecError(
+            f"strategy file {shown!r} is not a regular file (a pipe, a device…); give a "
+            "Python source file"
+        )
+    if info.st_size > MAX_STRATEGY_FILE:
+        raise StrategySpecError(
+            f"strategy file {shown!r} is {info.st_size:,} bytes, more than a Python source "
+            f"should be (at most {MAX_STRATEGY_FILE:,})"
+        )
+    with open(path, "rb") as f:
+        return f.read(MAX_STRATEGY_FILE + 1)

@@ -126,3 +126,17 @@ class WritesObservation(PyLowcard):
         public.flags.writeable = True
         public[:] = 0
         return super().play(obs, legal, rng)
+
+
+class IgnoresSignals(PyLowcard):
+    """Plays as PyLowcard, slowly, after setting SIGINT and SIGTERM to be ignored."""
+
+    def __init__(self):
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def play(self, obs, legal, rng):
+        time.sleep(0.01)
+        return super().play(obs, legal, rng)
