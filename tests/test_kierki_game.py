@@ -57,7 +57,7 @@ from hsim.model.rules import Rules, make_rules
 from hsim.play.games import PythonDriver, play_range
 from hsim.play.kierki_game import next_kierki_decision
 from hsim.strategies import lowcard, random_bot
-from hsim.strategy.contract import CompiledStrategy, StrategyError
+from hsim.strategy.contract import CompiledStrategy, Observation, StrategyError
 from hsim.strategy.loader import LoadedStrategy, load_players
 
 TRICKS, HEARTS, QUEENS, MEN, KING_OF_HEARTS, SEVENTH_AND_LAST, REBEL, TRUMP, LOTTERY = range(9)
@@ -260,7 +260,8 @@ class HeartsOnly:
 def deal_end_snapshot(driver: PythonDriver) -> dict:
     """Return the history of the deal just scored, read from the driver's state."""
     st = driver.state
-    obs = driver.seats[0].obs
+    public, rows = st.read_only()
+    obs = Observation(public, rows[0], driver.rules)  # the table now (a seat's is a copy)
     n = obs.n_seats
     end = int(st.hidden[H_DEAL_ROWS])
     row = driver.deal_out[end - n]  # P_DEAL already names the next deal, as in Hearts

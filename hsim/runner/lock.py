@@ -489,14 +489,15 @@ def overwrite_problem(
     return None
 
 
-def unsafe_entries(run_dir: Path) -> list[str]:
+def unsafe_entries(run_dir: Path, strays: bool = True) -> list[str]:
     """Return what in ``run_dir`` would lead hsim's reads, writes or deletes out of the
     folder, or make it delete what it did not write, one phrase each (empty: none).
 
     A link among hsim's own entries (the manifest, the journal, their temporary files,
     the lock, a dataset folder) or inside a dataset folder; a dataset folder that is not
     a folder; a folder where hsim writes a file; inside a dataset folder, anything but
-    a part file (:data:`PART_FILE`) or a folder. The run folder itself may be a link.
+    a part file (:data:`PART_FILE`) or a folder (unless not ``strays``). The run folder
+    itself may be a link.
     """
     problems = []
     run_dir = Path(run_dir)
@@ -511,7 +512,7 @@ def unsafe_entries(run_dir: Path) -> list[str]:
                 for entry in sorted(path.iterdir()):
                     if entry.is_symlink():
                         problems.append(f"{name}/{entry.name} is a link")
-                    elif not entry.is_dir() and not PART_FILE.fullmatch(entry.name):
+                    elif strays and not entry.is_dir() and not PART_FILE.fullmatch(entry.name):
                         problems.append(f"{name}/{entry.name} is not a part hsim wrote")
         elif path.is_dir():
             problems.append(f"{name} is a folder, where hsim writes a file")
@@ -521,13 +522,13 @@ def unsafe_entries(run_dir: Path) -> list[str]:
     return problems
 
 
-def refuse_unsafe(run_dir: Path, what: str) -> None:
+def refuse_unsafe(run_dir: Path, what: str, strays: bool = True) -> None:
     """Raise FolderError naming :func:`unsafe_entries` of ``run_dir``, if any: ``what``
     (e.g. ``cannot resume``) is refused, and nothing is changed.
 
     :raises FolderError: with what to move or delete before trying again.
     """
-    problems = unsafe_entries(run_dir)
+    problems = unsafe_entries(run_dir, strays)
     if problems:
         shown = "; ".join(problems[:3]) + (
             f"; and {len(problems) - 3} more" if len(problems) > 3 else ""

@@ -217,7 +217,7 @@ def resume_run(
     try:
         try:
             lock = claim(run_dir)
-            refuse_unsafe(run_dir, "cannot resume")
+            refuse_unsafe(run_dir, "cannot resume", strays=False)  # links: before any read
         except FolderError as exc:
             raise RunError(
                 f"cannot resume: {exc}" if "cannot resume" not in str(exc) else str(exc)
@@ -248,6 +248,10 @@ def resume_run(
             )
         config = config_from_manifest(manifest, run_dir)
         _refuse_foreign_datasets(run_dir, config.datasets)  # the more telling message first
+        try:
+            refuse_unsafe(run_dir, "cannot resume")  # a file of yours among the parts
+        except FolderError as exc:
+            raise RunError(str(exc)) from None
         try:
             check_settings(manifest, run_dir / MANIFEST, read_journal(run_dir))
         except ManifestError as exc:
