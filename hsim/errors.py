@@ -36,6 +36,8 @@ inside a strategy call is not reported as that strategy's error.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 
 EXIT_RUN = 1
@@ -52,6 +54,22 @@ def install_hint(extra: str) -> str:
     """Return the command that installs hsim's optional extra ``extra`` (``cluster``,
     ``openspiel``, ``plot``) into a checkout's environment."""
     return f"pip install -e '.[{extra}]' in hsim's checkout"
+
+
+#: The pipe to :mod:`hsim.console`'s supervisor, in a supervised command's process (else
+#: None): :func:`tell_finished` writes to it.
+finished_fd: int | None = None
+
+
+def tell_finished() -> None:
+    """Tell the supervisor that the command finished (its exit status is then its own);
+    nothing without one. Called once, as the command exits."""
+    global finished_fd
+    fd, finished_fd = finished_fd, None
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.write(fd, b"1")
+            os.close(fd)
 
 
 class HsimError(Exception):

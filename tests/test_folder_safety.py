@@ -221,3 +221,28 @@ def test_a_strategy_that_ignores_signals_does_not_make_hsim_ignore_them(tmp_path
         proc.kill()
     assert proc.returncode == 143, err
     assert json.loads((tmp_path / "r" / "run.json").read_text())["status"] == "interrupted"
+
+
+HSIM = Path(sys.executable).parent / "hsim"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor is Linux's")
+@pytest.mark.parametrize("case", ["tournament", "choose", "import"])
+def test_a_strategy_that_ends_the_process_is_no_success(tmp_path, py_bot, case):
+    bots = Path(__file__).parent / "bots"
+    if case == "tournament":
+        args = ["tournament", "--players", f"{py_bot('ExitsProcess')},random,random,random",
+                "--games", "4", "--out", str(tmp_path / "r")]  # fmt: skip
+        code = 1
+    elif case == "choose":
+        args = ["choose", "--strategy", py_bot("ExitsProcess"), "--deal",
+                "2C3C4C5C6C7C8C9CTCJCQCKCAC/2D3D4D5D6D7D8D9DTDJDQDKDAD/"
+                "2S3S4S5S6S7S8S9STSJSQSKSAS/2H3H4H5H6H7H8H9HTHJHQHKHAH"]  # fmt: skip
+        code = 1
+    else:
+        args = ["tournament", "--players", f"{bots / 'exits_at_import.py'}:X,random,random,random",
+                "--games", "4", "--out", str(tmp_path / "r")]  # fmt: skip
+        code = 7
+    done = subprocess.run([str(HSIM), *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == code, (done.stdout, done.stderr)
+    assert "hsim ended before finishing its command" in done.stderr

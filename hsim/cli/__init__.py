@@ -38,6 +38,7 @@ from hsim.cli.runs import verify
 from hsim.cli.sprt import sprt
 from hsim.cli.tournament import resume, tournament
 from hsim.cli.warm import warm
+from hsim.errors import tell_finished
 
 
 @click.group(cls=Group, context_settings=HELP)
@@ -84,6 +85,7 @@ def run() -> None:
     elif not isinstance(code, int):  # as sys.exit("message") does
         sys.stderr.write(f"{code}\n")
         code = 1
+    tell_finished()
     here = threading.current_thread()
     if any(t is not here and t.is_alive() and not t.daemon for t in threading.enumerate()):
         sys.exit(code)

@@ -140,3 +140,11 @@ class IgnoresSignals(PyLowcard):
     def play(self, obs, legal, rng):
         time.sleep(0.01)
         return super().play(obs, legal, rng)
+
+
+class ExitsProcess(PyLowcard):
+    """Ends the whole process with ``os._exit(0)`` at its first play: a success status
+    that hsim must not pass on."""
+
+    def play(self, obs, legal, rng):
+        os._exit(0)
