@@ -13,6 +13,7 @@ passed on. ``HSIM_NO_SUPERVISOR=1`` runs the command in this process.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -59,6 +60,9 @@ def _supervise() -> None:
     if pid == 0:
         os.close(read_end)
         hsim.errors.finished_fd = write_end
+        # any end Python makes itself says so (an error, Ctrl-C while loading, sys.exit);
+        # os._exit() and signals skip exit handlers: those are what the supervisor catches
+        atexit.register(hsim.errors.tell_finished)
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() == 1:  # the supervisor died before prctl took effect

@@ -59,7 +59,14 @@ from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
 from hsim.analysis.tally import ClusteredRatios
 from hsim.errors import HsimError, install_hint
-from hsim.model.rules import KIERKI_KINDS, Rules, canonical, differences, format_value
+from hsim.model.rules import (
+    KIERKI_KINDS,
+    Rules,
+    RulesError,
+    canonical,
+    differences,
+    format_value,
+)
 from hsim.runner.progress import progress_bar
 
 #: A re-scoring that censors more than this share of the games carries a warning.
@@ -88,6 +95,10 @@ def report_rules(played: Rules, scoring: str | None) -> Rules | None:
     """
     if _is_base(scoring):
         return None
+    if not scoring.strip():
+        raise RulesError(
+            "--scoring is empty: give options such as omnibus=true, a rules string, or base"
+        )
     rules = as_rules(scoring, played)
     if played.is_kierki and rules == played:
         return None

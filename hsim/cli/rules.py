@@ -28,7 +28,7 @@ def rules_command(rules_string):
       hsim rules
       hsim rules 'classic(omnibus=true,end_score=50)'
     """
-    if rules_string:
+    if rules_string is not None:
         try:
             rules = parse_rules(rules_string)
         except RulesError as exc:

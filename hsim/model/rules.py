@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from hsim.errors import RulesError
+from hsim.model.text import key_values, split_pieces
 
 
 def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any:
@@ -401,14 +402,9 @@ def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for item in items:
-        for piece in item.split(","):
-            piece = piece.strip()
-            if not piece:
-                continue
-            name, eq, text = piece.partition("=")
-            if not eq:
-                raise RulesError(f"rule option {piece!r} needs a value: write name=value")
-            out[name.strip()] = parse_value(name.strip(), text)
+        pieces = split_pieces(item, "rule options", RulesError)
+        for name, text in key_values(pieces, f"rule options {item!r}:", RulesError, out).items():
+            out[name] = parse_value(name, text)
     return out
 
 
@@ -435,6 +431,8 @@ def parse_rules(text: str) -> Rules:
     :raises RulesError: the string is malformed or names an unknown preset/option/value.
     """
     t = text.strip()
+    if not t:
+        raise RulesError("the rules string is empty: give a preset such as classic (`hsim rules`)")
     preset, paren, rest = t.partition("(")
     if paren:
         if not rest.endswith(")"):

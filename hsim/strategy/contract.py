@@ -76,6 +76,7 @@ from hsim.engine.layout import (
 from hsim.errors import StrategyError, StrategySpecError
 from hsim.model.cards import Card, CardMask, cards_of
 from hsim.model.rules import Rules
+from hsim.model.text import parse_number
 from hsim.strategy.specs import read_strategy_file, spec_file
 
 __all__ = [
@@ -135,10 +136,15 @@ class Param:
             parameter, or outside ``low..high``; the message names the allowed range.
         """
         where = f"strategy {strategy!r}: parameter {name}={value!r}"
-        try:
-            number = float(value) if not isinstance(value, bool) else math.nan
-        except (TypeError, ValueError, OverflowError):
-            number = None
+        if isinstance(value, str):
+            number = parse_number(value)  # ASCII digits, no underscores; None otherwise
+            if number is None and value.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+                number = math.nan
+        else:
+            try:
+                number = float(value) if not isinstance(value, bool) else math.nan
+            except (TypeError, ValueError, OverflowError):
+                number = None
         if number is None or not math.isfinite(number):
             what = "not a number" if number is None else "not a finite number"
             raise StrategySpecError(f"{where} is {what}; {name} takes {self.allowed()}")

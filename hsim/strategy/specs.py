@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 
 from hsim.errors import StrategySpecError
+from hsim.model.text import key_values, split_pieces
 
 
 def split_players(text: str) -> list[str]:
@@ -56,19 +57,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     if paren:
         if not rest.endswith(")"):
             raise StrategySpecError(f"strategy {spec!r}: missing ')' at the end")
-        for piece in rest[:-1].split(","):
-            if not piece.strip():
-                continue
-            key, eq, value = piece.partition("=")
-            if not eq or not key.strip():
-                raise StrategySpecError(
-                    f"strategy {spec!r}: parameter {piece.strip()!r} must be written key=value"
-                )
-            if key.strip() in params:
-                raise StrategySpecError(
-                    f"strategy {spec!r}: parameter {key.strip()!r} is given twice; give it once"
-                )
-            params[key.strip()] = value.strip()
+        pieces = split_pieces(rest[:-1], f"strategy {spec!r}: parameters", StrategySpecError)
+        params = key_values(
+            pieces, f"strategy {spec!r}: parameter", StrategySpecError, form="key=value"
+        )
     if not name.strip():
         raise StrategySpecError(f"strategy {spec!r}: no name")
     return name.strip(), params
