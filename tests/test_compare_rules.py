@@ -93,7 +93,7 @@ def test_text_output_and_refusals(compared, tmp_path):
     [
         ("omnibuss=true", "unknown rule option 'omnibuss'"),
         ("omnibus=maybe", "omnibus takes true|false"),
-        ("omnibus", "needs a value"),
+        ("omnibus", "must be written name=value"),
         ("omnibus=false", "same rule set as the base"),
         ("classic(omnibus=true", "missing closing parenthesis"),
         ("", "empty --variant"),

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from hsim.cli import main
 from hsim.runner.lock import unsafe_entries
-from hsim.runner.manifest import ENTRY_DIGEST, seal_entry
+from hsim.runner.manifest import ENTRY_DIGEST, SETTINGS_DIGEST, seal_entry, settings_digest
 from hsim.runner.sink import is_part_path
 
 PLAYERS = "random,lowcard,random,lowcard"
@@ -246,3 +246,32 @@ def test_a_strategy_that_ends_the_process_is_no_success(tmp_path, py_bot, case):
     done = subprocess.run([str(HSIM), *args], capture_output=True, text=True, timeout=300)
     assert done.returncode == code, (done.stdout, done.stderr)
     assert "hsim ended before finishing its command" in done.stderr
+
+
+def _reseal(run: Path, **fields) -> None:
+    manifest = json.loads((run / "run.json").read_text())
+    manifest.update(fields)
+    manifest[SETTINGS_DIGEST] = settings_digest(manifest)  # an edit that fixes the checksum
+    (run / "run.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("command", ["verify", "report", "resume", "replay"])
+def test_damaged_records_are_messages_not_tracebacks(setup, command):
+    run, _ = setup
+    extra = ["--game", "0"] if command == "replay" else []
+    _reseal(run, chunk_size=0)
+    _refused(_cli(command, run, *extra), "chunk_size")
+    (run / "run.json").write_text("[" * 100_000 + "]" * 100_000)
+    _refused(_cli(command, run, *extra), "run.json")
+    (run / "run.json").unlink()
+    os.mkfifo(run / "run.json")
+    _refused(_cli(command, run, *extra), "run.json")
+
+
+def test_a_scheduler_file_that_is_not_one_is_a_message(tmp_path):
+    for text in ("{not json", "[1, 2]", '{"address": 5}', "[" * 100_000):
+        (tmp_path / "sched.json").write_text(text)
+        result = _cli("tournament", "--players", PLAYERS, "--games", 2, "--no-progress",
+                      "--out", tmp_path / "r", "--cluster", tmp_path / "sched.json")  # fmt: skip
+        _refused(result, "scheduler file")
+        assert not (tmp_path / "r").exists()

@@ -33,6 +33,7 @@ import contextlib
 import functools
 import hashlib
 import importlib.util
+import json
 import logging
 import os
 import secrets
@@ -104,6 +105,33 @@ def check_address(address: str) -> str:
     return text
 
 
+def scheduler_file_address(path: Path) -> str:
+    """Return the scheduler address a Dask scheduler file holds (``{"address": ...}``, as
+    ``dask scheduler --scheduler-file`` writes it).
+
+    :raises ClusterError: no such regular file, too large, not JSON, or no address in it.
+    """
+    how = "start the scheduler with `dask scheduler --scheduler-file FILE`"
+    try:
+        info = path.stat()
+    except OSError:
+        raise ClusterError(f"--cluster {path}: no such scheduler file ({how})") from None
+    if not path.is_file() or info.st_size > 2**20:
+        raise ClusterError(f"--cluster {path}: not a scheduler file ({how})")
+    try:
+        doc = json.loads(path.read_bytes())
+    except (ValueError, RecursionError, OSError):
+        raise ClusterError(
+            f"--cluster {path}: the scheduler file is not valid JSON ({how})"
+        ) from None
+    address = doc.get("address") if isinstance(doc, dict) else None
+    if not isinstance(address, str) or "://" not in address:
+        raise ClusterError(
+            f"--cluster {path}: the scheduler file names no scheduler address ({how})"
+        )
+    return address
+
+
 class DaskCluster:
     """A connection to a Dask scheduler (or a LocalCluster it started), for one or more runs.
 
@@ -143,12 +171,8 @@ class DaskCluster:
                     )
                 self.client = distributed.Client(self._local, timeout=timeout)
             elif self.address.endswith(".json"):
-                if not Path(self.address).is_file():
-                    raise ClusterError(
-                        f"--cluster {self.address}: no such scheduler file (start the "
-                        "scheduler with `dask scheduler --scheduler-file FILE`)"
-                    )
-                self.client = distributed.Client(scheduler_file=self.address, timeout=timeout)
+                address = scheduler_file_address(Path(self.address))
+                self.client = distributed.Client(address, timeout=timeout)
             else:
                 self.client = distributed.Client(self.address, timeout=timeout)
         except (OSError, TimeoutError) as exc:

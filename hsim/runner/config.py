@@ -31,7 +31,6 @@ The limits, and why:
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 from collections.abc import Iterator, Mapping
@@ -51,7 +50,7 @@ from hsim.model.rules import (
     preset_of,
 )
 from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS, RECORD_MODES, SCHEMA_VERSION
-from hsim.runner.manifest import check_settings
+from hsim.runner.manifest import check_settings, parse_record, read_record
 from hsim.strategy.loader import load_players
 from hsim.strategy.specs import recorded_spec
 
@@ -282,13 +281,9 @@ def load_manifest(run_dir: Path) -> tuple[dict[str, Any], Rules]:
     if not path.is_file():
         raise ManifestError(f"{run_dir} is not an hsim run folder: it has no {MANIFEST}")
     try:
-        manifest = json.loads(path.read_text())
+        manifest = parse_record(read_record(path), path)
     except OSError as exc:
         raise ManifestError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ManifestError(
-            f"{path} is not valid JSON ({exc}); it may be truncated or edited by hand"
-        ) from None
     return manifest, check_manifest(manifest, path)
 
 
@@ -309,6 +304,7 @@ def check_manifest(manifest: Any, where: Path | str = MANIFEST) -> Rules:
     """Check a run manifest's fields (as read from JSON) and return its rules.
 
     Checked: ``seed`` (0..2**64-1), ``first_game``, ``games`` (game indices within int64),
+    ``chunk_size`` (1..:data:`MAX_CHUNK_SIZE`),
     ``duplicate``, ``seed_scheme``, ``rules`` (``options``: every name a known rule option
     with a valid value; ``preset``), ``players`` (one ``{"spec": ...}`` per seat),
     ``score_also`` (strings); then the settings against their recorded checksum
@@ -324,10 +320,13 @@ def check_manifest(manifest: Any, where: Path | str = MANIFEST) -> Rules:
     first = _field(manifest, "first_game", int, where)
     games = _field(manifest, "games", int, where)
     duplicate = _field(manifest, "duplicate", bool, where, required=False) or False
+    chunk_size = _field(manifest, "chunk_size", int, where, required=False)
     try:
         check_seed(seed, "seed")
         check_int("first_game", first, 0, MAX_GAME_STOP)
         check_int("games", games, 1, MAX_GAME_STOP)
+        if chunk_size is not None:
+            check_int("chunk_size", chunk_size, 1, MAX_CHUNK_SIZE)
     except ConfigError as exc:
         raise ManifestError(f"{where}: field {exc}") from None
     rules_field = _field(manifest, "rules", dict, where)

@@ -35,7 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hsim.runner.manifest import JOURNAL, MANIFEST, now
+from hsim.errors import ManifestError
+from hsim.runner.manifest import JOURNAL, MANIFEST, now, parse_record, read_record
 
 LOCK = ".hsim.lock"
 #: The lock where the file system has no flock (see the module docstring).
@@ -131,10 +132,10 @@ def read_owner(run_dir: Path) -> dict[str, Any] | None:
 
 def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        text = path.read_text()
-        owner = json.loads(text) if text.strip() else None
+        text = read_record(path)
+        owner = parse_record(text, path) if text.strip() else None
         return owner if isinstance(owner, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ManifestError):
         return None
 
 
@@ -410,7 +411,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 f"output folder {run_dir} already exists{f' (run {status})' if status else ''}"
                 f"; choose another --out or pass --overwrite to replace it{hint}"
             )
-        problem = overwrite_problem(run_dir) or "; ".join(unsafe_entries(run_dir)[:3])
+        problem = "; ".join(unsafe_entries(run_dir)[:3]) or overwrite_problem(run_dir)
         if problem:
             raise FolderError(
                 f"--overwrite refused: {run_dir} is not an hsim run folder ({problem}), and "
@@ -481,8 +482,8 @@ def overwrite_problem(
                 return f"{name}/: {problem}"
     for name, marker in (manifests or {MANIFEST: "seed_scheme"}).items():
         try:
-            doc = json.loads((folder / name).read_bytes())
-        except (OSError, ValueError):  # not there, or damaged
+            doc = parse_record(read_record(folder / name), folder / name)
+        except (OSError, ManifestError):  # not there, or damaged
             continue
         if not isinstance(doc, dict) or marker not in doc:
             return f"its {name} is not one hsim wrote"
@@ -516,6 +517,8 @@ def unsafe_entries(run_dir: Path, strays: bool = True) -> list[str]:
                         problems.append(f"{name}/{entry.name} is not a part hsim wrote")
         elif path.is_dir():
             problems.append(f"{name} is a folder, where hsim writes a file")
+        elif path.exists() and not path.is_file():
+            problems.append(f"{name} is not a regular file (a pipe, a device…)")
     for path in sorted(run_dir.iterdir()) if run_dir.is_dir() else ():
         if ERROR_FILE.fullmatch(path.name) and (path.is_symlink() or not path.is_file()):
             problems.append(f"{path.name} is not a file hsim wrote")
@@ -542,6 +545,6 @@ def refuse_unsafe(run_dir: Path, what: str, strays: bool = True) -> None:
 
 def _status(run_dir: Path) -> str | None:
     try:
-        return str(json.loads((run_dir / MANIFEST).read_text()).get("status"))
-    except (OSError, ValueError, AttributeError):
+        return str(parse_record(read_record(run_dir / MANIFEST), run_dir).get("status"))
+    except (OSError, ManifestError, AttributeError):
         return None

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import platform
+import stat
 import subprocess
 from datetime import datetime, timezone
 from importlib import metadata
@@ -148,6 +149,52 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     os.replace(tmp, Path(run_dir) / MANIFEST)
 
 
+#: The largest run.json or journal hsim reads (bytes): far above any run's (a
+#: 10,000,000-game run's is a few MB), far below what would exhaust memory.
+MAX_RECORD_BYTES = 512 * 2**20
+
+
+def read_record(path: Path) -> bytes:
+    """Return the bytes of a run folder's record (``run.json``, the journal), read only
+    when it is a regular file of at most :data:`MAX_RECORD_BYTES`.
+
+    :raises FileNotFoundError: it is not there.
+    :raises ManifestError: a link, a pipe, a device, or too large.
+    """
+    info = os.lstat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ManifestError(
+            f"{path} is not a regular file (a link, a folder, a pipe…); hsim reads only its "
+            "own files in a run folder"
+        )
+    if info.st_size > MAX_RECORD_BYTES:
+        raise ManifestError(
+            f"{path} is {info.st_size:,} bytes, more than any run's record; it is not one "
+            "hsim wrote"
+        )
+    with open(path, "rb") as f:
+        return f.read(MAX_RECORD_BYTES + 1)
+
+
+def parse_record(data: bytes | str, path: Path) -> Any:
+    """Return JSON ``data`` read from ``path``, or raise ManifestError saying why not
+    (not JSON, or nested too deeply to be hsim's).
+
+    :raises ManifestError: naming the file and that ``hsim verify`` checks the folder.
+    """
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ManifestError(
+            f"{path} is damaged: it is nested too deeply to be one hsim wrote"
+        ) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ManifestError(
+            f"{path} is damaged (not valid JSON: {exc}); it was cut short or edited. "
+            "`hsim verify` checks the folder"
+        ) from None
+
+
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     """Return the manifest of run folder ``run_dir``.
 
@@ -156,14 +203,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         object.
     """
     path = Path(run_dir) / MANIFEST
-    text = path.read_text(errors="replace")
-    try:
-        manifest = json.loads(text)
-    except ValueError as exc:
-        raise ManifestError(
-            f"{path} is damaged (not valid JSON: {exc}); it was cut short or edited. "
-            "`hsim verify` checks the folder"
-        ) from None
+    text = read_record(path).decode("utf-8", errors="replace")
+    manifest = parse_record(text, path)
     if not isinstance(manifest, dict):
         raise ManifestError(
             f"{path} is damaged: it holds a {type(manifest).__name__}, not an object"
@@ -204,14 +245,14 @@ def append_journal(run_dir: Path, entry: dict[str, Any]) -> None:
 def read_journal(run_dir: Path) -> list[dict[str, Any]]:
     """Return the journal's entries; a line cut short (a kill mid-write) is skipped."""
     try:
-        data = (Path(run_dir) / JOURNAL).read_bytes()
+        data = read_record(Path(run_dir) / JOURNAL)
     except FileNotFoundError:
         return []
     entries = []
     for line in data.splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # cut short, damaged: the chunk is played again
             continue
         if isinstance(entry, dict) and isinstance(entry.get("start"), int):
             entries.append(entry)
