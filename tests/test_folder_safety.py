@@ -275,3 +275,16 @@ def test_a_scheduler_file_that_is_not_one_is_a_message(tmp_path):
                       "--out", tmp_path / "r", "--cluster", tmp_path / "sched.json")  # fmt: skip
         _refused(result, "scheduler file")
         assert not (tmp_path / "r").exists()
+
+
+def test_resume_imports_a_folder_s_strategy_files_only_with_trust(tmp_path, py_bot):
+    run = tmp_path / "r"
+    spec = py_bot("PyLowcard")
+    done = _cli("tournament", "--players", f"{spec},random,random,random", "--games", 4,
+                "--no-progress", "--out", run)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    refused = _cli("resume", run, "--no-progress")
+    assert refused.exit_code == 2 and "--trust" in refused.output
+    assert "python_bots.py" in refused.output  # what it would import is named
+    trusted = _cli("resume", run, "--no-progress", "--trust")
+    assert trusted.exit_code == 0 and "already complete" in trusted.output

@@ -56,7 +56,7 @@ from hsim.play.games import PythonDriver
 from hsim.play.kierki_game import seat_card
 from hsim.play.position import Position
 from hsim.runner.config import MAX_GAME_STOP, check_int, load_manifest
-from hsim.strategy.loader import LoadedStrategy, code_to_import, load_players
+from hsim.strategy.loader import LoadedStrategy, load_players, untrusted_code
 from hsim.strategy.specs import spec_from_run
 
 
@@ -196,7 +196,7 @@ def replay_run(run_dir: Path, game: int, trust: bool = False):
         )
     specs = [_from_run_folder(p["spec"], manifest, run_dir) for p in manifest["players"]]
     if not trust:
-        code = sorted({c for c in map(code_to_import, specs) if c is not None})
+        code = untrusted_code(specs)
         if code:
             raise ReplayError(
                 f"{run_dir} names strategies that are not built-in; replaying it would "

@@ -214,7 +214,13 @@ def tournament(
     "[default: the run's own]",
 )
 @progress_option
-def resume(run_dir, workers, cluster_address, retries, decision_timeout, progress):
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="Let the run folder's strategies that are not built-in (files, modules, entry "
+    "points) be imported: that runs their code.",
+)
+def resume(run_dir, workers, cluster_address, retries, decision_timeout, progress, trust):
     """Continue a stopped run folder: play exactly the games it is missing.
 
     \b
@@ -225,6 +231,9 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     \b
     A run started with --cluster may be resumed locally or on a cluster (give --cluster
     again), and the other way round: the datasets are the same.
+    \b
+    A run folder's strategies that are not built-in are loaded only with --trust: its
+    run.json may name any strategy file or module, and loading one runs its code.
     
     Example:
       hsim resume results/run-20261129-203000-seed7
@@ -247,6 +256,7 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
                 argv=["hsim", *sys.argv[1:]],
                 started=started,
                 cluster=cluster,
+                trust=trust,
             )
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from hsim.errors import EXIT_USAGE
 from hsim.model.rules import Rules, RulesError, parse_rules
 from hsim.runner import run as runner
 from hsim.runner.cluster import absolute_specs
@@ -52,6 +53,7 @@ from hsim.runner.sink import (
     remove_temporary,
     remove_unlisted,
 )
+from hsim.strategy.loader import untrusted_code
 from hsim.strategy.specs import spec_from_run
 
 RESUMABLE = ("interrupted", "failed", "running", "complete")
@@ -185,8 +187,13 @@ def resume_run(
     argv: list[str] | None = None,
     started: float | None = None,
     cluster=None,
+    trust: bool = True,
 ) -> RunResult:
     """Continue the run in ``run_dir`` until it is ``complete``; return what was done.
+
+    trust: load strategies ``run.json`` names that are not built-in (files, modules, entry
+    points); False refuses them (``hsim resume`` without ``--trust``), naming them, before
+    anything is imported (:class:`RunError`, exit 2).
 
     workers: processes (None: as many as the missing games warrant). cluster: a
     :class:`hsim.runner.cluster.DaskCluster` to play the missing chunks on instead (any
@@ -247,6 +254,14 @@ def resume_run(
                 "there is nothing to resume"
             )
         config = config_from_manifest(manifest, run_dir)
+        code = [] if trust else untrusted_code(config.players)
+        if code:
+            raise RunError(
+                f"{run_dir} names strategies that are not built-in; resuming it would import "
+                f"and run: {'; '.join(code)}. Resume it with --trust if you trust that code "
+                "(a run folder from elsewhere can name any file or module)",
+                exit_code=EXIT_USAGE,
+            )
         _refuse_foreign_datasets(run_dir, config.datasets)  # the more telling message first
         try:
             refuse_unsafe(run_dir, "cannot resume")  # a file of yours among the parts

@@ -196,6 +196,13 @@ def _attr(module: Any, attr: str, where: str) -> Any:
         raise StrategySpecError(f"{where} has no attribute {attr!r}") from None
 
 
+def untrusted_code(specs) -> list[str]:
+    """Return what loading ``specs`` would import and run that is not built-in
+    (:func:`code_to_import` of each, sorted, once each): what a run folder's ``run.json``
+    names and a command that reads it loads only with ``--trust``."""
+    return sorted({c for c in map(code_to_import, specs) if c is not None})
+
+
 def code_to_import(spec: str) -> str | None:
     """Return what loading ``spec`` would import and run, or None for a built-in.
 
