@@ -288,3 +288,20 @@ def test_resume_imports_a_folder_s_strategy_files_only_with_trust(tmp_path, py_b
     assert "python_bots.py" in refused.output  # what it would import is named
     trusted = _cli("resume", run, "--no-progress", "--trust")
     assert trusted.exit_code == 0 and "already complete" in trusted.output
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("HSIM_START_METHOD", "bogus", "HSIM_START_METHOD='bogus' is not a start method"),
+        ("HSIM_CACHE_DIR", "FILE", "is not a folder"),
+    ],
+)
+def test_a_bad_environment_variable_is_named(tmp_path, monkeypatch, name, value, words):
+    if value == "FILE":
+        value = str(tmp_path / "a-file")
+        Path(value).write_text("")
+    monkeypatch.setenv(name, value)
+    result = _cli("tournament", "--players", PLAYERS, "--games", 2, "--out", tmp_path / "r")
+    _refused(result, words)
+    assert result.exit_code == 2 and not (tmp_path / "r").exists()

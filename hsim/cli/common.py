@@ -144,6 +144,51 @@ class Group(click.Group):
                 signal.signal(signal.SIGINT, signal.SIG_DFL if old is None else old)
 
 
+#: The values ``HSIM_START_METHOD`` takes (how worker processes start; unset: fork where
+#: it is safe, else spawn).
+START_METHODS = ("fork", "spawn", "forkserver")
+
+
+def check_environment() -> None:
+    """Refuse to run with a bad hsim environment variable (:func:`environment_problem`):
+    called by every command that compiles or plays, before it does.
+
+    :raises UserError: exit 2, naming the variable and what to set it to.
+    """
+    problem = environment_problem()
+    if problem:
+        raise UserError(problem, 2)
+
+
+def environment_problem() -> str | None:
+    """Return what is wrong with hsim's environment variables, or None: an
+    ``HSIM_START_METHOD`` that is no start method, an ``HSIM_CACHE_DIR`` that is not a
+    folder hsim can make and write (compiled code would silently never be cached)."""
+    method = os.environ.get("HSIM_START_METHOD", "").strip().lower()
+    if method and method not in START_METHODS:
+        return (
+            f"HSIM_START_METHOD={os.environ['HSIM_START_METHOD']!r} is not a start method: set "
+            f"it to {', '.join(START_METHODS)}, or unset it"
+        )
+    cache = os.environ.get("HSIM_CACHE_DIR")
+    if cache is not None:
+        path = Path(cache).expanduser()
+        if not cache.strip():
+            return "HSIM_CACHE_DIR is set but empty: give a folder for compiled code, or unset it"
+        if path.exists() and not path.is_dir():
+            return (
+                f"HSIM_CACHE_DIR={cache!r} is not a folder; give a folder for compiled code "
+                "(it is made if missing), or unset it"
+            )
+        existing = next((p for p in (path, *path.parents) if p.exists()), None)
+        if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+            return (
+                f"HSIM_CACHE_DIR={cache!r} cannot be written ({existing} is not writable); "
+                "give a folder of yours, or unset it"
+            )
+    return None
+
+
 def _reader_gone(stream) -> bool:
     """Return whether ``stream`` is a pipe whose reading end was closed."""
     try:
@@ -428,6 +473,7 @@ def announce_compile(
     then ticks on stderr (:class:`hsim.strategy.notice.CompileTicker`) until the compile
     ends: a run's first finished chunk, :func:`compile_done`, or the command's end.
     """
+    check_environment()  # before numba reads HSIM_CACHE_DIR
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy import notice
     from hsim.strategy.loader import precheck

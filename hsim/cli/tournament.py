@@ -14,6 +14,7 @@ from hsim.cli.common import (
     RUN_DIR_KEY,
     announce_compile,
     build_rules,
+    check_environment,
     cluster_from_options,
     cluster_option,
     default_out,
@@ -239,6 +240,7 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
       hsim resume results/run-20261129-203000-seed7
     """
     started = time.perf_counter()
+    check_environment()
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.resume import resume_run
     from hsim.runner.run import RunError

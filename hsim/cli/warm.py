@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from hsim.cli.common import HELP, progress_option
+from hsim.cli.common import HELP, check_environment, progress_option
 
 
 @click.command(context_settings=HELP, short_help="Compile everything once, after install.")
@@ -24,6 +24,7 @@ def warm(progress):
     Example:
       hsim warm
     """
+    check_environment()
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.experiments.warm import still_cold
     from hsim.experiments.warm import warm as warm_parts
