@@ -305,3 +305,16 @@ def test_a_bad_environment_variable_is_named(tmp_path, monkeypatch, name, value,
     result = _cli("tournament", "--players", PLAYERS, "--games", 2, "--out", tmp_path / "r")
     _refused(result, words)
     assert result.exit_code == 2 and not (tmp_path / "r").exists()
+
+
+def test_threads_a_strategy_leaves_neither_hang_hsim_nor_pass_silently(tmp_path, py_bot):
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "tournament", "--players",
+         f"{py_bot('LeavesThreads')},random,random,random", "--games", "4", "--workers", "1",
+         "--no-progress", "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "a thread a strategy started failed (bot-fails: RuntimeError" in done.stderr
+    assert "thread(s) running (bot-forever" in done.stderr
+    assert "Traceback" not in done.stderr

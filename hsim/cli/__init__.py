@@ -20,6 +20,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 
 if "numpy" not in sys.modules:  # only before numpy loads its BLAS
     # hsim does no linear algebra, and the threads numpy's and scipy's BLAS start at
@@ -71,9 +72,17 @@ def run() -> None:
 
     The exit handlers run and the standard streams are flushed first, as at a normal
     exit, so nothing written is lost; the exit status is the one ``sys.exit`` would give.
-    If a thread other than daemon threads still runs, the exit is the normal one (which
-    waits for it).
+    Threads a strategy left running do not keep the command alive: it names them and
+    exits (they end with the process). An exception in such a thread is a strategy
+    error: the command says so and exits 1, whatever it did.
     """
+    failures: list[str] = []
+
+    def thread_failed(args) -> None:
+        name = getattr(args.thread, "name", "?")
+        failures.append(f"{name}: {type(args.exc_value).__name__}: {args.exc_value}")
+
+    threading.excepthook = thread_failed
     try:
         main()
     except SystemExit as exc:
@@ -85,10 +94,26 @@ def run() -> None:
     elif not isinstance(code, int):  # as sys.exit("message") does
         sys.stderr.write(f"{code}\n")
         code = 1
-    tell_finished()
+    if failures:
+        sys.stderr.write(
+            f"Error: a thread a strategy started failed ({'; '.join(failures[:3])}); the "
+            "command's results may be incomplete\n"
+        )
+        code = code or 1
     here = threading.current_thread()
-    if any(t is not here and t.is_alive() and not t.daemon for t in threading.enumerate()):
-        sys.exit(code)
+    left = [t.name for t in threading.enumerate() if t is not here and t.is_alive()]
+    left = [n for n in left if not n.startswith(("hsim-", "compile-ticker"))]
+    stray = [t for t in threading.enumerate() if t.name in left and not t.daemon]
+    deadline = time.monotonic() + 1.0  # a pool's own threads finish their shutdown
+    for t in stray:
+        t.join(max(0.0, deadline - time.monotonic()))
+    stray = [t for t in stray if t.is_alive()]
+    if stray:
+        sys.stderr.write(
+            f"warning: a strategy left {len(stray)} thread(s) running "
+            f"({', '.join(t.name for t in stray[:3])}); they end with hsim\n"
+        )
+    tell_finished()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):  # a closed pipe (hsim ... | head) included

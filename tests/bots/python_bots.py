@@ -148,3 +148,20 @@ class ExitsProcess(PyLowcard):
 
     def play(self, obs, legal, rng):
         os._exit(0)
+
+
+class LeavesThreads(PyLowcard):
+    """Starts a thread that never ends and one that raises, at construction."""
+
+    def __init__(self):
+        import threading
+
+        def forever():
+            while True:
+                time.sleep(1)
+
+        def fails():
+            raise RuntimeError("the strategy's helper thread broke")
+
+        threading.Thread(target=forever, name="bot-forever").start()
+        threading.Thread(target=fails, name="bot-fails").start()
