@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
-from hsim.runner.lock import unsafe_entries
+from hsim.runner.lock import claim, unsafe_entries
 from hsim.runner.manifest import ENTRY_DIGEST, SETTINGS_DIGEST, seal_entry, settings_digest
 from hsim.runner.sink import is_part_path
 
@@ -318,3 +318,19 @@ def test_threads_a_strategy_leaves_neither_hang_hsim_nor_pass_silently(tmp_path,
     assert "a thread a strategy started failed (bot-fails: RuntimeError" in done.stderr
     assert "thread(s) running (bot-forever" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_run_being_written_is_called_so_not_damaged(setup):
+    run, _ = setup
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["status"] = "running"
+    (run / "run.json").write_text(json.dumps(manifest))
+    (run / "games" / sorted(p.name for p in (run / "games").iterdir())[-1]).unlink()
+    lock = claim(run)  # as a resume holds it
+    try:
+        for command in (["report", run], ["replay", run, "--game", 0]):
+            result = _cli(*command)
+            _refused(result, "being written by a running hsim")
+            assert "damaged" not in result.output
+    finally:
+        lock.release()

@@ -294,6 +294,11 @@ def require_complete(
     check = verify_run(run_dir, full=checksums)
     if check.ok:
         return []
+    if not allow_partial and Path(run_dir).is_dir() and is_locked(Path(run_dir)):
+        raise RunCheckError(  # a live run: its parts are being written, not damaged
+            f"{run_dir} is being written by a running hsim (a tournament or a resume); wait "
+            "for it to finish, or pass --allow-partial to analyse the games it holds so far"
+        )
     if check.status is None and len(check.damaged) == 1:  # no folder, no or a bad run.json
         raise RunCheckError(check.damaged[0])
     if check.damaged:
