@@ -47,6 +47,7 @@ from hsim.model.rules import (
     Rules,
     RulesError,
     canonical,
+    parse_rules,
     preset_of,
 )
 from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS, RECORD_MODES, SCHEMA_VERSION
@@ -350,6 +351,17 @@ def check_manifest(manifest: Any, where: Path | str = MANIFEST) -> Rules:
         raise ManifestError(
             f"{where}: field 'rules.preset' is {preset!r}, not one of {', '.join(PRESETS)}"
         )
+    text = rules_field.get("string")
+    if text is not None:
+        try:
+            agrees = isinstance(text, str) and parse_rules(text) == rules
+        except RulesError:
+            agrees = False
+        if not agrees:
+            raise ManifestError(
+                f"{where}: field 'rules.string' {text!r} does not read as the rules in "
+                "'rules.options' (edited by hand?)"
+            )
     per = rules.players if duplicate else 1
     if (first + games) * per > MAX_GAME_STOP:
         raise ManifestError(f"{where}: fields 'first_game' + 'games' go past int64")
