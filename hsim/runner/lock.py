@@ -411,7 +411,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 f"output folder {run_dir} already exists{f' (run {status})' if status else ''}"
                 f"; choose another --out or pass --overwrite to replace it{hint}"
             )
-        problem = "; ".join(unsafe_entries(run_dir)[:3]) or overwrite_problem(run_dir)
+        problem = overwrite_problem(run_dir) or "; ".join(unsafe_entries(run_dir)[:3])
         if problem:
             raise FolderError(
                 f"--overwrite refused: {run_dir} is not an hsim run folder ({problem}), and "

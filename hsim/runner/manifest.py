@@ -161,19 +161,28 @@ def read_record(path: Path) -> bytes:
     :raises FileNotFoundError: it is not there.
     :raises ManifestError: a link, a pipe, a device, or too large.
     """
-    info = os.lstat(path)
-    if not stat.S_ISREG(info.st_mode):
+    try:  # no link followed, and a pipe opened without waiting for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
         raise ManifestError(
-            f"{path} is not a regular file (a link, a folder, a pipe…); hsim reads only its "
-            "own files in a run folder"
-        )
-    if info.st_size > MAX_RECORD_BYTES:
-        raise ManifestError(
-            f"{path} is {info.st_size:,} bytes, more than any run's record; it is not one "
-            "hsim wrote"
-        )
-    with open(path, "rb") as f:
-        return f.read(MAX_RECORD_BYTES + 1)
+            f"{path} cannot be read as hsim's ({exc.strerror or exc}; a link is never "
+            "followed in a run folder)"
+        ) from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ManifestError(
+                f"{path} is not a regular file (a folder, a pipe…); hsim reads only its "
+                "own files in a run folder"
+            )
+        if info.st_size > MAX_RECORD_BYTES:
+            raise ManifestError(
+                f"{path} is {info.st_size:,} bytes, more than any run's record; it is not "
+                "one hsim wrote"
+            )
+        return f.read()
 
 
 def parse_record(data: bytes | str, path: Path) -> Any:

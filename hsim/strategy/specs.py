@@ -150,5 +150,5 @@ def read_strategy_file(path: Path, shown: str | None = None) -> bytes:
             f"strategy file {shown!r} is {info.st_size:,} bytes, more than a Python source "
             f"should be (at most {MAX_STRATEGY_FILE:,})"
         )
-    with open(path, "rb") as f:
-        return f.read(MAX_STRATEGY_FILE + 1)
+    with open(path, "rb") as f:  # a regular file of a checked size: read whole
+        return f.read()
