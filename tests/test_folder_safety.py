@@ -334,3 +334,11 @@ def test_a_run_being_written_is_called_so_not_damaged(setup):
             assert "damaged" not in result.output
     finally:
         lock.release()
+
+
+def test_a_compiled_bot_that_writes_the_table_does_not_compile(tmp_path):
+    cheat = Path(__file__).parent / "bots" / "compiled_cheat.py"
+    result = _cli("tournament", "--players", f"{cheat}:STRATEGY,random,random,random",
+                  "--games", 4, "--no-progress", "--out", tmp_path / "r")  # fmt: skip
+    _refused(result, "writes into its observation", "read-only")
+    assert not (tmp_path / "r" / "run.json").exists()

@@ -2,9 +2,10 @@
 
 Every argument array is one-dimensional and C-contiguous:
 
-- ``public``: int64[PUBLIC_LEN], what every seat may see (:mod:`hsim.engine.layout`).
-- ``private``: int64[PRIVATE_LEN], this seat's own row: seat, hand, dealt hand, passed,
-  received.
+- ``public``: int64[PUBLIC_LEN], read-only, what every seat may see
+  (:mod:`hsim.engine.layout`).
+- ``private``: int64[PRIVATE_LEN], read-only, this seat's own row: seat, hand, dealt
+  hand, passed, received.
 - ``rng``: uint64[1], this seat's random stream; draw with :func:`hsim.engine.rng.below`.
 - ``params``: float64[k], the strategy's parameters in the order it declares them.
 
@@ -24,8 +25,12 @@ from __future__ import annotations
 
 from numba import types
 
-PUBLIC = types.int64[::1]
-PRIVATE = types.int64[::1]
+#: ``public`` and ``private`` are read-only to a strategy: a compiled decision that writes
+#: into them does not compile (numba refuses ``setitem`` on a read-only array), so no bot
+#: can change the table or its own points. The loops pass the engine's arrays; the type
+#: is a compile-time property and costs nothing at run time.
+PUBLIC = types.Array(types.int64, 1, "C", readonly=True)
+PRIVATE = types.Array(types.int64, 1, "C", readonly=True)
 RNG = types.uint64[::1]
 PARAMS = types.float64[::1]
 

@@ -183,10 +183,23 @@ def _from_file(path_text: str, attr: str) -> Any:
             del sys.modules[module_name]
             if not strategy_failure(exc):
                 raise
+            if _writes_observation(exc):
+                raise StrategyError(
+                    f"strategy file {path_text!r} writes into its observation (public or "
+                    "private), which is read-only: a strategy reads the table and may not "
+                    "change it"
+                ) from None
             raise StrategyError(
                 f"strategy file {path_text!r} failed to import: {describe(exc)}"
             ) from None
     return _attr(module, attr, path_text)
+
+
+def _writes_observation(exc: BaseException) -> bool:
+    """Whether ``exc`` is numba refusing a write into a read-only array: a compiled
+    decision that writes into ``public`` or ``private`` (:mod:`hsim.engine.signatures`)."""
+    text = str(exc)
+    return type(exc).__name__ == "TypingError" and "setitem" in text and "readonly" in text
 
 
 def _attr(module: Any, attr: str, where: str) -> Any:
