@@ -227,7 +227,7 @@ HSIM = Path(sys.executable).parent / "hsim"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor is Linux's")
-@pytest.mark.parametrize("case", ["tournament", "choose", "import"])
+@pytest.mark.parametrize("case", ["tournament", "choose", "import", "sprt", "ladder"])
 def test_a_strategy_that_ends_the_process_is_no_success(tmp_path, py_bot, case):
     bots = Path(__file__).parent / "bots"
     if case == "tournament":
@@ -238,6 +238,15 @@ def test_a_strategy_that_ends_the_process_is_no_success(tmp_path, py_bot, case):
         args = ["choose", "--strategy", py_bot("ExitsProcess"), "--deal",
                 "2C3C4C5C6C7C8C9CTCJCQCKCAC/2D3D4D5D6D7D8D9DTDJDQDKDAD/"
                 "2S3S4S5S6S7S8S9STSJSQSKSAS/2H3H4H5H6H7H8H9HTHJHQHKHAH"]  # fmt: skip
+        code = 1
+    elif case == "sprt":
+        args = ["sprt", "--candidate", py_bot("ExitsProcess"), "--baseline", "random",
+                "--bounds", "-0.5,0.5", "--max-boards", "8", "--out",
+                str(tmp_path / "r")]  # fmt: skip
+        code = 1
+    elif case == "ladder":
+        args = ["ladder", "--bots", f"random,{py_bot('ExitsProcess')}", "--boards", "2",
+                "--out", str(tmp_path / "r")]  # fmt: skip
         code = 1
     else:
         args = ["tournament", "--players", f"{bots / 'exits_at_import.py'}:X,random,random,random",
