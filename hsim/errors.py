@@ -246,6 +246,13 @@ class DecisionTimeoutError(StrategyError):
     """The strategy error of a decision that ran past ``--decision-timeout``."""
 
 
+class EngineError(StrategyError):
+    """An outside engine's process failed (docs/protocol.md): it could not start, crashed,
+    hung past its timeout, closed its output or wrote what is not the protocol. Unlike a
+    bot's own mistake, this may not recur (a crash under load, a missing file since
+    added), so a run it stopped can be resumed."""
+
+
 class RunError(HsimError):
     """The run could not start or did not finish; the message says why and what to do."""
 

@@ -9,6 +9,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.sprt` — ``sprt``
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
 - :mod:`hsim.cli.warm` — ``warm``
+- :mod:`hsim.cli.serve` — ``serve``
 - :mod:`hsim.cli.common` — the shared options, and :class:`~hsim.cli.common.Group`: the
   one place that maps errors to a message and an exit code (2 usage, 1 run or data)
 """
@@ -36,6 +37,7 @@ from hsim.cli.common import HELP, Group
 from hsim.cli.positions import choose, perft, replay
 from hsim.cli.rules import rules_command
 from hsim.cli.runs import verify
+from hsim.cli.serve import serve
 from hsim.cli.sprt import sprt
 from hsim.cli.tournament import resume, tournament
 from hsim.cli.warm import warm
@@ -59,6 +61,7 @@ for _command in (
     rules_command,
     strategies,
     warm,
+    serve,
 ):
     main.add_command(_command)
 main.add_command(compare_rules)

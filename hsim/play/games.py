@@ -50,7 +50,7 @@ from hsim.engine.layout import (
     V_HAND,
 )
 from hsim.engine.rng import PURPOSE_SEAT, seed_to_u64, stream_state
-from hsim.errors import DecisionTimeoutError, describe, strategy_failure
+from hsim.errors import DecisionTimeoutError, EngineError, describe, strategy_failure
 from hsim.model.cards import format_card, format_mask
 from hsim.model.rules import Rules
 from hsim.play.hearts_game import (
@@ -704,6 +704,8 @@ class PythonDriver:
         except BaseException as exc:
             if not strategy_failure(exc):
                 raise
+            if isinstance(exc, EngineError):  # its message says what the engine did
+                raise EngineError(str(_error(self.players, st, self.seed, str(exc)))) from None
             raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
         if not self.seats[s].observation_intact():
             raise _error(

@@ -26,7 +26,7 @@ import numpy as np
 
 from hsim.engine import _numba
 from hsim.engine.rng import SEED_SCHEME
-from hsim.errors import RunError, StopRequested
+from hsim.errors import EngineError, RunError, StopRequested
 from hsim.model.rules import canonical
 from hsim.play.games import DecisionTimeoutError, play_range
 from hsim.runner import hooks
@@ -365,8 +365,8 @@ def play_chunks(
     call takes (empties) and uses first.
 
     :raises RunError: the run failed; ``run.json`` says ``failed`` with ``error`` and
-        ``error_kind`` (``strategy``, ``decision_timeout``, ``worker``, ``disk``,
-        ``other``).
+        ``error_kind`` (``strategy``, ``decision_timeout``, ``engine``, ``worker``,
+        ``disk``, ``other``).
     """
     size = int(manifest["chunk_size"])
     per = config.rotations
@@ -432,6 +432,8 @@ def play_chunks(
         status = "interrupted"
     except DecisionTimeoutError as exc:
         status, error, kind = "failed", str(exc), "decision_timeout"
+    except EngineError as exc:
+        status, error, kind = "failed", str(exc), "engine"
     except StrategyError as exc:
         status, error, kind = "failed", str(exc), "strategy"
     except WorkerLost as exc:

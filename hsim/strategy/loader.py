@@ -6,6 +6,8 @@ A spec is ``NAME`` or ``NAME(key=value,...)``. NAME is, tried in this order:
 2. an entry point of the group ``hsim.strategies``;
 3. ``openspiel:ismcts``, ``openspiel:mcts`` or ``openspiel:package.module:factory``: an
    OpenSpiel bot (:mod:`hsim.bridges.openspiel.strategies`, the ``openspiel`` extra);
+   ``engine:CMD ARGS``: an outside program over the engine protocol
+   (:mod:`hsim.bridges.engine.strategies`, docs/protocol.md);
 4. ``package.module:attr``;
 5. ``path/to/file.py:attr``: the file is imported under a name made from its resolved
    path (:func:`file_module_name`), so two copies of one file in two folders (two versions
@@ -47,6 +49,8 @@ from hsim.strategy.contract import (
     declared,
 )
 from hsim.strategy.specs import (  # noqa: F401
+    check_engine_program,
+    engine_command,
     is_file_target,
     parse_spec,
     read_strategy_file,
@@ -59,7 +63,10 @@ ENTRY_POINT_GROUP = "hsim.strategies"
 #: Spec prefixes whose strategies live in a bridge (``openspiel:ismcts``): the module,
 #: imported by name only when such a spec is loaded, has ``strategy_class(rest)``. By
 #: name, because a bridge sits above this layer (it plays games) and imports the loader.
-BRIDGES = {"openspiel": "hsim.bridges.openspiel.strategies"}
+BRIDGES = {
+    "openspiel": "hsim.bridges.openspiel.strategies",
+    "engine": "hsim.bridges.engine.strategies",
+}
 
 
 def builtin_names() -> list[str]:
@@ -104,6 +111,10 @@ def precheck(spec: str) -> None:
     :raises StrategySpecError: saying what is wrong and what is accepted.
     """
     name = parse_spec(spec)[0]
+    argv = engine_command(name)
+    if argv is not None:
+        check_engine_program(argv)
+        return
     target, colon, attr = name.rpartition(":")
     if colon and target and attr:
         if is_file_target(target):
@@ -219,7 +230,8 @@ def untrusted_code(specs) -> list[str]:
 def code_to_import(spec: str) -> str | None:
     """Return what loading ``spec`` would import and run, or None for a built-in.
 
-    ``file /abs/path/bots.py``, ``module mybots`` or ``entry point NAME (module:attr)``.
+    ``file /abs/path/bots.py``, ``module mybots``, ``entry point NAME (module:attr)`` or
+    ``engine command ./mybot --depth 3`` (a program it would run).
     """
     name = parse_spec(spec)[0]
     if find_builtin(name) is not None:
@@ -227,6 +239,8 @@ def code_to_import(spec: str) -> str | None:
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             return f"entry point {name} ({ep.value})"
+    if engine_command(name) is not None:
+        return f"engine command {name.removeprefix('engine:').strip()}"
     target, colon, attr = name.rpartition(":")
     if colon and target and attr:
         if is_file_target(target):

@@ -15,6 +15,8 @@ form ``target:attr`` names a module's attribute, or a file's when ``target`` is 
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import stat
 from pathlib import Path
 
@@ -79,6 +81,48 @@ def split_file_spec(spec: str) -> tuple[str, str, str] | None:
     if colon and target and attr and is_file_target(target):
         return target, attr, paren + rest
     return None
+
+
+#: The spec prefix of an outside program at the table (docs/protocol.md).
+ENGINE_PREFIX = "engine:"
+
+
+def engine_command(name: str) -> list[str] | None:
+    """Return the command line of an ``engine:CMD ARGS`` spec NAME, split as a POSIX shell
+    splits words (no shell runs it), or None when NAME is no engine spec.
+
+    >>> engine_command("engine:python3 'my bot.py' --fast")
+    ['python3', 'my bot.py', '--fast']
+
+    :raises StrategySpecError: no command, or one a shell could not split (an open quote).
+    """
+    if not name.startswith(ENGINE_PREFIX):
+        return None
+    command = name[len(ENGINE_PREFIX) :]
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise StrategySpecError(f"engine command {command!r}: {exc}") from None
+    if not argv:
+        raise StrategySpecError(
+            "engine: give the command after the colon, e.g. engine:./mybot or "
+            "'engine:python3 bot.py' (docs/protocol.md)"
+        )
+    return argv
+
+
+def check_engine_program(argv: list[str]) -> None:
+    """Refuse an engine command whose program is neither on PATH nor an executable file.
+
+    :raises StrategySpecError: naming the program.
+    """
+    program = argv[0]
+    if shutil.which(program) is None:
+        where = "is not an executable file" if os.sep in program else "is not on PATH"
+        raise StrategySpecError(
+            f"engine program {program!r} {where}; give a program to run, e.g. "
+            "'engine:python3 path/to/bot.py' (docs/protocol.md)"
+        )
 
 
 def recorded_spec(spec: str, run_dir: Path) -> str:

@@ -1,0 +1,212 @@
+"""An outside engine's process: started on first use, asked one line at a time with a
+deadline, ended with the process that started it (docs/protocol.md).
+
+One :class:`EngineProcess` per (command, seat) in each hsim process (a worker plays many
+chunks with the same engines). Nothing outlives hsim: the engine is killed when the
+process that started it exits normally (``atexit``), and by the kernel when it dies any
+other way, SIGKILL included (Linux ``PR_SET_PDEATHSIG``; elsewhere the engine sees its
+stdin close).
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import contextlib
+import ctypes
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from hsim.bridges.engine.protocol import MAX_LINE, ProtocolError, decode, encode
+
+#: Seconds an engine has to start and answer the hello.
+START_TIMEOUT_S = 30.0
+#: Bytes of an engine's stderr kept to quote when it fails.
+STDERR_TAIL = 2048
+
+
+class EngineFailure(Exception):
+    """The engine crashed, hung, closed its output or broke the protocol; the message says
+    which, with the end of its stderr. The driver reports it as a strategy error naming
+    the game, seat and run seed."""
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class EngineProcess:
+    """One running engine. argv: the command line, split. name: how errors call it."""
+
+    def __init__(self, argv: list[str], name: str) -> None:
+        self.argv = argv
+        self.name = name
+        self.proc: subprocess.Popen | None = None
+        self.hello_answer: dict | None = None
+        self._buffer = b""
+        self._stderr = collections.deque(maxlen=64)
+        self._selector: selectors.BaseSelector | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the process is started and has not been stopped."""
+        return self.proc is not None
+
+    def start(self, hello: dict, timeout: float = START_TIMEOUT_S) -> dict:
+        """Start the engine, send ``hello`` and return its hello answer (a JSON object).
+
+        :raises EngineFailure: the command cannot be run, or it does not answer the
+            hello within ``timeout`` seconds with a JSON object.
+        """
+        try:
+            self.proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                bufsize=0,
+            )
+        except OSError as exc:
+            self.proc = None
+            raise EngineFailure(f"could not be started: {exc.strerror or exc}") from None
+        _RUNNING.add(self)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        threading.Thread(
+            target=self._drain_stderr,
+            args=(self.proc.stderr,),
+            daemon=True,
+            name="hsim-engine-stderr",
+        ).start()
+        try:
+            self.hello_answer = self.ask(encode(hello), timeout)
+        except EngineFailure as exc:
+            raise EngineFailure(f"did not answer the hello: {exc}") from None
+        return self.hello_answer
+
+    def _drain_stderr(self, stream) -> None:
+        # An engine that writes much to stderr must never block on it: read it all,
+        # keep its tail for error messages.
+        fd = stream.fileno()
+        with contextlib.suppress(OSError, ValueError):
+            for chunk in iter(lambda: os.read(fd, 4096), b""):
+                self._stderr.append(chunk)
+        with contextlib.suppress(OSError):
+            stream.close()
+
+    def stderr_tail(self) -> str:
+        """Return the last lines the engine wrote to stderr (at most STDERR_TAIL bytes)."""
+        text = b"".join(self._stderr)[-STDERR_TAIL:].decode("utf-8", "replace").strip()
+        return text
+
+    def ask(self, line: bytes, timeout: float) -> dict:
+        """Send one request ``line`` (ending in ``\\n``) and return the engine's answer
+        line as a JSON object.
+
+        On any failure (and on any exception raised into it, such as a decision
+        timeout) the process is killed: its next use starts it again.
+
+        :raises EngineFailure: no answer within ``timeout`` seconds, output closed, the
+            process exited, or a line that is not a JSON object.
+        """
+        ok = False
+        try:
+            try:
+                self.proc.stdin.write(line)
+            except (BrokenPipeError, OSError):
+                raise EngineFailure(self._ended("its input closed")) from None
+            line = self._read_line(time.monotonic() + timeout, timeout)
+            try:
+                answer = decode(line, "its answer")
+            except ProtocolError as exc:
+                raise EngineFailure(str(exc)) from None
+            ok = True
+            return answer
+        finally:
+            if not ok:
+                self.stop()
+
+    def _read_line(self, deadline: float, timeout: float) -> bytes:
+        fd = self.proc.stdout.fileno()
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
+                return line
+            if len(self._buffer) > MAX_LINE:
+                raise EngineFailure(f"wrote more than {MAX_LINE:,} bytes without a newline")
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._selector.select(left):
+                raise EngineFailure(f"did not answer within {timeout:g} s (timeout=)")
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise EngineFailure(self._ended("closed its output"))
+            self._buffer += chunk
+
+    def _ended(self, what: str) -> str:
+        code = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = self.proc.wait(timeout=1.0)
+        if code is None:
+            text = f"{what} before answering"
+        elif code < 0:
+            text = f"{what}: it was killed by signal {-code} before answering"
+        else:
+            text = f"{what}: it exited with code {code} before answering"
+        tail = self.stderr_tail()
+        return f"{text}; its stderr ends: {tail[-400:]!r}" if tail else text
+
+    def stop(self) -> None:
+        """End the engine: close its input (its signal to exit), wait a moment, kill it."""
+        proc, self.proc = self.proc, None
+        self._buffer = b""
+        _RUNNING.discard(self)
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+
+
+#: Engines started by this process and not stopped: stopped at exit.
+_RUNNING: set[EngineProcess] = set()
+#: This process's engines by (command line, seat, rules), reused across chunks and games.
+_POOL: dict[tuple[tuple[str, ...], int, str], EngineProcess] = {}
+
+
+def engine_for(argv: list[str], seat: int, rules_text: str, name: str) -> EngineProcess:
+    """Return this process's engine for ``argv`` at ``seat`` under the rules
+    ``rules_text`` (started when first asked: :meth:`EngineProcess.start`)."""
+    key = (tuple(argv), seat, rules_text)
+    if key not in _POOL:
+        _POOL[key] = EngineProcess(argv, name)
+    return _POOL[key]
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every engine this process started (also at exit)."""
+    for engine in list(_RUNNING):
+        engine.stop()

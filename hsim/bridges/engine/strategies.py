@@ -1,0 +1,121 @@
+"""Outside programs at hsim's table: ``engine:CMD ARGS`` in ``--players``
+(:func:`strategy_class`, which the loader calls by name; docs/protocol.md).
+
+``engine:./mybot --depth 3`` runs ``./mybot --depth 3`` (split as a POSIX shell splits
+words, without a shell) once per seat in each hsim process that plays it, lazily, and
+asks it every decision of that seat over stdin/stdout. Parameters after the command:
+``engine:./mybot(timeout=2)``.
+"""
+
+from __future__ import annotations
+
+from hsim import __version__
+from hsim.bridges.engine.process import START_TIMEOUT_S, EngineFailure, engine_for
+from hsim.bridges.engine.protocol import (
+    MOON,
+    PASS,
+    PLAY,
+    PROTOCOL,
+    TRUMP,
+    ProtocolError,
+    answer_value,
+    hello,
+    request,
+)
+from hsim.errors import EngineError
+from hsim.model.rules import Rules, canonical
+from hsim.strategy.contract import Param
+from hsim.strategy.specs import ENGINE_PREFIX, engine_command
+
+
+def strategy_class(command: str) -> type:
+    """Return the plain-Python strategy class that plays through the engine ``command``.
+
+    :raises StrategySpecError: an empty command or one a shell could not split (an
+        unclosed quote): :func:`hsim.strategy.specs.engine_command`.
+    """
+    argv = engine_command(ENGINE_PREFIX + command)
+
+    class Engine(EngineStrategy):
+        __doc__ = f"The outside engine ``{command}``."
+
+    Engine.argv = argv
+    Engine.command = command
+    return Engine
+
+
+class EngineStrategy:
+    """A seat played by an outside program (docs/protocol.md).
+
+    timeout: seconds the engine may take per decision; start_timeout: seconds it may take
+    to start and answer the hello. Plays Hearts and Kierki (the hello says which).
+
+    :raises EngineError: (from any decision) the engine could not start, crashed, hung,
+        wrote something that is not an answer, or reported an error; the driver adds the
+        game, seat and run seed. An illegal or unheld card is refused by hsim's rules like
+        any strategy's (a StrategyError).
+    """
+
+    games = ("hearts", "kierki")
+    params = {
+        "timeout": Param(10.0, float, 0.001, 86400, "seconds the engine may take per decision"),
+        "start_timeout": Param(
+            START_TIMEOUT_S, float, 0.001, 86400, "seconds it may take to start and say hello"
+        ),
+    }
+    argv: list[str] = []
+    command = ""
+
+    def __init__(self, timeout: float = 10.0, start_timeout: float = START_TIMEOUT_S) -> None:
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self.engine = None
+        self.hello: dict | None = None
+
+    def new_game(self, seat: int, rules: Rules) -> None:
+        """Pick this process's engine for ``seat`` under ``rules`` (it starts on the first
+        decision)."""
+        text = canonical(rules)
+        self.hello = hello(text, rules.game, rules.players, __version__)
+        self.engine = engine_for(self.argv, seat, text, self.command)
+
+    def _ask(self, kind: str, obs, legal: int, rng) -> int:
+        engine = self.engine
+        if engine is None:  # a position set up by hand: no new_game was called
+            self.new_game(obs.seat, obs.rules)
+            engine = self.engine
+        try:
+            if not engine.running:
+                said = engine.start(self.hello, self.start_timeout)
+                if said.get("protocol") != PROTOCOL:
+                    engine.stop()
+                    raise EngineFailure(
+                        f"answered the hello with {said!r}; an engine must answer "
+                        f'{{"protocol": {PROTOCOL}, "name": "..."}} (docs/protocol.md)'
+                    )
+            public, private = obs.arrays()
+            seed = int(rng.integers(1 << 63))
+            said = engine.ask(request(kind, public, private, legal, seed), self.timeout)
+            try:
+                return answer_value(kind, said)
+            except ProtocolError as exc:
+                engine.stop()
+                raise EngineFailure(str(exc)) from None
+        except EngineFailure as exc:
+            raise EngineError(str(exc)) from None
+
+    def pass_cards(self, obs, rng) -> int:
+        """Return the engine's 3 passed cards (mask)."""
+        return self._ask(PASS, obs, 0, rng)
+
+    def play(self, obs, legal: int, rng) -> int:
+        """Return the engine's card."""
+        return self._ask(PLAY, obs, legal, rng)
+
+    def moon_choice(self, obs, rng) -> int:
+        """Return the engine's New Moon choice (0 default, 1 add, 2 subtract)."""
+        return self._ask(MOON, obs, 0, rng)
+
+    def trump_choice(self, obs, rng) -> int:
+        """Return the engine's Kierki trump (0..3 C, D, S, H; 4 no trump)."""
+        return self._ask(TRUMP, obs, 0, rng)

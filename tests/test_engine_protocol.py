@@ -1,0 +1,316 @@
+"""The engine protocol (docs/protocol.md): outside programs at hsim's table
+(``engine:CMD``) and hsim's strategies served to other tables (``hsim serve``)."""
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from hsim.bridges.engine import protocol
+from hsim.bridges.engine.process import stop_all
+from hsim.cli import main
+from hsim.engine.layout import P_N_PLAYS, P_PLAY_CARD, P_PLAY_SEAT
+from hsim.model.rules import parse_rules
+from hsim.play.games import PythonDriver, play_range
+from hsim.strategy.contract import LoadedStrategy, StrategyError
+from hsim.strategy.loader import load_players
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINES = Path(__file__).resolve().parent / "engines"
+CLIENT = ROOT / "examples" / "engine_client.py"
+PY = shlex.quote(sys.executable)
+
+
+def engine(script: Path, *args: str, params: str = "") -> str:
+    """Return the ``engine:`` spec running the Python ``script`` with ``args``."""
+    words = " ".join(shlex.quote(str(a)) for a in args)
+    return f"engine:{PY} {shlex.quote(str(script))} {words}".rstrip() + params
+
+
+def games(specs, rules_text="classic", n=6, seed=3):
+    rules = parse_rules(rules_text)
+    return play_range(rules, load_players(specs, rules), seed, 0, n)
+
+
+def engine_processes(mark: str) -> list[int]:
+    """Return the pids of live processes whose command line holds ``mark``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if mark.encode() in cmdline and state != "Z":
+            found.append(int(pid))
+    return found
+
+
+class _Recorder:
+    """A plain-Python seat that checks each of its observations survives the protocol."""
+
+    games = ("hearts", "kierki")
+    differences: list = []
+
+    def _check(self, kind, obs, legal):
+        public, private = obs.arrays()
+        line = protocol.request(kind, public, private, legal, 7)
+        message = json.loads(line)
+        back_public, back_private = protocol.arrays_from_request(message, obs.rules.to_array())
+        n = int(public[P_N_PLAYS])
+        expected = public.copy()  # play slots past the cards played hold an earlier deal's
+        expected[P_PLAY_CARD + n : P_PLAY_CARD + 52] = 0
+        expected[P_PLAY_SEAT + n : P_PLAY_SEAT + 52] = 0
+        if not (np.array_equal(back_public, expected) and np.array_equal(back_private, private)):
+            self.differences.append((kind, np.nonzero(back_public != expected)[0].tolist()))
+        assert protocol.arrays_from_request(message, obs.rules.to_array())[0][0] == obs.n_seats
+
+    def pass_cards(self, obs, rng):
+        self._check(protocol.PASS, obs, 0)
+        return protocol.mask(protocol.names(obs.hand)[:3], "hand")
+
+    def play(self, obs, legal, rng):
+        self._check(protocol.PLAY, obs, legal)
+        cards = protocol.names(legal)
+        return protocol.card(cards[int(rng.integers(len(cards)))], "legal")
+
+    def moon_choice(self, obs, rng):
+        self._check(protocol.MOON, obs, 0)
+        return int(rng.integers(3))
+
+    def trump_choice(self, obs, rng):
+        self._check(protocol.TRUMP, obs, 0)
+        return int(rng.integers(4))
+
+
+@pytest.mark.parametrize(
+    "rules_text",
+    ["classic", "classic(moon=new_moon,omnibus=true)", "classic(passing=none)", "kierki4",
+     "kierki3", "kierki4(rebel=true,allow_no_trump=true)"],
+)  # fmt: skip
+def test_a_request_reads_back_into_the_seats_observation(rules_text):
+    rules = parse_rules(rules_text)
+    _Recorder.differences = []
+    seat = LoadedStrategy(
+        "rec", "rec", "python", python_factory=_Recorder, games=("hearts", "kierki")
+    )
+    driver = PythonDriver(rules, [seat] * rules.players, 5)
+    for game in range(8):
+        driver.play_game(game)
+    assert _Recorder.differences == []
+
+
+def test_a_mask_lists_its_cards_in_card_order():
+    assert json.loads(protocol.cards_text(0)) == []
+    every = (1 << 52) - 1
+    assert json.loads(protocol.cards_text(every)) == list(protocol.CARD_NAMES)
+    assert protocol.mask(json.loads(protocol.cards_text(0b1011 << 20)), "x") == 0b1011 << 20
+
+
+@pytest.mark.parametrize("rules_text", ["classic", "classic(moon=new_moon)", "kierki4", "kierki3"])
+def test_four_python_clients_play_exactly_as_lowcard_in_process(rules_text):
+    rules = parse_rules(rules_text)
+    outside = games([engine(CLIENT)] * rules.players, rules_text)
+    inside = games(["lowcard"] * rules.players, rules_text)
+    assert len(outside[0]) > 0
+    np.testing.assert_array_equal(outside[0], inside[0])
+    np.testing.assert_array_equal(outside[1], inside[1])
+
+
+@pytest.fixture(scope="module")
+def c_client(tmp_path_factory):
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    assert compiler, "the C client needs a C compiler (cc or gcc): .ci/run installs gcc"
+    out = tmp_path_factory.mktemp("c") / "lowcard_client"
+    subprocess.run([compiler, "-O2", "-o", out, ENGINES / "lowcard_client.c"], check=True)
+    return out
+
+
+@pytest.mark.parametrize("rules_text", ["classic", "kierki4"])
+def test_a_c_client_plays_a_full_tournament_as_lowcard_does(c_client, tmp_path, rules_text):
+    rules = parse_rules(rules_text)
+    spec = f"engine:{shlex.quote(str(c_client))}"
+    for players, out in (([spec] * rules.players, "c"), (["lowcard"] * rules.players, "in")):
+        result = CliRunner().invoke(main, [
+            "tournament", "--rules", rules_text, "--players", ",".join(players),
+            "--games", "20", "--workers", "2", "--seed", "9", "--out", str(tmp_path / out),
+            "--no-progress"])  # fmt: skip
+        assert result.exit_code == 0, result.output
+    import pandas as pd
+
+    for dataset in ("deals", "games"):
+        c = pd.read_parquet(tmp_path / "c" / dataset).drop(columns="strategy")
+        inside = pd.read_parquet(tmp_path / "in" / dataset).drop(columns="strategy")
+        pd.testing.assert_frame_equal(c, inside)
+
+
+@pytest.mark.parametrize(("bot", "rules_text"), [("heuristic", "classic"), ("kierki", "kierki4")])
+def test_hsim_bots_served_play_exactly_as_in_process(bot, rules_text):
+    rules = parse_rules(rules_text)
+    served = f"engine:{PY} -m hsim.cli serve {bot}(start_timeout=600)"
+    outside = games([served] + [bot] * (rules.players - 1), rules_text, n=4)
+    inside = games([bot] * rules.players, rules_text, n=4)
+    np.testing.assert_array_equal(outside[0], inside[0])
+    np.testing.assert_array_equal(outside[1], inside[1])
+
+
+def test_no_request_names_a_card_its_seat_could_not_see(tmp_path):
+    spy = engine(ENGINES / "spy.py", ROOT / "examples")
+    for rules_text in ("classic(moon=new_moon)", "kierki4", "kierki3"):
+        rules = parse_rules(rules_text)
+        deals, _ = games([spy] * rules.players, rules_text, n=5)  # the spy exits on a leak
+        assert len(deals) > 0
+
+
+FAILURES = {
+    "crash_at_start": "exited with code 3",
+    "no_hello": "answered the hello",
+    "crash_mid": "exited with code 139",
+    "hang": "did not answer within 1 s",
+    "garbage": "'I play the queen of spades' is not a JSON object",
+    "close_stdout": "closed its output",
+    "illegal": "a card the rules do not allow now",
+    "unheld": "returned",
+    "error": "reported an error: out of memory",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(FAILURES))
+def test_a_failing_engine_is_a_strategy_error_and_leaves_no_process(mode, tmp_path):
+    mark = f"hsim-test-{mode}-{os.getpid()}"
+    spec = engine(ENGINES / "faulty.py", mode, mark, params="(timeout=1,start_timeout=5)")
+    result = CliRunner().invoke(main, [
+        "tournament", "--players", f"heuristic,{spec},heuristic,heuristic", "--games", "5",
+        "--out", str(tmp_path / "run"), "--no-progress"])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    message = " ".join(result.output.split())
+    assert FAILURES[mode] in message
+    assert "(seat 1)" in message and "in game 0 of run seed 1" in message
+    assert "Traceback" not in result.output
+    stop_all()  # what the command's exit does (CliRunner runs it in this process)
+    deadline = time.monotonic() + 10
+    while engine_processes(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engine_processes(mark) == []
+
+
+def test_an_unheld_card_is_named(tmp_path):
+    spec = engine(ENGINES / "faulty.py", "unheld")
+    with pytest.raises(StrategyError, match=r"seat 0\).*not held|seat 0\).*card"):
+        games([spec, "lowcard", "lowcard", "lowcard"], n=2)
+
+
+def test_a_run_stopped_by_an_engine_resumes_to_the_same_records(tmp_path):
+    flag = tmp_path / "healthy"
+    script = tmp_path / "flaky.py"  # crashes mid-run until the flag file exists
+    script.write_text(
+        "import os, runpy, sys\n"
+        "os.environ['FAULTY_AFTER'] = '2000'\n"
+        f"if not os.path.exists({str(flag)!r}):\n"
+        "    sys.argv = [sys.argv[0], 'crash_mid']\n"
+        "else:\n"
+        "    sys.argv = [sys.argv[0], 'fine']\n"
+        f"runpy.run_path({str(ENGINES / 'faulty.py')!r}, run_name='__main__')\n"
+    )
+    players = f"lowcard,{engine(script)},lowcard,lowcard"
+    args = ["--games", "40", "--seed", "4", "--chunk-size", "5", "--workers", "2", "--no-progress"]
+    first = CliRunner().invoke(main, ["tournament", "--players", players, *args,
+                                      "--out", str(tmp_path / "run")])  # fmt: skip
+    assert first.exit_code == 1 and "exited with code 139" in first.output
+    stop_all()  # what the command's exit does (CliRunner runs it in this process)
+    flag.write_text("")
+    resumed = CliRunner().invoke(main, ["resume", str(tmp_path / "run"), "--trust",
+                                        "--no-progress"])  # fmt: skip
+    assert resumed.exit_code == 0, resumed.output
+    whole = CliRunner().invoke(main, ["tournament", "--players", players, *args,
+                                      "--out", str(tmp_path / "whole")])  # fmt: skip
+    assert whole.exit_code == 0, whole.output
+    import pandas as pd
+
+    a = pd.read_parquet(tmp_path / "run" / "deals").sort_values(["game", "deal", "seat"])
+    b = pd.read_parquet(tmp_path / "whole" / "deals").sort_values(["game", "deal", "seat"])
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
+
+
+def test_resume_names_the_engine_command_it_would_run(tmp_path):
+    players = f"lowcard,{engine(CLIENT)},lowcard,lowcard"
+    made = CliRunner().invoke(main, ["tournament", "--players", players, "--games", "4",
+                                     "--out", str(tmp_path / "run"), "--no-progress"])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    refused = CliRunner().invoke(main, ["resume", str(tmp_path / "run"), "--no-progress"])
+    assert refused.exit_code != 0
+    assert "engine command" in refused.output and "--trust" in refused.output
+
+
+def test_killing_hsim_leaves_no_engine_behind(tmp_path):
+    mark = f"hsim-test-kill-{os.getpid()}"
+    spec = engine(ENGINES / "faulty.py", "fine", mark)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hsim.cli", "tournament", "--players",
+         f"{spec},{spec},lowcard,lowcard", "--games", "100000", "--workers", "2",
+         "--out", str(tmp_path / "run"), "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(engine_processes(mark)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.2)  # two workers, two engine seats each
+        assert len(engine_processes(mark)) >= 2
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while engine_processes(mark) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert engine_processes(mark) == []
+    finally:
+        proc.kill()
+        for pid in engine_processes(mark):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [("engine:", "give the command after the colon"),
+     ("engine:'unclosed", "No closing quotation"),
+     ("engine:/no/such/program", "is not an executable file"),
+     ("engine:no-such-program-x --fast", "is not on PATH")],
+)  # fmt: skip
+def test_a_bad_engine_spec_is_a_clean_error(tmp_path, spec, words):
+    result = CliRunner().invoke(main, [
+        "tournament", "--players", f"{spec},lowcard,lowcard,lowcard", "--games", "2",
+        "--out", str(tmp_path / "run"), "--no-progress"])  # fmt: skip
+    assert result.exit_code in (1, 2), result.output
+    assert words in result.output and "Traceback" not in result.output
+
+
+def test_serve_answers_a_session_and_reports_bad_requests():
+    hello = protocol.encode(protocol.hello("classic", "hearts", 4, "test"))
+    lines = hello + b"not json\n" + b'{"type": "bid"}\n' + b'{"type": "play"}\n'
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "serve", "lowcard"], input=lines,
+        capture_output=True, timeout=300,
+    )  # fmt: skip
+    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    assert done.returncode == 0, done.stderr
+    assert answers[0]["protocol"] == protocol.PROTOCOL and answers[0]["name"] == "lowcard"
+    assert "is not a JSON object" in answers[1]["error"]
+    assert "unknown request type 'bid'" in answers[2]["error"]
+    assert "missing or malformed" in answers[3]["error"]
+
+
+def test_serve_refuses_an_unknown_strategy_before_reading():
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "serve", "no_such_bot"], input=b"",
+        capture_output=True, text=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert b"unknown strategy 'no_such_bot'" in done.stderr and b"Traceback" not in done.stderr
