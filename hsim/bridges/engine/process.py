@@ -15,7 +15,7 @@ import collections
 import contextlib
 import ctypes
 import os
-import selectors
+import select
 import signal
 import subprocess
 import sys
@@ -52,7 +52,7 @@ class EngineProcess:
         self.hello_answer: dict | None = None
         self._buffer = b""
         self._stderr = collections.deque(maxlen=64)
-        self._selector: selectors.BaseSelector | None = None
+        self._poll: select.poll | None = None
 
     @property
     def running(self) -> bool:
@@ -79,8 +79,8 @@ class EngineProcess:
             raise EngineFailure(f"could not be started: {exc.strerror or exc}") from None
         _RUNNING.add(self)
         os.set_blocking(self.proc.stdout.fileno(), False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._poll = select.poll()
+        self._poll.register(self.proc.stdout.fileno(), select.POLLIN)
         threading.Thread(
             target=self._drain_stderr,
             args=(self.proc.stderr,),
@@ -145,7 +145,7 @@ class EngineProcess:
             if len(self._buffer) > MAX_LINE:
                 raise EngineFailure(f"wrote more than {MAX_LINE:,} bytes without a newline")
             left = deadline - time.monotonic()
-            if left <= 0 or not self._selector.select(left):
+            if left <= 0 or not self._poll.poll(max(1, int(left * 1000))):
                 raise EngineFailure(f"did not answer within {timeout:g} s (timeout=)")
             try:
                 chunk = os.read(fd, 65536)
@@ -173,9 +173,7 @@ class EngineProcess:
         proc, self.proc = self.proc, None
         self._buffer = b""
         _RUNNING.discard(self)
-        if self._selector is not None:
-            self._selector.close()
-            self._selector = None
+        self._poll = None
         if proc is None:
             return
         with contextlib.suppress(OSError):

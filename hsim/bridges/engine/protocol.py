@@ -147,12 +147,26 @@ _SUIT_LETTERS = tuple(
 _KINDS = {k: f'"{k}"' for k in (PASS, PLAY, MOON, TRUMP)}
 
 
+#: JSON texts of card sets already made, by mask: a seat's dealt, passed and taken cards
+#: are asked again at every decision of a deal. Emptied when it grows past _TEXTS_KEPT.
+_TEXTS: dict[int, str] = {}
+_TEXTS_KEPT = 1 << 16
+
+
 def cards_text(mask: int) -> str:
     """Return the JSON list of the cards of the 52-bit ``mask`` (``["2C","QS"]``)."""
-    parts = [
-        _SUIT_TEXTS[s][(mask >> (13 * s)) & 8191] for s in range(4) if (mask >> (13 * s)) & 8191
-    ]
-    return "[" + ",".join(parts) + "]"
+    text = _TEXTS.get(mask)
+    if text is None:
+        parts = [
+            _SUIT_TEXTS[s][(mask >> (13 * s)) & 8191]
+            for s in range(4)
+            if (mask >> (13 * s)) & 8191
+        ]
+        text = "[" + ",".join(parts) + "]"
+        if len(_TEXTS) >= _TEXTS_KEPT:
+            _TEXTS.clear()
+        _TEXTS[mask] = text
+    return text
 
 
 def request(kind: str, public: np.ndarray, private: np.ndarray, legal: int, seed: int) -> bytes:
@@ -249,15 +263,12 @@ def request(kind: str, public: np.ndarray, private: np.ndarray, legal: int, seed
 
 
 def _ints(values: list[int]) -> str:
-    return "[" + ",".join(map(str, values)) + "]"
+    return repr(values)  # a list of Python ints prints as JSON does ("[0, 13, 4, 0]")
 
 
 def _filled(values: list[int]) -> int:
     """Return how many leading entries of a -1-padded list are set."""
-    for i, x in enumerate(values):
-        if x < 0:
-            return i
-    return len(values)
+    return values.index(-1) if -1 in values else len(values)
 
 
 def encode(message: dict) -> bytes:
