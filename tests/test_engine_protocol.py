@@ -314,3 +314,34 @@ def test_serve_refuses_an_unknown_strategy_before_reading():
     )  # fmt: skip
     assert done.returncode == 2
     assert b"unknown strategy 'no_such_bot'" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_serve_answers_an_overlong_line_once_and_goes_on():
+    hello = protocol.encode(protocol.hello("classic", "hearts", 4, "test"))
+    lines = hello + b"x" * (3 * protocol.MAX_LINE) + b"\n" + b'{"type": "bid"}\n'
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "serve", "lowcard"], input=lines,
+        capture_output=True, timeout=300,
+    )  # fmt: skip
+    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    assert len(answers) == 3, answers
+    assert "a line of" in answers[1]["error"] and "bid" in answers[2]["error"]
+
+
+def test_an_engine_that_starts_children_is_stopped_with_them(tmp_path):
+    mark = f"hsim-test-child-{os.getpid()}"
+    script = tmp_path / "parent.py"  # starts a child that ignores stdin, then plays
+    script.write_text(
+        "import subprocess, sys, runpy\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {mark!r}],\n"
+        "                 stdin=subprocess.DEVNULL)\n"
+        f"sys.argv = [sys.argv[0], 'fine']\n"
+        f"runpy.run_path({str(ENGINES / 'faulty.py')!r}, run_name='__main__')\n"
+    )
+    deals, _ = games([engine(script), "lowcard", "lowcard", "lowcard"], n=1)
+    assert len(deals) > 0 and engine_processes(mark)
+    stop_all()
+    deadline = time.monotonic() + 10
+    while engine_processes(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engine_processes(mark) == []

@@ -72,6 +72,7 @@ class EngineProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                start_new_session=True,  # its own process group: stopped whole, children too
                 bufsize=0,
             )
         except OSError as exc:
@@ -184,6 +185,8 @@ class EngineProcess:
             proc.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
+        with contextlib.suppress(OSError):  # what it started, in its group, ends with it
+            os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             proc.stdout.close()
 

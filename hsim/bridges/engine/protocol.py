@@ -158,9 +158,7 @@ def cards_text(mask: int) -> str:
     text = _TEXTS.get(mask)
     if text is None:
         parts = [
-            _SUIT_TEXTS[s][(mask >> (13 * s)) & 8191]
-            for s in range(4)
-            if (mask >> (13 * s)) & 8191
+            _SUIT_TEXTS[s][(mask >> (13 * s)) & 8191] for s in range(4) if (mask >> (13 * s)) & 8191
         ]
         text = "[" + ",".join(parts) + "]"
         if len(_TEXTS) >= _TEXTS_KEPT:

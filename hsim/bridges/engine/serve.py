@@ -141,6 +141,9 @@ def serve(spec: str, stdin: BinaryIO | None = None, stdout: BinaryIO | None = No
         line = stdin.readline(MAX_LINE + 1)
         if not line:
             return
+        rest = line
+        while len(rest) > MAX_LINE and not rest.endswith(b"\n"):
+            rest = stdin.readline(MAX_LINE + 1)  # skip the overlong line: one answer for it
         if line.strip():
             stdout.write(server.answer_line(line))
             stdout.flush()
