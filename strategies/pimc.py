@@ -51,6 +51,11 @@ try). The earlier tuning with the noisy policy found that more worlds helped up 
 80 and that an exact search of the last four tricks played worse than the playouts
 (the max^n opponents know every card), so the exact search covers the last two tricks.
 
+``max_worlds`` spends more time where it may change the card: once ``worlds`` worlds are
+scored, while the two best cards' mean deal scores differ, but by less than ``close``
+points, it scores ``worlds // 2`` more, up to ``max_worlds`` worlds in all; a decision then costs
+at most about ``max_worlds / worlds`` times an ordinary one (0, the default: off).
+
 Two choices are made before any search (:func:`sure_choices`): the QS is dropped
 whenever it loses the trick (a discard, or a spade under an AS or KS already played),
 unless the seat winning the trick so far holds every point taken and at least one (it
@@ -792,9 +797,10 @@ def play_surprises(public, private, hands, rng, hparams, limit, pub, priv):
 @njit(cache=True)
 def pimc_values(
     public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
-    rollout=0, pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE,
+    rollout=0, pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE, max_worlds=0, close=0,
 ):
-    """Write into ``total[c]`` the deciding seat's deal score summed over the worlds.
+    """Write into ``total[c]`` the deciding seat's deal score summed over the worlds;
+    return the number of worlds sampled.
 
     For each of ``worlds`` sampled deals: with at most ``exact_cards`` cards left in the
     hands, the exact max^n score after each legal card; else the sum over ``playouts``
@@ -810,6 +816,10 @@ def pimc_values(
     rollout: the playout policy, 0
     :func:`policy` for every seat (each sees every hand of the world), 1 ``heuristic``
     for every seat (each sees only its own hand, :func:`heuristic_playout`).
+    max_worlds, close: once ``worlds`` worlds are scored, while the two best cards' mean
+    scores differ, but by less than ``close`` (points, in units of 1/NOISE_SCALE), score
+    ``worlds // 2`` more (at least 1), up to ``max_worlds`` in all (0 or below
+    ``worlds``: no more): more time on close decisions, within that budget.
     """
     me = private[V_SEAT]
     scratch, rules, before, special = _setup(public)
@@ -846,7 +856,10 @@ def pimc_values(
         while p * 1000 >= NOISE_SCALE and play_limit < 52:
             p = p * play_infer // NOISE_SCALE
             play_limit += 1
-    for _ in range(worlds):
+    target = worlds
+    done = 0
+    while done < target:
+        done += 1
         best_keep = -1
         for _try in range(30):
             sample_hands(public, private, rng, hands)
@@ -912,6 +925,10 @@ def pimc_values(
                     playout(work, scratch, rules, rng, noise, breaks)
                     _score(work, rules, before, ds, ns)
                     total[c] += ds[me]
+        if done == target and target < max_worlds:
+            gap = _gap(total, reps)  # 0: the best cards scored alike in every world so far
+            if gap > 0 and gap * NOISE_SCALE < close * done * (1 if exact else playouts):
+                target = min(max_worlds, target + max(1, worlds // 2))
     # Cards that play like a representative share its value.
     moves = legal & ~reps
     while moves:
@@ -919,12 +936,28 @@ def pimc_values(
         moves &= moves - 1
         p = highest_card(live & ((1 << c) - 1) & (SUIT_MASK << (13 * (c // 13))))
         total[c] = total[p]  # p < c is a representative or was filled before c
+    return done
+
+
+@njit(cache=True, inline="always")
+def _gap(total, cards):
+    """Return the second-lowest minus the lowest ``total`` among the mask ``cards`` (0 with
+    fewer than two cards)."""
+    best = second = np.int64(1) << 62
+    while cards:
+        c = lowest_card(cards)
+        cards &= cards - 1
+        if total[c] < best:
+            best, second = total[c], best
+        elif total[c] < second:
+            second = total[c]
+    return 0 if second == np.int64(1) << 62 else second - best
 
 
 @njit(cache=True)
 def decide(
     public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout=0,
-    pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE,
+    pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE, max_worlds=0, close=0,
 ):
     """Return pimc's card (see :func:`pimc_values`): the lowest total, ties to the policy
     (``heuristic``'s card when ``rollout`` is 1)."""
@@ -933,7 +966,7 @@ def decide(
     total = np.zeros(52, np.int64)
     pimc_values(
         public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
-        rollout, pass_infer, play_infer,
+        rollout, pass_infer, play_infer, max_worlds, close,
     )
     best = -1
     moves = legal
@@ -1002,9 +1035,11 @@ def play(public, private, legal, rng, params):
     rollout = int(params[6])
     pass_infer = int(params[7] * NOISE_SCALE)
     play_infer = int(params[9] * NOISE_SCALE)
+    max_worlds = int(params[10])
+    close = int(params[11] * NOISE_SCALE)
     return decide(
         public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout,
-        pass_infer, play_infer,
+        pass_infer, play_infer, max_worlds, close,
     )
 
 
@@ -1106,6 +1141,8 @@ STRATEGY = CompiledStrategy(
         "pass_infer": Param(1, float, 0, 1),
         "passing": Param(1, int, 0, 1),
         "play_infer": Param(0.2, float, 0, 1),
+        "max_worlds": Param(0, int, 0, 100_000),
+        "close": Param(1, float, 0, 26),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",
@@ -1123,6 +1160,10 @@ STRATEGY = CompiledStrategy(
         "passing": "the pass: 1 heuristic's (moon passes included), 0 pimc's own table",
         "play_infer": "keep a world where the others played k cards heuristic would not "
         "have played there with probability play_infer**k (1: no inference)",
+        "max_worlds": "on a close decision, sample worlds//2 more worlds at a time up to "
+        "this many in all (the time budget: about max_worlds/worlds decisions; 0: off)",
+        "close": "a decision is close while its two best cards' mean deal scores differ "
+        "by less than this many points",
     },
     description="perfect-information Monte Carlo: sampled deals, playouts, exact endings",
 )

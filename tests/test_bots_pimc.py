@@ -44,8 +44,48 @@ from hsim.strategy.loader import load, load_players
 
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
-# worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer
-SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0])
+# worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
+# max_worlds, close: every parameter, in the order of the STRATEGY's params
+SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0])
+
+
+def test_small_holds_every_parameter():
+    assert len(SMALL) == len(pimc.STRATEGY.params)
+
+
+def test_more_worlds_go_to_close_decisions_only():
+    """A close decision scores more worlds, up to max_worlds; one with a clear best card
+    or with cards that score alike in every world scores ``worlds``."""
+    gen = np.random.default_rng(3)
+    grew = stayed = 0
+    for _ in range(40):
+        p = random_position(gen, n_plays=int(gen.integers(4, 30)))
+        st = p.state
+        me = p.to_act
+        legal = int(p.legal())
+        if legal & (legal - 1) == 0:
+            continue
+        total = np.zeros(52, np.int64)
+        rng = np.array([7], np.uint64)
+        done = pimc.pimc_values(
+            st.public, st.private[me], legal, rng, 8, 1, 0, 0, 1, pimc.NOISE_SCALE, total,
+            1, pimc.NOISE_SCALE, pimc.NOISE_SCALE, 32, 2 * pimc.NOISE_SCALE,
+        )  # fmt: skip
+        assert done in (8, 12, 16, 20, 24, 28, 32)
+        per_world = np.sort([total[c] for c in range(52) if legal >> c & 1])
+        gap = per_world[1] - per_world[0]
+        if done == 8:
+            stayed += 1
+            assert gap == 0 or gap >= 2 * 8
+        else:
+            grew += 1
+        plain = np.zeros(52, np.int64)
+        rng = np.array([7], np.uint64)
+        assert pimc.pimc_values(
+            st.public, st.private[me], legal, rng, 8, 1, 0, 0, 1, pimc.NOISE_SCALE, plain,
+            1, pimc.NOISE_SCALE, pimc.NOISE_SCALE,
+        ) == 8  # fmt: skip
+    assert grew > 0 and stayed > 0
 
 
 def random_position(gen, rules=None, direction="hold", n_plays=0):
