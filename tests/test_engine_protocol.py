@@ -345,3 +345,29 @@ def test_an_engine_that_starts_children_is_stopped_with_them(tmp_path):
     while engine_processes(mark) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert engine_processes(mark) == []
+
+
+def test_an_engine_plays_in_sprt_ladder_choose_and_replay(tmp_path):
+    """The Python client plays like lowcard: sprt measures no advantage at all, and
+    choose and replay print what they print for lowcard."""
+    client = engine(CLIENT)
+    sprt = CliRunner().invoke(main, [
+        "sprt", "--candidate", client, "--baseline", "lowcard", "--opponents", "random",
+        "--bounds", "-0.5,0.5", "--max-boards", "8", "--batch", "4", "--json",
+        "--out", str(tmp_path / "sprt"), "--no-progress"])  # fmt: skip
+    assert sprt.exit_code in (0, 1, 3), sprt.output
+    assert json.loads(sprt.output[sprt.output.index("{") :])["advantage"] == 0
+    ladder = CliRunner().invoke(main, [
+        "ladder", "--bots", f"random,{client}", "--boards", "4",
+        "--out", str(tmp_path / "ladder"), "--no-progress"])  # fmt: skip
+    assert ladder.exit_code == 0, ladder.output
+    deal = "/".join("".join(protocol.CARD_NAMES[c] for c in range(s, 52, 4)) for s in range(4))
+    for command in (["choose", "--deal", deal, "--plays", "2C", "--strategy"],
+                    ["replay", "--seed", "3", "--game", "1", "--players"]):  # fmt: skip
+        said = []
+        for spec in (client, "lowcard"):
+            seats = spec if command[0] == "choose" else ",".join([spec] * 4)
+            result = CliRunner().invoke(main, [*command, seats])
+            assert result.exit_code == 0, result.output
+            said.append(result.output.replace(client, "lowcard"))
+        assert said[0] == said[1]
