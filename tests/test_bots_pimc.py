@@ -45,8 +45,8 @@ from hsim.strategy.loader import load, load_players
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
 # worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
-# max_worlds, close: every parameter, in the order of the STRATEGY's params
-SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0])
+# max_worlds, close, model_trust: every parameter, in the order of the STRATEGY's params
+SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0])
 
 
 def test_small_holds_every_parameter():
@@ -506,3 +506,48 @@ def test_pimc_beats_lowcard():
     theirs = deals[deals[:, D_SEAT] != 0, D_POINTS].mean()
     assert len(deals) >= 4 * 100
     assert mine < theirs - 2.5, (mine, theirs)
+
+
+class _Recorder:
+    """Plays its lowest legal card and keeps the observations 20..40 cards into a deal."""
+
+    seen: list = []
+
+    def pass_cards(self, obs, rng):
+        return sum(1 << c for c in sorted(obs.hand_cards())[-3:])
+
+    def play(self, obs, legal, rng):
+        public, private = obs.arrays()
+        if 20 <= int(public[P_N_PLAYS]) <= 40:
+            self.seen.append((public.copy(), private.copy()))
+        return (legal & -legal).bit_length() - 1
+
+
+@pytest.mark.parametrize(("opponent", "trusted"), [("heuristic", True), ("random", False)])
+def test_play_inference_stops_judging_seats_that_do_not_play_like_heuristic(opponent, trusted):
+    from hsim.play.games import PythonDriver
+    from hsim.strategy.contract import LoadedStrategy
+
+    _Recorder.seen = []
+    me = LoadedStrategy("rec", "rec", "python", python_factory=_Recorder)
+    driver = PythonDriver(Rules(), [me, *load_players([opponent] * 4)[1:]], 3)
+    game = 0
+    while len(_Recorder.seen) < 60:
+        driver.play_game(game)
+        game += 1
+    rng = np.array([5], np.uint64)
+    pub = np.zeros(PUBLIC_LEN, np.int64)
+    priv = np.zeros((4, PRIVATE_LEN), np.int64)
+    excused = np.zeros(8, np.int64)
+    judged = []
+    for public, private in _Recorder.seen[:60]:
+        trust = int(0.3 * pimc.NOISE_SCALE)
+        params = pimc.HEURISTIC_PARAMS.copy()
+        pimc.untrusted_seats(public, private, rng, params, trust, pub, priv, excused)
+        assert excused[0] == 0  # never the deciding seat itself
+        judged += [excused[s] == 0 for s in (1, 2, 3)]
+    share = np.mean(judged)
+    assert share > 0.8 if trusted else share < 0.3
+    # trust 1 judges every seat, as play_infer did before model_trust
+    pimc.untrusted_seats(public, private, rng, params, pimc.NOISE_SCALE, pub, priv, excused)
+    assert not excused[:4].any()
