@@ -10,6 +10,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
 - :mod:`hsim.cli.warm` — ``warm``
 - :mod:`hsim.cli.serve` — ``serve``
+- :mod:`hsim.cli.gauntlet` — ``gauntlet``
 - :mod:`hsim.cli.common` — the shared options, and :class:`~hsim.cli.common.Group`: the
   one place that maps errors to a message and an exit code (2 usage, 1 run or data)
 """
@@ -34,6 +35,7 @@ import click  # noqa: E402
 from hsim.cli.analysis import compare_rules, report
 from hsim.cli.bots import ladder, strategies
 from hsim.cli.common import HELP, Group
+from hsim.cli.gauntlet import gauntlet
 from hsim.cli.positions import choose, perft, replay
 from hsim.cli.rules import rules_command
 from hsim.cli.runs import verify
@@ -58,6 +60,7 @@ for _command in (
     perft,
     choose,
     ladder,
+    gauntlet,
     rules_command,
     strategies,
     warm,

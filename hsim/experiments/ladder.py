@@ -213,9 +213,10 @@ def run_ladder(
         if echo is not None:
             games = boards * rules.players
             echo(f"rung {k} of {len(pairs)}: {rung_label(upper, lower, rules)}, {games:,} games")
-        name = f"{_slug(upper)}-over-{_slug(lower)}"
+        name = f"{slug(upper)}-over-{slug(lower)}"
         yield run_rung(upper, lower, boards, seed, workers, out / name, rules, progress, cluster)
 
 
-def _slug(spec: str) -> str:
+def slug(spec: str) -> str:
+    """Return ``spec`` as a folder name: letters and digits kept, the rest ``_``."""
     return "".join(ch if ch.isalnum() else "_" for ch in spec).strip("_")

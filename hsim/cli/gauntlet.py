@@ -1,0 +1,171 @@
+"""``hsim gauntlet``: candidates against a panel of opponents on duplicate boards."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from hsim.cli.common import (
+    HELP,
+    announce_compile,
+    build_rules,
+    cluster_from_options,
+    cluster_option,
+    default_out,
+    out_option,
+    progress_option,
+    rule_option,
+    rules_option,
+    seed_option,
+    user_error,
+    workers_option,
+)
+
+
+@click.command(
+    context_settings=HELP, short_help="Measure bots against a panel of outside opponents."
+)
+@click.option("--candidates", required=True, metavar="SPECS", help="The bots to measure.")
+@click.option(
+    "--panel",
+    default=None,
+    metavar="SPECS",
+    help="The opponents; each candidate plays three copies of each.  [default: shooter,"
+    "openspiel:ismcts(simulations=200),heuristic,random (ISMCTS under --rules openspiel, "
+    "with the openspiel extra); Kierki: kierki,random]",
+)
+@click.option(
+    "--boards",
+    type=click.IntRange(min=2),
+    default=200,
+    show_default=True,
+    help="Duplicate boards per pairing (each played in one rotation per seat).",
+)
+@seed_option("the boards' deals, the same for every pairing")
+@rules_option
+@rule_option
+@workers_option
+@cluster_option
+@out_option("results/gauntlet-<time>-<random>, holding a run folder per pairing")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--no-timing", is_flag=True, help="Do not time the candidates' decisions (ms/dec)."
+)
+@progress_option
+def gauntlet(
+    candidates, panel, boards, seed, preset, rule_items, workers, cluster_address, out,
+    as_json, no_timing, progress,
+):  # fmt: skip
+    """Measure each candidate against three copies of each opponent of a panel, on
+    duplicate boards, with 95% intervals.
+
+    \b
+    For each pairing: the candidate's mean score per deal and the opponents' (after
+    moon and bonuses), its advantage (positive: it did better; the opponents' mean minus
+    its own in Hearts) with the 95% interval over boards, the share of deals in which it
+    shot the moon and in which an opponent did (conceded), and its CPU milliseconds per
+    decision. Then, per candidate, its advantage over the whole panel. The boards are the
+    same for every pairing. The default panel's OpenSpiel ISMCTS plays only OpenSpiel's
+    rules (--rules openspiel) and needs the openspiel extra (pip install
+    'hsim-hearts[openspiel]'); elsewhere it is left out, with a note.
+    \b
+    Example:
+      hsim gauntlet --candidates heuristic,pimc --boards 100 --seed 1
+    """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.experiments.gauntlet import (
+        check_gauntlet,
+        default_panel,
+        format_header,
+        format_pairing,
+        label_width,
+        panel_summary,
+        run_gauntlet,
+    )
+    from hsim.experiments.ladder import LadderStopped
+    from hsim.runner.config import default_workers
+    from hsim.runner.run import RunError
+    from hsim.strategy.contract import StrategyError
+    from hsim.strategy.specs import split_players
+
+    rules, _ = build_rules(preset, rule_items)
+    try:
+        cands = split_players(candidates)
+        opponents = split_players(panel) if panel is not None else None
+    except StrategyError as exc:
+        raise user_error(exc) from None
+    announce_compile(cands + (opponents or []))
+    if opponents is None:
+        opponents, notes = default_panel(rules)
+        opponents = list(opponents)
+        for note in notes:
+            click.echo(note, err=True)
+    workers_given, workers = workers, workers or default_workers(rules.players * boards)
+    try:
+        check_gauntlet(cands, opponents, boards, seed, workers, rules)
+    except StrategyError as exc:
+        if panel is None:
+            raise click.UsageError(
+                f"the default panel ({','.join(opponents)}) cannot be played here: {exc}; "
+                "install what it needs or give --panel"
+            ) from None
+        raise user_error(exc) from None
+    if out is None:
+        out = default_out("gauntlet")
+    width = label_width(cands, opponents, rules)
+    if not as_json:
+        click.echo(format_header(width))
+    echo = (lambda line: click.echo(line, err=True)) if progress else None
+    pairings = []
+    try:
+        with cluster_from_options(cluster_address, workers_given, workers) as cluster:
+            for p in run_gauntlet(
+                cands, opponents, boards, seed, workers, out, rules, progress, echo, cluster,
+                timed=not no_timing,
+            ):  # fmt: skip
+                pairings.append(p)
+                if not as_json:
+                    click.echo(format_pairing(p, width, rules))
+    except (RunError, StrategyError) as exc:
+        raise user_error(exc) from None
+    except LadderStopped as stop:
+        played = stop.result.games_done // rules.players
+        click.echo(
+            f"interrupted: the pairing {stop.rung} stopped after {played:,} of "
+            f"{stop.boards:,} boards (no result; `hsim resume {stop.result.run_dir}` "
+            "finishes its games); the pairings after it were not played",
+            err=True,
+        )
+        sys.exit(stop.result.exit_code)
+    summaries = {c: panel_summary([p for p in pairings if p.candidate == c], rules)
+                 for c in cands}  # fmt: skip
+    if as_json:
+        click.echo(json.dumps({
+            "rules": str(rules_text(rules)), "seed": seed, "boards": boards,
+            "pairings": [p.to_json() for p in pairings],
+            "panel": {c: {"advantage": s.estimate, "advantage_low": s.low,
+                          "advantage_high": s.high} for c, s in summaries.items()},
+        }, indent=2))  # fmt: skip
+        return
+    for c, s in summaries.items():
+        click.echo(
+            f"{c} over the whole panel: {s.estimate:+.3f} [{s.low:+.3f}, {s.high:+.3f}] "
+            "points per deal"
+        )
+    what = (
+        "score per deal: the deal's Kierki points, higher is better"
+        if rules.is_kierki
+        else "score per deal after moon and bonuses, lower is better; advantage: the "
+        "opponents' minus the candidate's"
+    )
+    click.echo(f"({what}; run folders under {out}; seed {seed})")
+
+
+def rules_text(rules) -> str:
+    """Return the canonical rules string."""
+    # deferred: `hsim --help` loads the rules model only when a command runs
+    from hsim.model.rules import canonical
+
+    return canonical(rules)

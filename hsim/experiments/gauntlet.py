@@ -1,0 +1,293 @@
+"""The gauntlet: each candidate against three copies of each opponent of a panel, on
+duplicate boards (docs/bots.md).
+
+A bot's strength on the ladder is measured against hsim's own bots; the gauntlet measures
+it against a panel that should hold opponents from outside that family (OpenSpiel's
+ISMCTS through the bridge, a moon shooter, an engine of the protocol). Each pairing is a
+ladder rung (:func:`hsim.experiments.ladder.run_rung`: the candidate in one seat, the
+opponent in the others, every rotation of every board), on the same boards for every
+pairing, so the deals are the same for every candidate against every opponent.
+
+Per pairing: the candidate's edge in score per deal over the opponents (their mean minus
+its mean in Hearts, after moon and bonuses; its mean minus theirs in Kierki) with a 95%
+interval over boards; the candidate's and the opponents' mean score per deal; the moons
+it shot (per deal it played) and the moons it conceded (deals in which an opponent shot
+the moon, per deal); and the candidate's CPU milliseconds per decision, timed over
+:data:`TIMED_DEALS` deals of its own against the same opponent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from hsim.analysis.stats import Interval, mean_interval
+from hsim.engine.layout import H_DECIDER
+from hsim.errors import ConfigError
+from hsim.experiments.ladder import (
+    LadderStopped,
+    board_advantages,
+    rung_config,
+    rung_players,
+    slug,
+)
+from hsim.model.rules import Rules
+from hsim.runner.config import MAX_GAME_STOP, check_int, validate
+from hsim.runner.run import run_tournament
+
+#: The default panel: a moon shooter, OpenSpiel's ISMCTS (the ``openspiel`` extra; 200
+#: simulations a decision keep a default gauntlet to minutes), hsim's heuristic, and
+#: random play.
+DEFAULT_PANEL = (
+    "shooter",
+    "openspiel:ismcts(simulations=200)",
+    "heuristic",
+    "random",
+)
+#: The default panel under Kierki rules (the Hearts bots above do not play Kierki).
+KIERKI_DEFAULT_PANEL = ("kierki", "random")
+#: Deals the candidate plays alone against each opponent to time its decisions.
+TIMED_DEALS = 4
+
+
+def default_panel(rules: Rules) -> tuple[tuple[str, ...], list[str]]:
+    """Return the default panel for ``rules`` and a note for each member of it that
+    cannot play here and is left out (OpenSpiel's bots play only OpenSpiel's rules,
+    ``--rules openspiel``, and need the ``openspiel`` extra)."""
+    # deferred: loading a bot compiles it; the panel is checked only when it is asked for
+    from hsim.strategy.contract import StrategyError
+    from hsim.strategy.loader import load_players
+
+    panel, notes = [], []
+    for spec in KIERKI_DEFAULT_PANEL if rules.is_kierki else DEFAULT_PANEL:
+        try:
+            load_players([spec] * rules.players, rules)
+        except StrategyError as exc:
+            notes.append(f"the default panel's {spec} is left out: {exc}")
+            continue
+        panel.append(spec)
+    return tuple(panel), notes
+
+
+@dataclasses.dataclass
+class Pairing:
+    """One candidate against three copies of one opponent (two in 3-player Kierki).
+
+    advantage: the candidate's edge in mean score per deal, per board (positive: the
+    candidate did better), with its 95% interval. score, opponents_score: mean score per
+    deal of the candidate and of the opponents' seats. moons_shot: share of the deals it
+    played in which it shot the moon; moons_conceded: share of them in which an opponent
+    did. deals: deals played (each once). cpu_ms: the candidate's CPU milliseconds per
+    decision (None when not timed).
+    """
+
+    candidate: str
+    opponent: str
+    advantage: Interval
+    score: float
+    opponents_score: float
+    moons_shot: float
+    moons_conceded: float
+    deals: int
+    cpu_ms: float | None
+    run_dir: Path
+
+    def to_json(self) -> dict:
+        """Return the pairing as a JSON-able dict."""
+        a = self.advantage
+        return {
+            "candidate": self.candidate,
+            "opponent": self.opponent,
+            "advantage": a.estimate,
+            "advantage_low": a.low,
+            "advantage_high": a.high,
+            "boards": a.n,
+            "deals": self.deals,
+            "score": self.score,
+            "opponents_score": self.opponents_score,
+            "moons_shot": self.moons_shot,
+            "moons_conceded": self.moons_conceded,
+            "cpu_ms_per_decision": self.cpu_ms,
+            "run_dir": str(self.run_dir),
+        }
+
+
+def check_gauntlet(candidates, panel, boards: int, seed: int, workers: int, rules: Rules):
+    """Check every pairing's settings before any is played.
+
+    :raises ConfigError: no candidate or no opponent, fewer than 2 boards.
+    :raises StrategyError: a spec that cannot be loaded or does not play the rules' game
+        (the message names it).
+    """
+    if not candidates:
+        raise ConfigError("a gauntlet needs at least one candidate (--candidates)")
+    if not panel:
+        raise ConfigError("a gauntlet needs at least one opponent (--panel)")
+    check_int("--boards", boards, 2, MAX_GAME_STOP)
+    for candidate in candidates:
+        for opponent in panel:
+            validate(rung_config(candidate, opponent, boards, seed, rules), workers)
+
+
+def measure_pairing(deals: pd.DataFrame, rules: Rules) -> dict:
+    """Return a pairing's figures from its duplicate run's ``deals`` (columns board,
+    game, deal, player, moon, deal_score; the candidate is player 0): ``advantage``
+    (an :class:`Interval`), ``score``, ``opponents_score``, ``moons_shot``,
+    ``moons_conceded`` and ``deals`` (see :class:`Pairing`)."""
+    mine = deals["player"] == 0
+    per_deal = deals.assign(theirs=deals["moon"] & ~mine).groupby(["game", "deal"])
+    return {
+        "advantage": mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki)),
+        "score": float(deals.loc[mine, "deal_score"].mean()),
+        "opponents_score": float(deals.loc[~mine, "deal_score"].mean()),
+        "moons_shot": float(deals.loc[mine, "moon"].mean()),
+        "moons_conceded": float(per_deal["theirs"].any().mean()),
+        "deals": int(mine.sum()),
+    }
+
+
+def decision_cpu_ms(candidate: str, opponent: str, seed: int, rules: Rules) -> float | None:
+    """Return the candidate's CPU milliseconds per decision over :data:`TIMED_DEALS` deals
+    against three copies of ``opponent`` (game 0 of ``seed``), or None if it made none.
+    Timed in this process, through the step-by-step driver (a compiled bot's call from
+    Python adds about a microsecond)."""
+    # deferred: the step-by-step driver compiles its kernels on first use
+    from hsim.play.games import PythonDriver
+    from hsim.strategy.loader import load_players
+
+    players = load_players(list(rung_players(candidate, opponent, rules)), rules)
+    driver = PythonDriver(rules, players, seed)
+    spent = [0.0, 0]
+    decide = driver.decide
+
+    def timed(status: int) -> int:
+        if int(driver.state.hidden[H_DECIDER]) != 0:  # another seat's decision
+            return decide(status)
+        start = time.process_time()
+        try:
+            return decide(status)
+        finally:
+            spent[0] += time.process_time() - start
+            spent[1] += 1
+
+    driver.decide = timed
+    driver.start_game(0)
+    for _ in range(TIMED_DEALS):
+        if driver.play_deal():
+            break
+    return 1000 * spent[0] / spent[1] if spent[1] else None
+
+
+def run_pairing(
+    candidate: str,
+    opponent: str,
+    boards: int,
+    seed: int,
+    workers: int,
+    out: Path,
+    rules: Rules,
+    progress: bool = False,
+    cluster=None,
+    timed: bool = True,
+) -> Pairing:
+    """Play one pairing into run folder ``out`` (replaced if it holds a run) and measure
+    it; ``timed``: also time the candidate's decisions (:func:`decision_cpu_ms`).
+
+    :raises LadderStopped: a signal stopped the pairing's run.
+    """
+    config = rung_config(candidate, opponent, boards, seed, rules)
+    result = run_tournament(
+        config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster
+    )
+    if result.status == "interrupted":
+        raise LadderStopped(pairing_label(candidate, opponent, rules), result, boards)
+    columns = ["game", "board", "deal", "player", "moon", "deal_score"]
+    figures = measure_pairing(pd.read_parquet(out / "deals", columns=columns), rules)
+    cpu = decision_cpu_ms(candidate, opponent, seed, rules) if timed else None
+    return Pairing(candidate, opponent, cpu_ms=cpu, run_dir=out, **figures)
+
+
+def pairing_label(candidate: str, opponent: str, rules: Rules) -> str:
+    """Return a pairing's name: ``pimc vs 3 x shooter``."""
+    return f"{candidate} vs {rules.players - 1} x {opponent}"
+
+
+def run_gauntlet(
+    candidates,
+    panel,
+    boards: int,
+    seed: int,
+    workers: int,
+    out: Path,
+    rules: Rules,
+    progress: bool = False,
+    echo=None,
+    cluster=None,
+    timed: bool = True,
+):
+    """Yield a :class:`Pairing` for each candidate against each opponent of ``panel``, in
+    that order; every pairing is checked (:func:`check_gauntlet`) before the first is
+    played. Run folders: ``out/<k>-<candidate>-vs-<opponent>``. echo: called before each
+    pairing with a line naming it.
+    """
+    check_gauntlet(candidates, panel, boards, seed, workers, rules)
+    pairs = [(c, o) for c in candidates for o in panel]
+    for k, (candidate, opponent) in enumerate(pairs, 1):
+        if echo is not None:
+            echo(
+                f"pairing {k} of {len(pairs)}: {pairing_label(candidate, opponent, rules)}, "
+                f"{boards * rules.players:,} games"
+            )
+        # numbered: two long specs (an engine's command line) may share their first letters
+        name = f"{k:02d}-{slug(candidate)[:60]}-vs-{slug(opponent)[:60]}"
+        yield run_pairing(
+            candidate, opponent, boards, seed, workers, out / name, rules, progress, cluster,
+            timed,
+        )  # fmt: skip
+
+
+def panel_summary(pairings: list[Pairing], rules: Rules) -> Interval | None:
+    """Return one candidate's advantage over the whole panel: board by board (the boards
+    are the same in every pairing), the mean of its pairings' advantages, with its 95%
+    interval over boards; None without pairings."""
+    if not pairings:
+        return None
+    columns = ["board", "player", "deal_score"]
+    per_board = [
+        board_advantages(
+            pd.read_parquet(p.run_dir / "deals", columns=columns),
+            higher_is_better=rules.is_kierki,
+        )
+        for p in pairings
+    ]
+    return mean_interval(np.mean(per_board, axis=0))
+
+
+def format_header(width: int) -> str:
+    """Return the gauntlet table's header, its first column ``width`` wide."""
+    return (
+        f"{'pairing':<{width}} {'boards':>6} {'score':>7} {'theirs':>7}  "
+        f"{'advantage, 95% CI':<27} {'moons':>6} {'conceded':>8} {'ms/dec':>8}"
+    )
+
+
+def format_pairing(p: Pairing, width: int, rules: Rules) -> str:
+    """Return one pairing's line of the table (see :func:`format_header`)."""
+    a = p.advantage
+    estimate = f"{a.estimate:+.3f} [{a.low:+.3f}, {a.high:+.3f}]"
+    cpu = "" if p.cpu_ms is None else f"{p.cpu_ms:8.3f}"
+    return (
+        f"{pairing_label(p.candidate, p.opponent, rules):<{width}} {a.n:>6} {p.score:7.3f} "
+        f"{p.opponents_score:7.3f}  {estimate:<27} {p.moons_shot:6.1%} {p.moons_conceded:8.1%} "
+        f"{cpu:>8}"
+    )
+
+
+def label_width(candidates, panel, rules: Rules) -> int:
+    """Return the first column's width for these pairings."""
+    labels = [pairing_label(c, o, rules) for c in candidates for o in panel]
+    return max([len("pairing"), *map(len, labels)]) + 2
