@@ -2,7 +2,8 @@
 
 It tracks what it may see: the cards still out (not played, not in its hand), the suits
 each seat has shown void in, the points each seat has taken. It never draws a random
-number. Parameters (defaults: ``heuristic(moon_losers=3,defend_at=14,qs_guard=2)``):
+number. Parameters (defaults:
+``heuristic(moon_losers=3,defend_at=14,qs_guard=2,suspect_at=1)``):
 
 - ``moon_losers``: attempt a moon when the hand it keeps has at most this many losers
   (a losing-trick count: the missing A, K, Q among the top cards of each suit) and
@@ -10,7 +11,10 @@ number. Parameters (defaults: ``heuristic(moon_losers=3,defend_at=14,qs_guard=2)
   attempt from the deal;
 - ``defend_at``: defend against a moon once another seat holds every point taken so far
   and at least this many;
-- ``qs_guard``: keep the QS when holding at least this many lower spades.
+- ``qs_guard``: keep the QS when holding at least this many lower spades;
+- ``suspect_at``: defend earlier, from this many points, against a seat that holds every
+  point taken and plays as a shooter does (:func:`looks_like_a_shot`: it leads a high
+  heart, or has won at least 3 tricks and half of those played).
 
 Passing
     Normally it passes the three most dangerous cards, chosen one at a time over the
@@ -55,8 +59,14 @@ Moon
     holds every point taken and every card left in its hand is a winner. While shooting
     it leads its sure winners, wins every trick it can, discards its low cards, and gives
     up once another seat takes a point. Defence: while another seat holds every point
-    taken (at least ``defend_at``), it wins tricks that seat would take with points,
-    leads a top heart to take a heart itself, and does not feed that seat points.
+    taken (at least ``defend_at``, or at least ``suspect_at`` when it leads a high heart
+    or wins most tricks: :func:`moon_threat`), it wins tricks that seat would take with
+    points, leads a top heart to take a heart itself, and does not feed that seat points.
+    Measured against three ``shooter`` seats (1,000 games in each of the four seats,
+    seed 1): 15.8% of its deals conceded a moon instead of 19.2%, its score 9.09
+    [8.99, 9.19] points per deal instead of 9.80 [9.70, 9.91]; against three
+    old ``heuristic`` seats, -0.012 [-0.048, +0.024] points per deal (448 duplicate
+    boards): the same within the noise.
 
 New Moon
     :func:`moon_choice` picks the outcome that ends the game with a win when one does;
@@ -100,7 +110,10 @@ from hsim.engine.layout import (
     P_TAKEN,
     P_TRICK,
     P_TRICK_CARDS,
+    P_TRICK_LEADER,
     P_TRICK_LEN,
+    P_TRICK_WINNER,
+    P_TRICKS_WON,
     P_VOIDS,
     R_CLAMP_AT_ZERO,
     R_FIRST_TRICK_POINTS,
@@ -122,6 +135,7 @@ from hsim.strategy.contract import CompiledStrategy, Param
 
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
 HIGH_DIAMONDS = DIAMONDS_MASK & ~((JD_BIT << 1) - 1)  # QD, KD, AD
+JACK_HEARTS = ACE_HEARTS - 3
 
 #: Compile a function of its own, called, not inlined: for the rare paths (a moon being
 #: shot, a possible shooter's hand counted), which then stay out of the decisions' hot
@@ -134,6 +148,7 @@ out_of_line = njit(cache=True, _nrt=False)
 K_MOON_LOSERS = 0
 K_DEFEND_AT = 1
 K_QS_GUARD = 2
+K_SUSPECT_AT = 3
 
 
 @kernel
@@ -313,19 +328,43 @@ def jack_blocks_moon(public, seat: int) -> bool:
     return others & JD_BIT != 0
 
 
+@out_of_line
+def looks_like_a_shot(public, seat: int) -> bool:
+    """Return whether ``seat`` plays as if shooting the moon: it leads a heart of the JH
+    or higher now, or led one this deal and won its trick (a player avoiding points
+    leads its lowest heart, a shooter its winners), or it has won at least 3 tricks and
+    at least half of those played."""
+    n = public[P_N_PLAYS]
+    done = public[P_TRICK]  # completed tricks: 4 cards each, the lead first
+    for t in range(done + 1):
+        if 4 * t >= n:
+            break
+        if public[P_TRICK_LEADER + t] != seat:
+            continue
+        c = public[P_PLAY_CARD + 4 * t]
+        if c >= JACK_HEARTS and (t == done or public[P_TRICK_WINNER + t] == seat):
+            return True
+    won = public[P_TRICKS_WON + seat]
+    return won >= 3 and 2 * won >= done
+
+
 @kernel
 def moon_threat(public, me: int, params) -> int:
-    """Return the other seat that holds every point taken (at least ``defend_at``), or -1."""
+    """Return the other seat that holds every point taken, or -1 when none does or it
+    need not be stopped: it holds at least ``defend_at`` points, or at least
+    ``suspect_at`` and :func:`looks_like_a_shot`."""
     total = 0
     for s in range(4):
         total += public[P_POINTS + s]
-    if total == 0 or total < params[K_DEFEND_AT]:
+    if total == 0 or total < params[K_SUSPECT_AT]:
         return -1
     for s in range(4):
         if s != me and public[P_POINTS + s] == total:
             if jack_blocks_moon(public, s):
                 return -1
-            return s
+            if total >= params[K_DEFEND_AT] or looks_like_a_shot(public, s):
+                return s
+            return -1
     return -1
 
 
@@ -1098,13 +1137,16 @@ STRATEGY = CompiledStrategy(
         "moon_losers": Param(3, float, -1, 13),
         "defend_at": Param(14, float, 0, 27),
         "qs_guard": Param(2, float, 0, 13),
+        "suspect_at": Param(1, float, 1, 27),
     },
     param_help={
         "moon_losers": "attempt a moon from a deal whose kept hand has at most this many "
         "losers (and the top hearts); -1: never",
         "defend_at": "defend against a moon once another seat holds all points taken, "
-        "at least this many (27: never)",
+        "at least this many (27 with suspect_at=27: never)",
         "qs_guard": "keep the QS when holding at least this many lower spades",
+        "suspect_at": "defend against a moon from this many points when the seat holding "
+        "them all leads high hearts or wins most tricks (27: never)",
     },
     description="rule-based: passes and leads by danger, ducks, flushes the QS, moons",
 )

@@ -3,14 +3,14 @@
 A test opponent for moon defence: it goes for the moon far more often than ``heuristic``
 (whose threshold, ``moon_losers=3`` with the AH and 4 hearts, lets few deals through),
 and otherwise plays as ``heuristic``. It never draws a random number. Parameters
-(defaults: ``shooter(moon_losers=6,defend_at=14,qs_guard=2)``; the order of
+(defaults: ``shooter(moon_losers=6,defend_at=14,qs_guard=2,suspect_at=1)``; the order of
 ``heuristic``'s, whose functions read them):
 
 - ``moon_losers``: attempt a moon when the hand it keeps has at most this many losers
   (:func:`hsim.strategies.heuristic.hand_losers`: the missing A, K, Q among the top
   cards of each suit) and holds the hearts and spades for it (:func:`moon_hand`);
   negative: never attempt from the deal;
-- ``defend_at``, ``qs_guard``: as ``heuristic``'s, when it is not shooting.
+- ``defend_at``, ``qs_guard``, ``suspect_at``: as ``heuristic``'s, when it is not shooting.
 
 Passing
     With a hand that may shoot (:func:`wants_shot`) it passes its losers, low cards, never
@@ -168,12 +168,14 @@ STRATEGY = CompiledStrategy(
         "moon_losers": Param(6, float, -1, 13),
         "defend_at": Param(14, float, 0, 27),
         "qs_guard": Param(2, float, 0, 13),
+        "suspect_at": Param(1, float, 1, 27),
     },
     param_help={
         "moon_losers": "attempt a moon from a deal whose kept hand has at most this many "
         "losers (and the hearts and a high spade); -1: never",
         "defend_at": "as heuristic's, when not shooting",
         "qs_guard": "as heuristic's, when not shooting",
+        "suspect_at": "as heuristic's, when not shooting",
     },
     description="shoots the moon whenever its hand makes it plausible, else heuristic",
 )
