@@ -35,7 +35,6 @@ from hsim.engine.hearts import ALL_CARDS, HEARTS_MASK, HIGH_SPADES, QS_BIT
 from hsim.engine.layout import (
     P_LED_SUIT,
     P_PLAYED,
-    P_POINTS,
     P_TRICK_LEN,
     V_DEALT,
     V_HAND,
@@ -47,12 +46,11 @@ from hsim.engine.signatures import PASS_SIG, PLAY_SIG
 from hsim.strategies import heuristic
 from hsim.strategies.heuristic import (
     K_MOON_LOSERS,
-    all_winners,
     discard_moon,
     follow_moon,
     hand_losers,
-    jack_blocks_moon,
     lead_moon,
+    may_still_shoot,
     moon_pass,
     moon_shape,
     suit_losers,
@@ -99,20 +97,13 @@ def shot_from_deal(private, params) -> bool:
 
 @kernel
 def shooting(public, private, hand: int, out: int, params) -> bool:
-    """Return whether this seat is (still) shooting the moon: it holds every point taken
-    so far (and the JD can still be its own) and either went for it from the deal
-    (:func:`shot_from_deal`) or holds at least 6 points and only winners (as
-    ``heuristic``)."""
-    me = private[V_SEAT]
-    total = 0
-    for s in range(4):
-        total += public[P_POINTS + s]
-    mine = public[P_POINTS + me]
-    if mine != total or jack_blocks_moon(public, me):
-        return False
-    if shot_from_deal(private, params):
+    """Return whether this seat is (still) shooting the moon: when ``heuristic`` would
+    be (:func:`~hsim.strategies.heuristic.shooting`: from a deal of its moon shape, or
+    holding at least 6 points and only winners), or when it holds every point taken so
+    far and went for the moon from the deal (:func:`shot_from_deal`)."""
+    if heuristic.shooting(public, private, hand, out, params):
         return True
-    return mine >= 6 and all_winners(hand, out)
+    return may_still_shoot(public, private[V_SEAT]) and shot_from_deal(private, params)
 
 
 @njit(PLAY_AT_SIG, cache=True, _nrt=False)
@@ -164,18 +155,16 @@ STRATEGY = CompiledStrategy(
     moon_choice=heuristic.moon_choice,
     native_pass=pass_at,
     native_play=play_at,
-    params={
-        "moon_losers": Param(6, float, -1, 13),
-        "defend_at": Param(14, float, 0, 27),
-        "qs_guard": Param(2, float, 0, 13),
-        "suspect_at": Param(1, float, 1, 27),
-    },
+    # heuristic's parameters in heuristic's order (its functions read them by index),
+    # with a looser moon_losers
+    params={**heuristic.STRATEGY.params, "moon_losers": Param(6, float, -1, 13)},
     param_help={
+        **{
+            k: f"as heuristic's, when not shooting: {v}"
+            for k, v in heuristic.STRATEGY.param_help.items()
+        },
         "moon_losers": "attempt a moon from a deal whose kept hand has at most this many "
         "losers (and the hearts and a high spade); -1: never",
-        "defend_at": "as heuristic's, when not shooting",
-        "qs_guard": "as heuristic's, when not shooting",
-        "suspect_at": "as heuristic's, when not shooting",
     },
     description="shoots the moon whenever its hand makes it plausible, else heuristic",
 )

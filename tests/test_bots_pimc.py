@@ -466,3 +466,14 @@ def test_pimc_beats_lowcard():
     theirs = deals[deals[:, D_SEAT] != 0, D_POINTS].mean()
     assert len(deals) >= 4 * 100
     assert mine < theirs - 2.5, (mine, theirs)
+
+
+def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
+    """The seat holding every point leads the KH (tests/test_bots_duck_heuristic.py):
+    pimc takes it with the AH before any search (``defend``), and with ``defend=0``
+    leaves it to the search, whose heuristic playouts see no moon and duck."""
+    from tests.test_bots_duck_heuristic import ALL_POINTS, MOON_DEFENCE, card, position
+
+    pos = position(MOON_DEFENCE, ALL_POINTS + " KH")
+    assert card("pimc(worlds=4)", pos) == "AH"
+    assert card("pimc(worlds=4,defend=0)", pos) != "AH"
