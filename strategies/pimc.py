@@ -73,6 +73,18 @@ may be shooting the moon: then the search decides); and on trick 1, once it carr
 points, the search picks only among the cards that do not beat the winning card, when
 there is one.
 
+Against a moon (``defend=1``, the default): the playouts model every other seat as
+``heuristic``, which rarely shoots, so the search alone let ``shooter`` seats through.
+When ``heuristic`` sees a seat that may be shooting (its
+:func:`~hsim.strategies.heuristic.moon_threat`), only ``heuristic``'s defences are
+searched (:func:`moon_stops`): take a trick with points from that seat, lead a heart
+nothing beats, feed it no points, discard points to another seat, keep high cards under
+it. Measured against three ``shooter`` seats (200 games in each of the four seats, seed 1,
+``worlds=40``), against the version before this and ``heuristic``'s old defence: moons
+conceded in 6.0% of its deals instead of 7.5%, its score 5.69 [5.53, 5.86]
+points per deal instead of 6.18 [6.00, 6.36] (paired over the games: -0.55
+[-0.72, -0.39]).
+
 The pass is ``heuristic``'s (``passing=1``, moon passes included, consistent with the
 playouts, in which this seat's ``heuristic`` knows the pass it made); ``passing=0`` uses
 pimc's own table (:func:`pass_cards`): QS when it is poorly guarded, AS/KS when the
@@ -1098,10 +1110,60 @@ def sure_choices(public, legal):
     return legal
 
 
+@njit(cache=True)
+def moon_stops(public, private, legal):
+    """Return the cards of ``legal`` left to search against a possible moon, a seat that
+    ``heuristic``'s :func:`~hsim.strategies.heuristic.moon_threat` names (its default
+    parameters); ``legal`` when there is none. The playouts model every other seat as
+    ``heuristic``, which rarely shoots, so the search alone lets a moon through; these
+    are ``heuristic``'s defences:
+
+    - leading: a heart no outstanding heart beats, when there is one;
+    - the threat wins the trick so far: a card that takes it from it when the trick
+      carries points (the QS last); unable to, the lowest card other than the QS (the
+      high cards may stop it later); void in the led suit, a card without points;
+    - another seat wins it and the threat has played or is void: void in the led suit,
+      a point card (the moon is stopped at no cost).
+    """
+    me = private[V_SEAT]
+    threat = heuristic.moon_threat(public, me, HEURISTIC_PARAMS)
+    if threat < 0:
+        return legal
+    n = public[P_TRICK_LEN]
+    if n == 0:
+        hearts = legal & HEARTS_MASK
+        if hearts:
+            top = highest_card(hearts)
+            out = ALL_CARDS & ~public[P_PLAYED] & ~private[V_HAND]
+            if out & HEARTS_MASK and out & HEARTS_MASK & ~((2 << top) - 1) == 0:
+                return 1 << top
+        return legal
+    wcard = heuristic.winning_card(public)
+    led = public[P_LED_SUIT]
+    follow = legal & (SUIT_MASK << (13 * led))
+    if heuristic.seat_of(public, wcard) != threat:
+        played = (threat - public[P_LEADER]) % 4 < n
+        if follow == 0 and (played or (public[P_VOIDS + threat] >> led) & 1):
+            points = legal & POINTS_MASK
+            return points if points else legal
+        return legal
+    if follow == 0:
+        safe = legal & ~POINTS_MASK
+        return safe if safe else legal
+    over = follow & ~((2 << wcard) - 1)
+    if over == 0:
+        return 1 << heuristic.stopper_keeping(follow)
+    if card_points(public[P_TRICK_CARDS]) > 0:
+        return over & ~QS_BIT if over & ~QS_BIT else over
+    return legal
+
+
 @njit(PLAY_SIG, cache=True)
 def play(public, private, legal, rng, params):
     """Play the card with the lowest mean deal score over sampled worlds (module doc)."""
     legal = sure_choices(public, legal)
+    if params[10] != 0:
+        legal = moon_stops(public, private, legal)
     worlds = max(1, int(params[0]))
     playouts = max(1, int(params[1]))
     exact_cards = int(params[2])
@@ -1111,9 +1173,9 @@ def play(public, private, legal, rng, params):
     rollout = int(params[6])
     pass_infer = int(params[7] * NOISE_SCALE)
     play_infer = int(params[9] * NOISE_SCALE)
-    max_worlds = int(params[10])
-    close = int(params[11] * NOISE_SCALE)
-    model_trust = int(params[12] * NOISE_SCALE)
+    max_worlds = int(params[11])
+    close = int(params[12] * NOISE_SCALE)
+    model_trust = int(params[13] * NOISE_SCALE)
     return decide(
         public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout,
         pass_infer, play_infer, max_worlds, close, model_trust,
@@ -1218,6 +1280,7 @@ STRATEGY = CompiledStrategy(
         "pass_infer": Param(1, float, 0, 1),
         "passing": Param(1, int, 0, 1),
         "play_infer": Param(0.2, float, 0, 1),
+        "defend": Param(1, int, 0, 1),
         "max_worlds": Param(0, int, 0, 100_000),
         "close": Param(1, float, 0, 26),
         "model_trust": Param(1, float, 0, 1),
@@ -1238,6 +1301,8 @@ STRATEGY = CompiledStrategy(
         "passing": "the pass: 1 heuristic's (moon passes included), 0 pimc's own table",
         "play_infer": "keep a world where the others played k cards heuristic would not "
         "have played there with probability play_infer**k (1: no inference)",
+        "defend": "1: take a trick with points from a seat heuristic sees shooting the moon, "
+        "and feed it no points, before searching; 0: the search alone",
         "max_worlds": "on a close decision, sample worlds//2 more worlds at a time up to "
         "this many in all (the time budget: about max_worlds/worlds decisions; 0: off)",
         "close": "a decision is close while its two best cards' mean deal scores differ "

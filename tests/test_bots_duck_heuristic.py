@@ -374,3 +374,53 @@ def test_heuristic_moon_choices_in_games():
             assert row[D_MOON_CHOICE] in (MOON_ADD, MOON_SUBTRACT)
         before[game, seat] = row[D_SCORE]
     assert asked > 0
+
+
+# -- moon defence -----------------------------------------------------------------------
+
+# Seat 1 wins trick 1 with the AC and trick 2 with the AD, onto which seat 3 (no
+# diamonds) discards the JH: seat 1 holds the one point taken. Seat 2 holds the AH over
+# the KH seat 1 holds, and low hearts.
+MOON_DEFENCE = [
+    "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC 3D",
+    "AC KH QH AD KD QD 2D 4D 5D 2S 3S 4S 5S",
+    "AH 2H 3H 4H 6D 7D 8D 9D TD JD 6S 7S 8S",
+    "QS KS AS 9S TS JS 5H 6H 7H 8H 9H TH JH",
+]
+ALL_POINTS = "2C AC 9D 9S AD TD JH 3D"
+# and then trick 3: seat 2 wins the 2D with the JD and the TH; trick 4: seat 1 wins the
+# 6D with the QD and the 9H: seat 1 holds 2 points, seat 2 holds 1
+SPLIT_POINTS = ALL_POINTS + " 2D JD TH 4C 6D 9H 5C QD"
+
+
+def test_heuristic_takes_a_high_heart_lead_from_a_seat_holding_every_point():
+    # seat 1 holds every point taken and leads the KH: a possible moon, stopped with the AH
+    assert card("heuristic", position(MOON_DEFENCE, ALL_POINTS + " KH")) == "AH"
+
+
+def test_heuristic_ducks_the_same_heart_lead_when_the_points_are_split():
+    assert card("heuristic", position(MOON_DEFENCE, SPLIT_POINTS + " KH")) == "4H"
+
+
+def test_heuristic_defends_only_from_suspect_at_points():
+    # with suspect_at above the points taken, only defend_at (14) counts: it ducks
+    pos = position(MOON_DEFENCE, ALL_POINTS + " KH")
+    assert card("heuristic(suspect_at=2)", pos) == "4H"
+
+
+# Seat 1 wins tricks 1 to 3 (the AC; the AD and the JH; the KD and the TH) and leads the
+# AS; seat 3 holds the QS, KS and low spades.
+QUEEN_UNDER_SHOOTER = [
+    "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC 3D",
+    "AC KH QH AD KD QD 2D 4D 5D AS 3S 4S 5S",
+    "AH 2H 3H 4H 6D 7D 8D 9D TD JD 6S 7S 8S",
+    "QS KS 2S 9S TS JS 5H 6H 7H 8H 9H TH JH",
+]
+
+
+def test_heuristic_keeps_the_queen_from_a_seat_that_wins_every_point_trick():
+    # seat 1 holds every point and has won 3 of 3 tricks: a possible moon; seat 3 plays
+    # its lowest spade under the AS, not the QS (nor the KS, which may win a spade later)
+    pos = position(QUEEN_UNDER_SHOOTER, "2C AC 9D 9S AD TD JH 3D KD JD TH 4C AS 8S")
+    assert card("heuristic", pos) == "2S"
+    assert card("heuristic(suspect_at=27)", pos) == "QS"  # no suspicion: drop the queen

@@ -47,7 +47,7 @@ from hsim.play.position import Position
 from hsim.strategy.contract import StrategyError
 from hsim.strategy.loader import load
 
-BOTS = ["random", "lowcard", "duck", "heuristic"]
+BOTS = ["random", "lowcard", "duck", "heuristic", "shooter"]
 PIMC = "pimc(worlds=2,playouts=1)"
 
 # Every switch on and every choice away from its default (passing stays "cycle" so that

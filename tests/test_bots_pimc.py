@@ -45,8 +45,9 @@ from hsim.strategy.loader import load, load_players
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
 # worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
-# max_worlds, close, model_trust: every parameter, in the order of the STRATEGY's params
-SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0])
+# defend, max_worlds, close, model_trust: every parameter, in the order of the STRATEGY's
+# params
+SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0])
 
 
 def test_small_holds_every_parameter():
@@ -551,3 +552,14 @@ def test_play_inference_stops_judging_seats_that_do_not_play_like_heuristic(oppo
     # trust 1 judges every seat, as play_infer did before model_trust
     pimc.untrusted_seats(public, private, rng, params, pimc.NOISE_SCALE, pub, priv, excused)
     assert not excused[:4].any()
+
+
+def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
+    """The seat holding every point leads the KH (tests/test_bots_duck_heuristic.py):
+    pimc takes it with the AH before any search (``defend``), and with ``defend=0``
+    leaves it to the search, whose heuristic playouts see no moon and duck."""
+    from tests.test_bots_duck_heuristic import ALL_POINTS, MOON_DEFENCE, card, position
+
+    pos = position(MOON_DEFENCE, ALL_POINTS + " KH")
+    assert card("pimc(worlds=4)", pos) == "AH"
+    assert card("pimc(worlds=4,defend=0)", pos) != "AH"

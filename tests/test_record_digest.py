@@ -98,11 +98,11 @@ CASES = {
 }
 
 EXPECTED = {
-    "classic": "2be1682621c6288158377a57",
-    "every_option": "f02cfc9ce27b891b2cd83ff0",
-    "queen_waits": "e07680117c384de17efc822d",
-    "duplicate": "9854ef8f6f41ca80cbf08504",
-    "python_seat": "6c4430ede5e0e692c52a335f",
+    "classic": "2ff5ff69b7c9802319ceeabd",
+    "every_option": "efaf4ea3d5f8d2b50f6be8a1",
+    "queen_waits": "95bfb1178cc1c398ea1eaf46",
+    "duplicate": "a9e761eff523f25f32cc1b25",
+    "python_seat": "b7e9633c78e5b8fe6a9e8be4",
     "kierki4": "c99a98814eed49245dded296",
     "kierki4_rebel_duplicate": "8db89db9576e40904167c464",
     "kierki3": "09df54be34a23240f1497991",

@@ -84,6 +84,7 @@ def gauntlet(
         panel_summary,
         run_gauntlet,
     )
+
     # deferred: as above (the runner's modules load numba and pyarrow)
     from hsim.experiments.ladder import LadderStopped
     from hsim.runner.config import default_workers

@@ -69,6 +69,7 @@ COMPILE_SECONDS = {
     "heuristic": 12,
     "kierki": 12,
     "pimc": 30,
+    "shooter": 15,
     "game loop": 45,
 }
 #: The built-in bots compiled into a Hearts loop of their own (``CompiledStrategy.in_loop``;
