@@ -371,3 +371,39 @@ def test_an_engine_plays_in_sprt_ladder_choose_and_replay(tmp_path):
             assert result.exit_code == 0, result.output
             said.append(result.output.replace(client, "lowcard"))
         assert said[0] == said[1]
+
+
+def test_an_answer_with_a_null_error_is_an_answer():
+    assert protocol.answer_value(protocol.PLAY, {"card": "QS", "error": None}) == 36
+    with pytest.raises(protocol.ProtocolError, match="reported an error: no"):
+        protocol.answer_value(protocol.PLAY, {"card": "QS", "error": "no"})
+
+
+def test_a_slow_start_names_start_timeout(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time; time.sleep(30)\n")
+    with pytest.raises(StrategyError, match=r"within 0\.5 s \(start_timeout=\)"):
+        games([engine(slow, params="(start_timeout=0.5)"), "lowcard", "lowcard", "lowcard"], n=1)
+    stop_all()
+
+
+def test_a_crash_quotes_the_engines_stderr_from_a_worker(tmp_path):
+    spec = engine(ENGINES / "faulty.py", "crash_mid")
+    result = CliRunner().invoke(main, [
+        "tournament", "--players", f"lowcard,{spec},lowcard,lowcard", "--games", "40",
+        "--workers", "2", "--chunk-size", "10", "--out", str(tmp_path / "run"),
+        "--no-progress"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "segmentation fault (pretend)" in result.output
+
+
+def test_serve_answers_nothing_after_a_refused_hello_and_checks_legal():
+    good = protocol.encode(protocol.hello("classic", "hearts", 4, "test"))
+    refused = protocol.encode(protocol.hello("kierki4", "kierki", 4, "test"))
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "serve", "heuristic"], input=good + refused
+        + b'{"type": "moon"}\n', capture_output=True, timeout=300,
+    )  # fmt: skip
+    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    assert answers[0]["protocol"] == 1 and "does not play kierki" in answers[1]["error"]
+    assert "before the hello" in answers[2]["error"]

@@ -52,6 +52,7 @@ class EngineProcess:
         self.hello_answer: dict | None = None
         self._buffer = b""
         self._stderr = collections.deque(maxlen=64)
+        self._drain: threading.Thread | None = None
         self._poll: select.poll | None = None
 
     @property
@@ -82,14 +83,15 @@ class EngineProcess:
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._poll = select.poll()
         self._poll.register(self.proc.stdout.fileno(), select.POLLIN)
-        threading.Thread(
+        self._drain = threading.Thread(
             target=self._drain_stderr,
             args=(self.proc.stderr,),
             daemon=True,
             name="hsim-engine-stderr",
-        ).start()
+        )
+        self._drain.start()
         try:
-            self.hello_answer = self.ask(encode(hello), timeout)
+            self.hello_answer = self.ask(encode(hello), timeout, "start_timeout")
         except EngineFailure as exc:
             raise EngineFailure(f"did not answer the hello: {exc}") from None
         return self.hello_answer
@@ -109,7 +111,7 @@ class EngineProcess:
         text = b"".join(self._stderr)[-STDERR_TAIL:].decode("utf-8", "replace").strip()
         return text
 
-    def ask(self, line: bytes, timeout: float) -> dict:
+    def ask(self, line: bytes, timeout: float, limit: str = "timeout") -> dict:
         """Send one request ``line`` (ending in ``\\n``) and return the engine's answer
         line as a JSON object.
 
@@ -125,7 +127,7 @@ class EngineProcess:
                 self.proc.stdin.write(line)
             except (BrokenPipeError, OSError):
                 raise EngineFailure(self._ended("its input closed")) from None
-            line = self._read_line(time.monotonic() + timeout, timeout)
+            line = self._read_line(time.monotonic() + timeout, timeout, limit)
             try:
                 answer = decode(line, "its answer")
             except ProtocolError as exc:
@@ -136,7 +138,7 @@ class EngineProcess:
             if not ok:
                 self.stop()
 
-    def _read_line(self, deadline: float, timeout: float) -> bytes:
+    def _read_line(self, deadline: float, timeout: float, limit: str) -> bytes:
         fd = self.proc.stdout.fileno()
         while True:
             end = self._buffer.find(b"\n")
@@ -147,7 +149,7 @@ class EngineProcess:
                 raise EngineFailure(f"wrote more than {MAX_LINE:,} bytes without a newline")
             left = deadline - time.monotonic()
             if left <= 0 or not self._poll.poll(max(1, int(left * 1000))):
-                raise EngineFailure(f"did not answer within {timeout:g} s (timeout=)")
+                raise EngineFailure(f"did not answer within {timeout:g} s ({limit}=)")
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
@@ -160,6 +162,8 @@ class EngineProcess:
         code = None
         with contextlib.suppress(subprocess.TimeoutExpired):
             code = self.proc.wait(timeout=1.0)
+        if self._drain is not None:
+            self._drain.join(timeout=1.0)  # what it wrote last, before the message
         if code is None:
             text = f"{what} before answering"
         elif code < 0:

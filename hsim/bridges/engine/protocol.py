@@ -303,7 +303,7 @@ def answer_value(kind: str, message: dict) -> int:
     :raises ProtocolError: the field for ``kind`` is missing or not of its form; an
         ``{"error": ...}`` answer.
     """
-    if "error" in message:
+    if message.get("error") is not None:  # "error": null is no error
         raise ProtocolError(f"it reported an error: {str(message['error'])[:200]}")
     if kind == PLAY:
         if "card" not in message:
@@ -349,7 +349,7 @@ def arrays_from_request(message: dict, rules_array: np.ndarray) -> tuple[np.ndar
         return _arrays(message, rules_array)
     except ProtocolError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
         raise ProtocolError(f"a request field is missing or malformed ({exc!r})") from None
 
 

@@ -29,6 +29,7 @@ from hsim.bridges.engine.protocol import (
     mask,
 )
 from hsim.engine.choices import longest_suit
+from hsim.engine.layout import V_HAND
 from hsim.errors import RulesError, describe, strategy_failure
 from hsim.model.rules import Rules, parse_rules
 from hsim.strategy.contract import LoadedStrategy, Observation, StrategyError
@@ -51,16 +52,18 @@ class Server:
 
     def hello(self, message: dict) -> dict:
         """Answer the hello: check the rules and game, say the protocol and the name."""
+        self.rules = None  # until this hello is accepted: no request is answered
         try:
-            self.rules = parse_rules(str(message.get("rules", "")))
+            rules = parse_rules(str(message.get("rules", "")))
         except RulesError as exc:
             return {"error": f"cannot play these rules: {exc}"}
         try:
-            check_game(self.loaded, self.rules.game)
+            check_game(self.loaded, rules.game)
             if self.loaded.check_rules is not None:
-                self.loaded.check_rules(self.rules)
+                self.loaded.check_rules(rules)
         except StrategyError as exc:
             return {"error": str(exc)}
+        self.rules = rules
         self.rules_array = self.rules.to_array()
         if self.loaded.kind == "python":
             self.player = self.loaded.python_factory()
@@ -75,8 +78,13 @@ class Server:
         if self.rules is None:
             return {"error": "a request before the hello"}
         public, private = arrays_from_request(message, self.rules_array)
-        legal = mask(message["legal"], "legal") if kind == PLAY else 0
-        seed = int(message.get("seed", 0)) & ((1 << 63) - 1)
+        try:
+            legal = mask(message["legal"], "legal") if kind == PLAY else 0
+            seed = int(message.get("seed", 0)) & ((1 << 63) - 1)
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise ProtocolError(f"a request field is missing or malformed ({exc!r})") from None
+        if kind == PLAY and (legal == 0 or legal & ~int(private[V_HAND])):
+            raise ProtocolError("legal must name cards of the hand, at least one")
         if self.player is None:
             value = self._compiled(kind, public, private, legal, seed)
         else:
