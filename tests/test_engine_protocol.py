@@ -407,3 +407,38 @@ def test_serve_answers_nothing_after_a_refused_hello_and_checks_legal():
     answers = [json.loads(x) for x in done.stdout.splitlines()]
     assert answers[0]["protocol"] == 1 and "does not play kierki" in answers[1]["error"]
     assert "before the hello" in answers[2]["error"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_killing_hsim_also_ends_what_its_engines_started(tmp_path, signum):
+    mark = f"hsim-test-grandchild-{signum}-{os.getpid()}"
+    script = tmp_path / "parent.py"  # starts a child that ignores stdin, then plays
+    script.write_text(
+        "import subprocess, sys, runpy\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {mark!r}],\n"
+        "                 stdin=subprocess.DEVNULL)\n"
+        "sys.argv = [sys.argv[0], 'fine']\n"
+        f"runpy.run_path({str(ENGINES / 'faulty.py')!r}, run_name='__main__')\n"
+    )
+    spec = engine(script)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hsim.cli", "tournament", "--players",
+         f"{spec},lowcard,lowcard,lowcard", "--games", "100000", "--workers", "2",
+         "--out", str(tmp_path / "run"), "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(engine_processes(mark)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)  # one engine a worker, each with its child
+        assert len(engine_processes(mark)) >= 1
+        proc.send_signal(signum)
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while engine_processes(mark) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert engine_processes(mark) == []
+    finally:
+        proc.kill()
+        for pid in engine_processes(mark):
+            os.kill(pid, signal.SIGKILL)

@@ -39,7 +39,33 @@ class EngineFailure(Exception):
 def _die_with_parent() -> None:  # runs in the child between fork and exec
     with contextlib.suppress(Exception):
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: the reaper's cue
+
+
+#: On Linux an engine runs under this reaper, in a process group of its own: when hsim
+#: dies (any way: the reaper's parent-death signal) it kills the whole group, the processes
+#: the engine started included; otherwise it passes the engine's exit on, a death by a
+#: signal as the same signal. The engine inherits stdin, stdout and stderr unchanged.
+REAPER = """
+import os, signal, subprocess, sys
+def stop(*_):
+    os.killpg(0, signal.SIGKILL)
+signal.signal(signal.SIGTERM, stop)
+signal.signal(signal.SIGHUP, stop)
+try:
+    engine = subprocess.Popen(sys.argv[1:])
+except OSError as exc:
+    sys.stderr.write(f"{sys.argv[1]}: {exc.strerror or exc}\\n")
+    sys.exit(127)
+null = os.open(os.devnull, os.O_RDWR)  # the pipes are the engine's alone: its EOF is seen
+os.dup2(null, 0)
+os.dup2(null, 1)
+code = engine.wait()
+if code < 0:
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+sys.exit(code)
+"""
 
 
 class EngineProcess:
@@ -66,13 +92,15 @@ class EngineProcess:
         :raises EngineFailure: the command cannot be run, or it does not answer the
             hello within ``timeout`` seconds with a JSON object.
         """
+        linux = sys.platform.startswith("linux")
+        argv = [sys.executable, "-S", "-c", REAPER, *self.argv] if linux else self.argv
         try:
             self.proc = subprocess.Popen(
-                self.argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=_die_with_parent if linux else None,
                 start_new_session=True,  # its own process group: stopped whole, children too
                 bufsize=0,
             )
