@@ -55,6 +55,20 @@ def engine_processes(mark: str) -> list[int]:
     return found
 
 
+def forking_engine(tmp_path: Path, mark: str) -> Path:
+    """Write an engine that starts a child holding ``mark`` (which ignores stdin), then
+    plays as faulty.py's ``fine``; return its path."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import subprocess, sys, runpy\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {mark!r}],\n"
+        "                 stdin=subprocess.DEVNULL)\n"
+        "sys.argv = [sys.argv[0], 'fine']\n"
+        f"runpy.run_path({str(ENGINES / 'faulty.py')!r}, run_name='__main__')\n"
+    )
+    return script
+
+
 class _Recorder:
     """A plain-Python seat that checks each of its observations survives the protocol."""
 
@@ -330,14 +344,7 @@ def test_serve_answers_an_overlong_line_once_and_goes_on():
 
 def test_an_engine_that_starts_children_is_stopped_with_them(tmp_path):
     mark = f"hsim-test-child-{os.getpid()}"
-    script = tmp_path / "parent.py"  # starts a child that ignores stdin, then plays
-    script.write_text(
-        "import subprocess, sys, runpy\n"
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {mark!r}],\n"
-        "                 stdin=subprocess.DEVNULL)\n"
-        f"sys.argv = [sys.argv[0], 'fine']\n"
-        f"runpy.run_path({str(ENGINES / 'faulty.py')!r}, run_name='__main__')\n"
-    )
+    script = forking_engine(tmp_path, mark)
     deals, _ = games([engine(script), "lowcard", "lowcard", "lowcard"], n=1)
     assert len(deals) > 0 and engine_processes(mark)
     stop_all()
@@ -412,14 +419,7 @@ def test_serve_answers_nothing_after_a_refused_hello_and_checks_legal():
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
 def test_killing_hsim_also_ends_what_its_engines_started(tmp_path, signum):
     mark = f"hsim-test-grandchild-{signum}-{os.getpid()}"
-    script = tmp_path / "parent.py"  # starts a child that ignores stdin, then plays
-    script.write_text(
-        "import subprocess, sys, runpy\n"
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {mark!r}],\n"
-        "                 stdin=subprocess.DEVNULL)\n"
-        "sys.argv = [sys.argv[0], 'fine']\n"
-        f"runpy.run_path({str(ENGINES / 'faulty.py')!r}, run_name='__main__')\n"
-    )
+    script = forking_engine(tmp_path, mark)
     spec = engine(script)
     proc = subprocess.Popen(
         [sys.executable, "-m", "hsim.cli", "tournament", "--players",

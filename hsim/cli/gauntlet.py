@@ -87,6 +87,7 @@ def gauntlet(
 
     # deferred: as above (the runner's modules load numba and pyarrow)
     from hsim.experiments.ladder import LadderStopped
+    from hsim.model.rules import canonical
     from hsim.runner.config import default_workers
     from hsim.runner.run import RunError
     from hsim.strategy.contract import StrategyError
@@ -145,7 +146,7 @@ def gauntlet(
                  for c in cands}  # fmt: skip
     if as_json:
         click.echo(json.dumps({
-            "rules": str(rules_text(rules)), "seed": seed, "boards": boards,
+            "rules": canonical(rules), "seed": seed, "boards": boards,
             "pairings": [p.to_json() for p in pairings],
             "panel": {c: {"advantage": s.estimate, "advantage_low": s.low,
                           "advantage_high": s.high} for c, s in summaries.items()},
@@ -164,10 +165,3 @@ def gauntlet(
     )
     click.echo(f"({what}; run folders under {out}; seed {seed})")
 
-
-def rules_text(rules) -> str:
-    """Return the canonical rules string."""
-    # deferred: `hsim --help` loads the rules model only when a command runs
-    from hsim.model.rules import canonical
-
-    return canonical(rules)

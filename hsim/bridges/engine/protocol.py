@@ -61,7 +61,7 @@ from hsim.engine.layout import (
     V_RECEIVED,
     V_SEAT,
 )
-from hsim.model.cards import RANKS, SUITS, format_card
+from hsim.model.cards import RANKS, SUITS, cards_of, format_card
 
 #: The protocol's version: the hello says it, and an engine must answer it.
 PROTOCOL = 1
@@ -82,12 +82,7 @@ class ProtocolError(ValueError):
 
 def names(mask: int) -> list[str]:
     """Return the cards of the 52-bit ``mask`` as names, lowest card number first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(CARD_NAMES[low.bit_length() - 1])
-        mask ^= low
-    return out
+    return [CARD_NAMES[c] for c in cards_of(mask)]
 
 
 def mask(cards: list[str], what: str) -> int:
