@@ -1,0 +1,213 @@
+"""The PettingZoo AEC environment: every seat of hsim's table is an agent (the ``rl`` extra).
+
+Agents are ``seat_0`` .. ``seat_3`` (``seat_2`` last in three-player Kierki); each acts
+when the engine asks its seat. Observations, actions, episodes, rewards and seeding are
+those of :mod:`hsim.bridges.rl.tables` (docs/rl.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hsim.errors import install_hint
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise ImportError(
+        "hsim's environments need gymnasium and pettingzoo: " + install_hint("rl")
+    ) from exc
+
+from hsim.bridges.rl.envs import (
+    ILLEGAL,
+    MODES,
+    REWARDS,
+    _action,
+    _check_choice,
+    _hands,
+    as_rules,
+    observation_space,
+    render_table,
+)
+from hsim.bridges.rl.tables import (
+    T_DEAL,
+    T_GAME,
+    T_OVER,
+    T_PICKED,
+    T_SEAT,
+    T_STATUS,
+    IllegalActionError,
+    Tables,
+    observe,
+)
+from hsim.bridges.rl.tensor import N_ACTIONS, OBS_LEN
+from hsim.engine.layout import MAX_SEATS, ST_GAME_OVER
+from hsim.model.rules import Rules
+from hsim.strategy.loader import load
+
+_RANDOM_SEED_BITS = 63
+
+
+def env(**kwargs) -> HsimAECEnv:
+    """Return an :class:`HsimAECEnv` (PettingZoo's ``env()`` convention)."""
+    return HsimAECEnv(**kwargs)
+
+
+class HsimAECEnv(AECEnv):
+    """PettingZoo AEC environment of hsim's Hearts and Kierki, every seat an agent.
+
+    rules: :class:`Rules` or its string (default ``"classic"``). mode: ``"deal"`` (an
+    episode is a deal) or ``"game"`` (to the end score); reward: ``"deal"`` or
+    ``"trick"`` (docs/rl.md). oracle: every seat's hand in ``infos[agent]["hidden"]``
+    (int8[4, 52]); off by default. illegal, illegal_reward: as :class:`HsimEnv`.
+    ``reset(seed=S)`` starts run seed S at game 0;
+    ``reset()`` goes on with the next deal (mode "deal") or game; game G of seed S is
+    ``hsim replay --seed S --game G``.
+
+    :raises ValueError: an unknown mode or reward.
+    :raises hsim.errors.RulesError: a rules string that names no valid rule set.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "hsim_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: Rules | str = "classic",
+        mode: str = "deal",
+        reward: str = "deal",
+        oracle: bool = False,
+        render_mode: str | None = None,
+        illegal: str = "penalty",
+        illegal_reward: float = -1.0,
+    ) -> None:
+        super().__init__()
+        _check_choice("illegal", illegal, ILLEGAL)
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        _check_choice("mode", mode, MODES)
+        _check_choice("reward", reward, REWARDS)
+        _check_choice("render_mode", render_mode, (None, "ansi", "human"))
+        self.rules = as_rules(rules)
+        n = self.rules.players
+        self.possible_agents = [f"seat_{s}" for s in range(n)]
+        self.agent_name_mapping = {a: s for s, a in enumerate(self.possible_agents)}
+        placeholder = load("random")
+        self.tables = Tables(
+            self.rules, [placeholder] * n, learner=None, outside=(1 << n) - 1, mode=mode,
+            reward=reward,
+        )  # fmt: skip
+        self.oracle = bool(oracle)
+        self.render_mode = render_mode
+        self._started = False
+        self._rng = np.random.default_rng()
+        self._obs = np.zeros(OBS_LEN, np.float32)
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self.agents: list[str] = []
+        self._observation_spaces = {a: observation_space() for a in self.possible_agents}
+        self._action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        """Return ``agent``'s observation space (one object per agent, as PettingZoo asks)."""
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """Return ``agent``'s action space: ``Discrete(N_ACTIONS)``."""
+        return self._action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start an episode (see the class docstring)."""
+        if seed is not None or not self._started:
+            if seed is None:
+                seed = int(self._rng.integers(0, 2**_RANDOM_SEED_BITS))
+            self.tables.start(seed)
+            self._started = True
+        self.tables.set_outside(-1, (1 << self.rules.players) - 1)
+        self.tables.reward[:] = 0.0
+        self.tables.next_episode()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._update()
+
+    def observe(self, agent: str) -> dict:
+        """Return ``agent``'s observation: its own view only, with its action mask (all
+        zeros when it is not asked to act)."""
+        t = self.tables
+        s = self.agent_name_mapping[agent]
+        asked = not t.table[0, T_OVER] and int(t.table[0, T_SEAT]) == s
+        status = int(t.table[0, T_STATUS]) if asked else ST_GAME_OVER
+        picked = int(t.table[0, T_PICKED]) if asked else 0
+        obs = np.zeros(OBS_LEN, np.float32)
+        mask = np.zeros(N_ACTIONS, np.int8)
+        observe(
+            t.public[0], t.private[0, s], t.rules_array, status, picked, int(t.cfg[0]),
+            t.scale, obs, mask,
+        )  # fmt: skip
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action) -> None:
+        """Play ``action`` for ``agent_selection``.
+
+        A refused action leaves the agent at its decision: ``illegal="penalty"`` pays it
+        ``illegal_reward`` (``infos[agent]["illegal"]``), ``illegal="raise"`` raises.
+
+        :raises IllegalActionError: an action that is not an integer, or a refused action
+            with ``illegal="raise"``.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        if not self.tables.step(np.array([_action(action)], np.int64)):
+            self.tables.refused()
+            if self.illegal == "raise":
+                raise IllegalActionError(self.tables.refusal(0))
+            self._update()
+            self.rewards[agent] += self.illegal_reward
+            self.infos[agent]["illegal"] = True
+            self._accumulate_rewards()
+            return
+        self._update()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _update(self) -> None:
+        """Read rewards, episode end and the next agent from the table."""
+        t = self.tables
+        for s, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = float(t.reward[0, s])
+        t.reward[0, :MAX_SEATS] = 0.0
+        over = bool(t.table[0, T_OVER])
+        info = {"game": int(t.table[0, T_GAME]), "deal": int(t.table[0, T_DEAL]) - int(over)}
+        if self.oracle:
+            info["hidden"] = _hands(t)
+        for agent in self.agents:
+            self.terminations[agent] = over
+            self.infos[agent] = dict(info)
+        if not over:
+            self.agent_selection = self.possible_agents[int(t.table[0, T_SEAT])]
+        elif self.agents:
+            self.agent_selection = self.agents[0]
+
+    def render(self) -> str | None:
+        """Return the table as text (``render_mode="ansi"``) or print it (``"human"``)."""
+        if not self.agents and not self._started:
+            return None
+        text = render_table(self.tables)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: the tables are numpy arrays."""
