@@ -489,6 +489,27 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
         return info
 
 
+#: The environments by Gymnasium id: ``gymnasium.make("hsim/Hearts-v0", opponents=...)``,
+#: ``gymnasium.make_vec("hsim/Hearts-v0", num_envs=1024)`` (the compiled vector
+#: environment), likewise ``hsim/Kierki-v0`` (four players; ``rules="kierki3"`` for three).
+GYM_IDS = {"hsim/Hearts-v0": "classic", "hsim/Kierki-v0": "kierki4"}
+
+
+def _vector(num_envs: int = 1, **kwargs) -> HsimVectorEnv:
+    kwargs.pop("render_mode", None)  # make_vec passes it; the vector env renders nothing
+    return HsimVectorEnv(num_envs=num_envs, **kwargs)
+
+
+for _id, _rules in GYM_IDS.items():
+    if _id not in gymnasium.registry:
+        gymnasium.register(
+            id=_id,
+            entry_point=HsimEnv,
+            vector_entry_point=_vector,
+            kwargs={"rules": _rules},
+        )
+
+
 def _action(action) -> int:
     """Return an action as an int; refuse what is not an integer (``IllegalActionError``)."""
     if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
