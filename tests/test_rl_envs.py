@@ -5,6 +5,8 @@ the engine's scores, masks equal to the legal plays, a policy back at the table.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +53,7 @@ from hsim.model.cards import parse_card  # noqa: E402
 from hsim.model.rules import parse_rules  # noqa: E402
 from hsim.play.games import play_range  # noqa: E402
 from hsim.strategy.contract import LoadedStrategy  # noqa: E402
-from hsim.strategy.loader import load  # noqa: E402
+from hsim.strategy.loader import load, load_players  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ["classic", "kierki4", "kierki3", "classic(moon=new_moon)"]
@@ -496,3 +498,25 @@ def test_the_python_examples_of_docs_rl_run_as_written():
     runnable = [b for b in blocks if "np.load(" not in b]  # the policy file needs weights
     assert len(runnable) == 3
     exec(compile("\n".join(runnable), "docs/rl.md", "exec"), {})
+
+
+def test_the_training_example_writes_a_policy_that_plays_at_the_table(tmp_path):
+    out = tmp_path / "rl"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "rl_train.py"), "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (out / "policy.npz").exists()
+    players = load_players([f"{out}/policy.py:Policy"] + ["random"] * 3)
+    deals, games = play_range(parse_rules("classic"), players, seed=1, first=0, stop=2)
+    assert len(games) == 8 and len(deals) >= 8
+    again = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "rl_train.py"), "--quick", "--out",
+         str(tmp_path / "again")],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again" / "policy.npz").read_bytes() == (out / "policy.npz").read_bytes()

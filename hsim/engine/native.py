@@ -26,6 +26,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
 from hsim.engine._numba import KeptAddresses
+from hsim.engine.signatures import PASS_SIG, PLAY_SIG
 
 #: Argument types of a native entry: the data pointers of ``public`` (int64[PUBLIC_LEN]),
 #: ``private`` (this seat's int64[PRIVATE_LEN] row), ``rng`` (uint64[1]) and ``params``
@@ -96,6 +97,23 @@ def call_pass_at(typingctx, address, public, private, rng, params):
     """Call the :data:`PASS_AT_SIG` entry at ``address``; return its pass (as
     :func:`call_play_at`)."""
     return _native_call(types.int64(types.int64, *PASS_AT_SIG.args))
+
+
+@intrinsic
+def call_play_fn(typingctx, address, public, private, legal, rng, params):
+    """Call the compiled play decision (:data:`hsim.engine.signatures.PLAY_SIG`: arrays,
+    not pointers) at ``address`` (:func:`native_address` of it with PLAY_SIG); return its
+    card. For a compiled loop that keeps a seat's decisions as addresses in an int64
+    array instead of taking them as function values, whose every call from Python looks
+    each function's address up again."""
+    return _native_call(types.int64(types.int64, *PLAY_SIG.args))
+
+
+@intrinsic
+def call_choice_fn(typingctx, address, public, private, rng, params):
+    """Call the compiled pass, moon or trump decision (PASS_SIG, MOON_SIG, TRUMP_SIG: one
+    shape) at ``address``; return its answer (as :func:`call_play_fn`)."""
+    return _native_call(types.int64(types.int64, *PASS_SIG.args))
 
 
 def native_address(dispatcher, signature) -> int:

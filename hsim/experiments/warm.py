@@ -110,6 +110,11 @@ def warm_steps() -> list[WarmStep]:
         WarmStep("the step-by-step game", _part_cold("the step-by-step game"), _step_by_step),
         WarmStep("perft", _part_cold("perft"), _perft),
         WarmStep("rescore", _part_cold("rescore"), _rescore),
+        WarmStep(
+            "the learning environments",
+            _part_cold("the learning environments"),
+            lambda: importlib.import_module("hsim.bridges.rl.tables"),
+        ),
     ]
     return steps
 

@@ -105,15 +105,10 @@ def seat_codes(bundles, inlined=None) -> np.ndarray:
 
 
 @kernel
-def call_pass(codes, fns, seat, public, private, rng, params) -> int:
-    """Return the pass of the decision ``codes[C_PASS]`` names (``codes``: the seat's row
-    of :func:`seat_codes`): a built-in, the native entry at address ``codes[A_PASS]``
-    (code :data:`NATIVE`), else ``fns[seat]`` (``fns``: one function value per seat).
-
-    The function value is taken out of ``fns`` only when it is called: picking one of a
-    tuple by a seat known only at run time is an indirect jump, which for a built-in
-    would cost more than its decision.
-    """
+def builtin_pass(codes, public, private, rng, params) -> int:
+    """Return the pass of the built-in decision ``codes[C_PASS]`` names (``codes``: the
+    seat's row of :func:`seat_codes`, C_PASS not :data:`BY_PROGRAM`): a bot called
+    directly, or the native entry at address ``codes[A_PASS]`` (code :data:`NATIVE`)."""
     code = codes[C_PASS]
     if code == 1:
         return random_bot.pass_cards(public, private, rng, params)
@@ -121,19 +116,32 @@ def call_pass(codes, fns, seat, public, private, rng, params) -> int:
         return lowcard.pass_cards(public, private, rng, params)
     if code == 3:
         return duck.pass_cards(public, private, rng, params)
-    if code == NATIVE:
-        return call_pass_at(
-            codes[A_PASS], data_ptr(public), data_ptr(private), data_ptr(rng), data_ptr(params)
-        )
+    return call_pass_at(
+        codes[A_PASS], data_ptr(public), data_ptr(private), data_ptr(rng), data_ptr(params)
+    )
+
+
+@kernel
+def call_pass(codes, fns, seat, public, private, rng, params) -> int:
+    """Return the pass of the decision ``codes[C_PASS]`` names (``codes``: the seat's row
+    of :func:`seat_codes`): a built-in (:func:`builtin_pass`), else ``fns[seat]``
+    (``fns``: one function value per seat).
+
+    The function value is taken out of ``fns`` only when it is called: picking one of a
+    tuple by a seat known only at run time is an indirect jump, which for a built-in
+    would cost more than its decision.
+    """
+    if codes[C_PASS] != BY_PROGRAM:
+        return builtin_pass(codes, public, private, rng, params)
     return fns[seat](public, private, rng, params)
 
 
 @kernel
-def call_play(codes, fns, seat, public, private, legal, rng, params) -> int:
-    """Return the card of the decision ``codes[C_PLAY]`` names (``codes``: the seat's row
-    of :func:`seat_codes`): a built-in, the native entry at address ``codes[A_PLAY]``
-    (code :data:`NATIVE`; the only legal card without asking it, when there is one), else
-    ``fns[seat]`` (taken out of the tuple only then, as in :func:`call_pass`)."""
+def builtin_play(codes, public, private, legal, rng, params) -> int:
+    """Return the card of the built-in decision ``codes[C_PLAY]`` names (not
+    :data:`BY_PROGRAM`): a bot called directly, or the native entry at address
+    ``codes[A_PLAY]`` (code :data:`NATIVE`; the only legal card without asking it, when
+    there is one)."""
     code = codes[C_PLAY]
     if code == 1:
         return random_bot.play(public, private, legal, rng, params)
@@ -141,38 +149,57 @@ def call_play(codes, fns, seat, public, private, legal, rng, params) -> int:
         return lowcard.play(public, private, legal, rng, params)
     if code == 3:
         return duck.play(public, private, legal, rng, params)
-    if code == NATIVE:
-        if legal & (legal - 1) == 0:
-            return lowest_card(legal)  # one legal card: a native entry is not asked
-        return call_play_at(
-            codes[A_PLAY],
-            data_ptr(public),
-            data_ptr(private),
-            legal,
-            data_ptr(rng),
-            data_ptr(params),
-        )
+    if legal & (legal - 1) == 0:
+        return lowest_card(legal)  # one legal card: a native entry is not asked
+    return call_play_at(
+        codes[A_PLAY],
+        data_ptr(public),
+        data_ptr(private),
+        legal,
+        data_ptr(rng),
+        data_ptr(params),
+    )
+
+
+@kernel
+def call_play(codes, fns, seat, public, private, legal, rng, params) -> int:
+    """Return the card of the decision ``codes[C_PLAY]`` names (``codes``: the seat's row
+    of :func:`seat_codes`): a built-in (:func:`builtin_play`), else ``fns[seat]`` (taken
+    out of the tuple only then, as in :func:`call_pass`)."""
+    if codes[C_PLAY] != BY_PROGRAM:
+        return builtin_play(codes, public, private, legal, rng, params)
     return fns[seat](public, private, legal, rng, params)
+
+
+@kernel
+def builtin_moon(codes, public, private, rng, params) -> int:
+    """Return the moon choice of the built-in decision ``codes[C_MOON]`` names."""
+    return default_moon_choice(public, private, rng, params)
 
 
 @kernel
 def call_moon(codes, fns, seat, public, private, rng, params) -> int:
     """Return the moon choice of the decision ``codes[C_MOON]`` names, else
     ``fns[seat]``'s."""
-    if codes[C_MOON] == 1:
-        return default_moon_choice(public, private, rng, params)
+    if codes[C_MOON] != BY_PROGRAM:
+        return builtin_moon(codes, public, private, rng, params)
     return fns[seat](public, private, rng, params)
+
+
+@kernel
+def builtin_trump(codes, public, private, rng, params) -> int:
+    """Return the trump choice of the built-in decision ``codes[C_TRUMP]`` names."""
+    if codes[C_TRUMP] == 1:
+        return random_bot.trump_choice(public, private, rng, params)
+    return default_trump_choice(public, private, rng, params)
 
 
 @kernel
 def call_trump(codes, fns, seat, public, private, rng, params) -> int:
     """Return the trump choice of the decision ``codes[C_TRUMP]`` names, else
     ``fns[seat]``'s."""
-    code = codes[C_TRUMP]
-    if code == 1:
-        return random_bot.trump_choice(public, private, rng, params)
-    if code == 2:
-        return default_trump_choice(public, private, rng, params)
+    if codes[C_TRUMP] != BY_PROGRAM:
+        return builtin_trump(codes, public, private, rng, params)
     return fns[seat](public, private, rng, params)
 
 

@@ -59,6 +59,8 @@ PART_SOURCES = {
         *_POSITION_KERNELS,
         (PACKAGE_DIR / "play" / "hearts_game.py", "next_decision"),
     ),
+    # hsim.bridges.rl.tables: the learning environments' compiled step (docs/rl.md)
+    "the learning environments": ((PACKAGE_DIR / "bridges" / "rl" / "tables.py", "*"),),
 }
 COMPILE_SECONDS = {
     "engine": 35,
@@ -66,6 +68,7 @@ COMPILE_SECONDS = {
     "rescore": 8,
     "the position kernels": 6,
     "the step-by-step game": 7,
+    "the learning environments": 80,
     "heuristic": 12,
     "kierki": 12,
     "pimc": 30,

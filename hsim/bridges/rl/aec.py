@@ -39,7 +39,7 @@ from hsim.bridges.rl.tables import (
     T_STATUS,
     IllegalActionError,
     Tables,
-    observe,
+    observe_entry,
 )
 from hsim.bridges.rl.tensor import N_ACTIONS, OBS_LEN
 from hsim.engine.layout import MAX_SEATS, ST_GAME_OVER
@@ -108,6 +108,9 @@ class HsimAECEnv(AECEnv):
         self._obs = np.zeros(OBS_LEN, np.float32)
         self._mask = np.zeros(N_ACTIONS, np.int8)
         self.agents: list[str] = []
+        self._where: tuple | None = None
+        self._public = self.tables.public[0]
+        self._kierki = int(self.rules.is_kierki)
         self._observation_spaces = {a: observation_space() for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
 
@@ -135,6 +138,7 @@ class HsimAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._where = None
         self._update()
 
     def observe(self, agent: str) -> dict:
@@ -142,13 +146,14 @@ class HsimAECEnv(AECEnv):
         zeros when it is not asked to act)."""
         t = self.tables
         s = self.agent_name_mapping[agent]
-        asked = not t.table[0, T_OVER] and int(t.table[0, T_SEAT]) == s
-        status = int(t.table[0, T_STATUS]) if asked else ST_GAME_OVER
-        picked = int(t.table[0, T_PICKED]) if asked else 0
-        obs = np.zeros(OBS_LEN, np.float32)
-        mask = np.zeros(N_ACTIONS, np.int8)
-        observe(
-            t.public[0], t.private[0, s], t.rules_array, status, picked, int(t.cfg[0]),
+        state = t.table[0].tolist()
+        asked = not state[T_OVER] and state[T_SEAT] == s
+        status = state[T_STATUS] if asked else ST_GAME_OVER
+        picked = state[T_PICKED] if asked else 0
+        obs = np.empty(OBS_LEN, np.float32)  # observe() writes every entry
+        mask = np.empty(N_ACTIONS, np.int8)
+        observe_entry(
+            self._public, t.private[0, s], t.rules_array, status, picked, self._kierki,
             t.scale, obs, mask,
         )  # fmt: skip
         return {"observation": obs, "action_mask": mask}
@@ -184,18 +189,25 @@ class HsimAECEnv(AECEnv):
     def _update(self) -> None:
         """Read rewards, episode end and the next agent from the table."""
         t = self.tables
-        for s, agent in enumerate(self.possible_agents):
-            self.rewards[agent] = float(t.reward[0, s])
-        t.reward[0, :MAX_SEATS] = 0.0
-        over = bool(t.table[0, T_OVER])
-        info = {"game": int(t.table[0, T_GAME]), "deal": int(t.table[0, T_DEAL]) - int(over)}
-        if self.oracle:
-            info["hidden"] = _hands(t)
-        for agent in self.agents:
-            self.terminations[agent] = over
-            self.infos[agent] = dict(info)
+        reward = t.reward[0]
+        self.rewards = dict(zip(self.possible_agents, reward.tolist(), strict=False))
+        reward[:MAX_SEATS] = 0.0
+        state = t.table[0].tolist()
+        over = bool(state[T_OVER])
+        where = (state[T_GAME], state[T_DEAL] - int(over))
+        # Each agent's info and termination change only with the deal (or the oracle's
+        # hands, with every step): rebuilt then, not on every step.
+        if self.oracle or where != self._where or over:
+            self._where = where
+            hidden = _hands(t) if self.oracle else None
+            for agent in self.agents:
+                self.terminations[agent] = over
+                info = {"game": where[0], "deal": where[1]}
+                if hidden is not None:
+                    info["hidden"] = hidden
+                self.infos[agent] = info
         if not over:
-            self.agent_selection = self.possible_agents[int(t.table[0, T_SEAT])]
+            self.agent_selection = self.possible_agents[state[T_SEAT]]
         elif self.agents:
             self.agent_selection = self.agents[0]
 

@@ -40,7 +40,7 @@ from hsim.bridges.rl.tables import (
     T_STATUS,
     IllegalActionError,
     Tables,
-    observe,
+    observe_entry,
 )
 from hsim.bridges.rl.tensor import (
     FIELD,
@@ -249,6 +249,8 @@ class HsimEnv(gymnasium.Env):
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._driver: PythonDriver | None = None
+        self._action = np.zeros(1, np.int64)
+        self._python_seats = any(p.kind != "compiled" for p in self.seating.loaded)
         self._started = False
         self._last_game = -1
         self._episodes = 0
@@ -322,39 +324,42 @@ class HsimEnv(gymnasium.Env):
         """
         if self.tables.table[0, T_OVER] or not self._started:
             raise IllegalActionError("the episode is over (or not started): call reset() first")
-        if not self.tables.step(np.array([_action(action)], np.int64)):
+        self._action[0] = _action(action)
+        if not self.tables.step(self._action):
             self.tables.refused()
             if self.illegal == "raise":
                 raise IllegalActionError(self.tables.refusal(0))
-            info = self._info()
+            info = self._info(self.tables.table[0].tolist())
             info["illegal"] = True
             return self._observation(), self.illegal_reward, False, False, info
-        self._answer_python_seats()
-        learner = int(self.tables.table[0, T_LEARNER])
-        reward = float(self.tables.reward[0, learner])
-        self.tables.reward[0, :MAX_SEATS] = 0.0  # paid: what accrues next is the next step's
-        terminated = bool(self.tables.table[0, T_OVER])
-        return self._observation(), reward, terminated, False, self._info()
+        if self._python_seats:
+            self._answer_python_seats()
+        state = self.tables.table[0].tolist()
+        reward = self.tables.reward[0]
+        paid = float(reward[state[T_LEARNER]])
+        reward[:MAX_SEATS] = 0.0  # paid: what accrues next is the next step's
+        return self._observation(), paid, bool(state[T_OVER]), False, self._info(state)
 
     def _observation(self) -> dict:
         t = self.tables
         if t.table[0, T_OVER]:  # the learner's view of the finished episode, nothing asked
             learner = int(t.table[0, T_LEARNER])
-            obs = np.zeros(OBS_LEN, np.float32)
-            mask = np.zeros(N_ACTIONS, np.int8)
-            observe(
+            obs = np.empty(OBS_LEN, np.float32)
+            mask = np.empty(N_ACTIONS, np.int8)
+            observe_entry(
                 t.public[0], t.private[0, learner], t.rules_array, ST_GAME_OVER, 0,
                 int(t.cfg[0]), t.scale, obs, mask,
             )  # fmt: skip
             return {"observation": obs, "action_mask": mask}
         return {"observation": t.obs[0].copy(), "action_mask": t.mask[0].copy()}
 
-    def _info(self) -> dict:
-        t = self.tables.table[0]
+    def _info(self, state: list | None = None) -> dict:
+        if state is None:
+            state = self.tables.table[0].tolist()
         info = {
-            "game": int(t[T_GAME]),
-            "deal": int(t[T_DEAL]) - int(bool(t[T_OVER])),
-            "seat": int(t[T_LEARNER]),
+            "game": state[T_GAME],
+            "deal": state[T_DEAL] - int(bool(state[T_OVER])),
+            "seat": state[T_LEARNER],
         }
         if self.oracle:
             info["hidden"] = _hands(self.tables)

@@ -63,8 +63,9 @@ from hsim.engine.layout import (
     ST_OK,
     V_HAND,
 )
+from hsim.engine.native import call_choice_fn, call_play_fn, native_address, native_enabled
 from hsim.engine.rng import seed_to_u64
-from hsim.engine.signatures import MOON_FN, PASS_FN, PLAY_FN, TRUMP_FN
+from hsim.engine.signatures import MOON_SIG, PASS_SIG, PLAY_SIG, TRUMP_SIG
 from hsim.errors import StrategyError
 from hsim.play.hearts_game import new_game, next_decision, submit_moon, submit_pass, submit_play
 from hsim.play.kierki_game import (
@@ -74,7 +75,18 @@ from hsim.play.kierki_game import (
     submit_kierki_play,
     submit_trump,
 )
-from hsim.play.seats import call_moon, call_pass, call_play, call_trump, seat_codes
+from hsim.play.seats import (
+    BY_PROGRAM,
+    C_MOON,
+    C_PASS,
+    C_PLAY,
+    C_TRUMP,
+    builtin_moon,
+    builtin_pass,
+    builtin_play,
+    builtin_trump,
+    seat_codes,
+)
 
 # cfg: one int64 vector of settings shared by every table.
 C_KIERKI = 0  # 1 under Kierki rules
@@ -104,6 +116,11 @@ TABLE_LEN = 20
 
 ERR_ACTION = 1
 ERR_OPPONENT = 2
+
+# addresses: int64[MAX_SEATS, N_DECISIONS], per seat the address of each decision that is
+# not built in (hsim.engine.native.native_address), 0 for a built-in one.
+F_PASS, F_PLAY, F_MOON, F_TRUMP = range(4)
+N_DECISIONS = 4
 
 # how drive() is asked to work
 DRIVE_STEP = 0  # act for the outside seat asked now, then play on
@@ -196,9 +213,30 @@ def _start_episode(run_seed, cfg, rules, public, private, hidden, rngs, table, r
     table[T_PICKED] = 0
 
 
+@njit(cache=True, inline="always")
+def _inside(codes, addresses, st, legal, public, private, rng, params) -> int:
+    """Return an inside seat's answer to decision ``st``: a built-in's (codes, as in the
+    tournament loops), else its compiled decision's at its address in ``addresses``."""
+    if st == ST_NEED_PLAY:
+        if codes[C_PLAY] != BY_PROGRAM:
+            return builtin_play(codes, public, private, legal, rng, params)
+        return call_play_fn(addresses[F_PLAY], public, private, legal, rng, params)
+    if st == ST_NEED_PASS:
+        if codes[C_PASS] != BY_PROGRAM:
+            return builtin_pass(codes, public, private, rng, params)
+        return call_choice_fn(addresses[F_PASS], public, private, rng, params)
+    if st == ST_NEED_MOON:
+        if codes[C_MOON] != BY_PROGRAM:
+            return builtin_moon(codes, public, private, rng, params)
+        return call_choice_fn(addresses[F_MOON], public, private, rng, params)
+    if codes[C_TRUMP] != BY_PROGRAM:
+        return builtin_trump(codes, public, private, rng, params)
+    return call_choice_fn(addresses[F_TRUMP], public, private, rng, params)
+
+
 @njit(cache=True)
 def _play_on(
-    cfg, rules, codes, pass_fns, play_fns, moon_fns, trump_fns, params,
+    cfg, rules, codes, addresses, params,
     public, private, hidden, rngs, deal_out, game_out, table, reward,
 ) -> None:  # fmt: skip
     """Play the inside seats until an outside seat must decide or the episode ends.
@@ -221,20 +259,15 @@ def _play_on(
             table[T_STATUS] = st
             table[T_SEAT] = s
             return
+        legal = 0
         if st == ST_NEED_PLAY:
             if cfg[C_KIERKI]:
                 legal = kierki_legal(public, rules, private[s, V_HAND])
             else:
                 legal = hearts_legal(public, rules, private[s, V_HAND])
-            answer = call_play(
-                codes[s], play_fns, s, public, private[s], legal, rngs[1 + s], params[s]
-            )
-        elif st == ST_NEED_PASS:
-            answer = call_pass(codes[s], pass_fns, s, public, private[s], rngs[1 + s], params[s])
-        elif st == ST_NEED_MOON:
-            answer = call_moon(codes[s], moon_fns, s, public, private[s], rngs[1 + s], params[s])
-        else:
-            answer = call_trump(codes[s], trump_fns, s, public, private[s], rngs[1 + s], params[s])
+        answer = _inside(
+            codes[s], addresses[s], st, legal, public, private[s], rngs[1 + s], params[s]
+        )
         if _answer(cfg, rules, public, private, hidden, deal_out, game_out, st, answer) != ST_OK:
             table[T_ERROR] = ERR_OPPONENT
             table[T_ERROR_VALUE] = answer
@@ -287,10 +320,7 @@ DRIVE_SIG = types.int64(
     types.int64[::1],  # rules
     types.float32[::1],  # rules_scale
     types.int64[:, ::1],  # codes
-    types.UniTuple(PASS_FN, MAX_SEATS),
-    types.UniTuple(PLAY_FN, MAX_SEATS),
-    types.UniTuple(MOON_FN, MAX_SEATS),
-    types.UniTuple(TRUMP_FN, MAX_SEATS),
+    types.int64[:, ::1],  # addresses
     types.float64[:, ::1],  # params
     types.int64[:, ::1],  # public, per table
     types.int64[:, :, ::1],  # private
@@ -308,9 +338,8 @@ DRIVE_SIG = types.int64(
 
 @njit(DRIVE_SIG, cache=True, _nrt=False)
 def drive(
-    run_seed, how, actions, cfg, rules, scale, codes, pass_fns, play_fns, moon_fns,
-    trump_fns, params, public, private, hidden, rngs, deal_out, game_out, table, reward,
-    obs, mask, final_obs,
+    run_seed, how, actions, cfg, rules, scale, codes, addresses, params, public, private,
+    hidden, rngs, deal_out, game_out, table, reward, obs, mask, final_obs,
 ):  # fmt: skip
     """Step (or reset) every table; return the first table whose inside seat answered
     what the engine refused (the call stops there), -2 when some tables refused their
@@ -346,7 +375,7 @@ def drive(
             continue
         if not t[T_OVER]:
             _play_on(
-                cfg, rules, codes, pass_fns, play_fns, moon_fns, trump_fns, params, public[i],
+                cfg, rules, codes, addresses, params, public[i],
                 private[i], hidden[i], rngs[i], deal_out[i], game_out[i], t, reward[i],
             )  # fmt: skip
             if t[T_ERROR]:
@@ -363,7 +392,7 @@ def drive(
                 run_seed, cfg, rules, public[i], private[i], hidden[i], rngs[i], t, reward[i]
             )
             _play_on(
-                cfg, rules, codes, pass_fns, play_fns, moon_fns, trump_fns, params, public[i],
+                cfg, rules, codes, addresses, params, public[i],
                 private[i], hidden[i], rngs[i], deal_out[i], game_out[i], t, reward[i],
             )  # fmt: skip
             if t[T_ERROR]:
@@ -478,23 +507,42 @@ class Tables:
 
     def seat_players(self, seats) -> None:
         """Seat ``seats`` (one compiled :class:`LoadedStrategy` per seat) at every table,
-        from the next call on (an outside seat's entry is never asked)."""
+        from the next call on (an outside seat's entry is never asked).
+
+        :raises ValueError: under ``NUMBA_DISABLE_JIT``, a strategy other than hsim's
+            light built-in bots (its decisions are called at their addresses).
+        """
         full = list(seats) + list(seats[:1]) * (MAX_SEATS - len(seats))
         self.seats = list(seats)
-        self.pass_fns = tuple(p.compiled.pass_cards for p in full)
-        self.play_fns = tuple(p.compiled.play for p in full)
-        self.moon_fns = tuple(p.compiled.moon_choice for p in full)
-        self.trump_fns = tuple(p.compiled.trump_choice for p in full)
         width = max(len(p.params) for p in full)
         self.params = np.zeros((MAX_SEATS, width), np.float64)
         for s, p in enumerate(full):
             self.params[s, : len(p.params)] = p.params
         self.codes = seat_codes([p.compiled for p in full])
+        # A decision not built in is called at its address: function values passed on
+        # every call cost ~140 us a call in look-ups (32 of them), more than a step.
+        self.addresses = np.zeros((MAX_SEATS, N_DECISIONS), np.int64)
+        for s, p in enumerate(full):
+            b = p.compiled
+            for column, code_column, fn, sig in (
+                (F_PASS, C_PASS, b.pass_cards, PASS_SIG),
+                (F_PLAY, C_PLAY, b.play, PLAY_SIG),
+                (F_MOON, C_MOON, b.moon_choice, MOON_SIG),
+                (F_TRUMP, C_TRUMP, b.trump_choice, TRUMP_SIG),
+            ):
+                if self.codes[s, code_column] != BY_PROGRAM:
+                    continue
+                if not native_enabled():
+                    raise ValueError(
+                        f"{p.spec!r}: under NUMBA_DISABLE_JIT the environments play only "
+                        "hsim's built-in bots inside; unset it, or seat this one outside"
+                    )
+                self.addresses[s, column] = native_address(fn, sig)
 
     def _call(self, how: int, actions: np.ndarray) -> int:
         args = (
             self.run_seed, how, actions, self.cfg, self.rules_array, self.scale, self.codes,
-            self.pass_fns, self.play_fns, self.moon_fns, self.trump_fns, self.params,
+            self.addresses, self.params,
             self.public, self.private, self.hidden, self.rngs, self.deal_out, self.game_out,
             self.table, self.reward, self.obs, self.mask, self.final_obs,
         )  # fmt: skip
@@ -587,6 +635,22 @@ class Tables:
 class IllegalActionError(ValueError):
     """An action the action mask does not allow (a card not held or not legal now, a
     moon or trump choice when none is asked)."""
+
+
+def entry_of(dispatcher):
+    """Return the compiled entry point of ``dispatcher`` (compiled with one explicit
+    signature), which skips the dispatcher's typing of every argument (about 0.2 us an
+    argument) on calls whose argument types are known to be right; the dispatcher itself
+    under ``NUMBA_DISABLE_JIT``."""
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads or len(overloads) != 1:
+        return dispatcher
+    return next(iter(overloads.values())).entry_point
+
+
+#: :func:`observe` without the dispatcher's argument typing; callers pass exactly its
+#: signature's types (int64 arrays and ints, float32 and int8 arrays, all C-contiguous).
+observe_entry = entry_of(observe)
 
 
 __all__ = [
