@@ -136,6 +136,14 @@ def test_the_oracle_gives_every_hand_only_when_asked():
     assert hands.shape == (4, 52) and hands.sum() == 52
     own = obs["observation"][FIELD["hand"].slice]
     assert np.array_equal(hands[0], own)
+    tables = HsimVectorEnv(num_envs=3, rules="kierki3", opponents="kierki", oracle=True)
+    obs, _ = tables.reset(seed=5)
+    _, _, _, _, info = tables.step(obs["action_mask"].argmax(1))
+    hidden = info["hidden"]
+    assert hidden.shape == (3, 4, 52) and not hidden[:, 3].any()
+    for i in range(3):
+        seat = info["seat"][i]
+        assert np.array_equal(hidden[i, seat], obs["observation"][i, FIELD["hand"].slice])
 
 
 # -- seeds ---------------------------------------------------------------------------------

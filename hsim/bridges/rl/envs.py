@@ -112,13 +112,21 @@ def _check_choice(name: str, value: Any, choices: tuple) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}")
 
 
-def _hands(tables: Tables, i: int = 0) -> np.ndarray:
-    """The oracle's view: int8[MAX_SEATS, 52], 1 for each card each seat holds now."""
-    out = np.zeros((MAX_SEATS, 52), np.int8)
-    for s in range(tables.n_seats):
-        hand = int(tables.private[i, s, V_HAND])
-        out[s] = (hand >> np.arange(52, dtype=np.int64)) & 1
+_CARD_BITS = np.arange(52, dtype=np.int64)
+
+
+def hands_of(tables: Tables, rows=slice(None)) -> np.ndarray:
+    """The oracle's view: int8[tables, MAX_SEATS, 52], 1 for each card each seat holds now
+    at each table of ``rows`` (a seat that does not play holds nothing)."""
+    held = tables.private[rows, :, V_HAND][..., None]
+    out = ((held >> _CARD_BITS) & 1).astype(np.int8)
+    out[:, tables.n_seats :] = 0
     return out
+
+
+def _hands(tables: Tables) -> np.ndarray:
+    """:func:`hands_of` table 0: int8[MAX_SEATS, 52]."""
+    return hands_of(tables, slice(0, 1))[0]
 
 
 def render_table(tables: Tables, i: int = 0) -> str:
@@ -439,7 +447,6 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
             self.single_observation_space, self.num_envs
         )
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, N_ACTIONS))
-        self._rows = np.arange(self.num_envs)
         self._seeded = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -490,7 +497,7 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
             info["final_obs"] = self.tables.final_obs
             info["_final_obs"] = ended
         if self.oracle:
-            info["hidden"] = np.stack([_hands(self.tables, i) for i in self._rows])
+            info["hidden"] = hands_of(self.tables)
         return info
 
 
