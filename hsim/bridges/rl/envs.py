@@ -306,12 +306,14 @@ class HsimEnv(gymnasium.Env):
             self._started = True
             self._episodes = 0
             self._last_game = -1
+            self._driver = None  # its plain-Python seats draw from the new seed's streams
         learner = self.seating.learner
         if self.seating.rotate:
             learner = self._episodes % self.seating.n
         if self.seating.rotate or self._driver is None:
             self.tables.seat_players(self.seating.compiled_by_seat(learner))
             self._driver = None
+            self._last_game = -1  # a new driver starts its plain-Python seats' game
         self.tables.set_outside(learner, self.seating.python_bits(learner))
         self._episodes += 1
         self.tables.reward[:] = 0.0
