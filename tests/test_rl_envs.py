@@ -38,6 +38,8 @@ from hsim.bridges.rl.tensor import (  # noqa: E402
 )
 from hsim.engine.layout import (  # noqa: E402
     D_DEAL_SCORE,
+    G_SCORE,
+    G_SEAT,
     P_HEARTS_BROKEN,
     P_N_PLAYS,
     P_PLAY_CARD,
@@ -528,3 +530,27 @@ def test_the_training_example_writes_a_policy_that_plays_at_the_table(tmp_path):
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "again" / "policy.npz").read_bytes() == (out / "policy.npz").read_bytes()
+
+
+def test_plain_python_opponents_play_as_in_a_tournament_and_reseed(py_bot):
+    spec = py_bot("PyRandom")
+    rules = "classic(end_score=40)"
+    env = HsimEnv(rules=rules, opponents=[spec] * 3, mode="game")
+
+    def game_total(seed: int) -> float:
+        obs, _ = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            total += reward
+        return total
+
+    first = game_total(3)
+    game_total(4)
+    assert game_total(3) == first  # the plain-Python seats' streams follow the seed
+    learner = LoadedStrategy(
+        spec="lowest", name="lowest", kind="python", python_factory=LowestAllowed
+    )
+    _, games = replay_game(parse_rules(rules), [learner] + [load(spec)] * 3, seed=3, game=0)
+    score = games[(games[:, G_SEAT] == 0)][0, G_SCORE]
+    assert first == -float(score)
