@@ -554,3 +554,65 @@ def test_plain_python_opponents_play_as_in_a_tournament_and_reseed(py_bot):
     _, games = replay_game(parse_rules(rules), [learner] + [load(spec)] * 3, seed=3, game=0)
     score = games[(games[:, G_SEAT] == 0)][0, G_SCORE]
     assert first == -float(score)
+
+
+# -- what an attacker found -----------------------------------------------------------------
+
+
+def test_rotate_in_the_vector_env_seats_the_opponent_at_every_other_seat():
+    from hsim.play.seats import C_PLAY
+
+    env = HsimVectorEnv(num_envs=2, opponents="lowcard", seat="rotate")
+    env.reset(seed=1)
+    assert env.tables.codes[:4, C_PLAY].tolist() == [2, 2, 2, 2]  # lowcard's code, no random
+
+
+def test_after_an_opponents_error_the_learner_cannot_play_its_seat(py_bot):
+    env = HsimEnv(opponents=[py_bot("NotHeld")] + ["random"] * 2)
+    rng = np.random.default_rng(0)
+    with pytest.raises(StrategyError):
+        obs, _ = env.reset(seed=1)
+        for _ in range(400):
+            obs, _, done, _, _ = env.step(_random_action(obs["action_mask"], rng))
+            if done:
+                obs, _ = env.reset()
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(0)
+    obs, _ = env.reset(seed=2)  # a reset starts over cleanly
+    assert obs["action_mask"].sum() > 0
+
+
+@pytest.mark.parametrize("actions", [[3.7, 3.2], ["3", "4"], [True, False], [[1], [2]], [1]])
+def test_the_vector_env_refuses_actions_that_are_not_one_integer_per_table(actions):
+    env = HsimVectorEnv(num_envs=2, opponents="random")
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(np.array([0, 0]))
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError, match="integers"):
+        env.step(actions)
+    _, rewards, _, _, info = env.step(np.array([2**64 - 1, 2**63], dtype=np.uint64))
+    assert rewards.tolist() == [-1.0, -1.0] and info["illegal"].all()
+
+
+def test_the_aec_env_clears_the_illegal_flag_and_says_to_reset_first():
+    env = HsimAECEnv()
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(0)
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.last()
+    env.reset(seed=1)
+    agent = env.agent_selection
+    env.step(59)
+    assert env.infos[agent]["illegal"]
+    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+    assert "illegal" not in env.infos[agent]
+
+
+def test_seeds_are_checked_before_anything_changes():
+    from hsim.errors import ConfigError
+
+    for env in (HsimEnv(), HsimVectorEnv(num_envs=2), HsimAECEnv()):
+        env.reset(seed=np.uint64(5))
+        for bad in (-1, 2**64, 1.5, True):
+            with pytest.raises(ConfigError, match="seed"):
+                env.reset(seed=bad)

@@ -43,6 +43,7 @@ from hsim.bridges.rl.tables import (
 )
 from hsim.bridges.rl.tensor import N_ACTIONS, OBS_LEN
 from hsim.engine.layout import MAX_SEATS, ST_GAME_OVER
+from hsim.engine.rng import check_seed
 from hsim.model.rules import Rules
 from hsim.strategy.loader import load
 
@@ -108,6 +109,7 @@ class HsimAECEnv(AECEnv):
         self._obs = np.zeros(OBS_LEN, np.float32)
         self._mask = np.zeros(N_ACTIONS, np.int8)
         self.agents: list[str] = []
+        self.agent_selection = self.possible_agents[0]  # until reset(): observing says so
         self._where: tuple | None = None
         self._public = self.tables.public[0]
         self._kierki = int(self.rules.is_kierki)
@@ -124,6 +126,8 @@ class HsimAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start an episode (see the class docstring)."""
+        if seed is not None:
+            seed = check_seed(seed, "seed")
         if seed is not None or not self._started:
             if seed is None:
                 seed = int(self._rng.integers(0, 2**_RANDOM_SEED_BITS))
@@ -144,6 +148,8 @@ class HsimAECEnv(AECEnv):
     def observe(self, agent: str) -> dict:
         """Return ``agent``'s observation: its own view only, with its action mask (all
         zeros when it is not asked to act)."""
+        if not self._started:
+            raise IllegalActionError("call reset() before observing")
         t = self.tables
         s = self.agent_name_mapping[agent]
         state = t.table[0].tolist()
@@ -167,6 +173,8 @@ class HsimAECEnv(AECEnv):
         :raises IllegalActionError: an action that is not an integer, or a refused action
             with ``illegal="raise"``.
         """
+        if not self.agents and not self._started:
+            raise IllegalActionError("call reset() before the first step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -179,6 +187,7 @@ class HsimAECEnv(AECEnv):
             self._update()
             self.rewards[agent] += self.illegal_reward
             self.infos[agent]["illegal"] = True
+            self._where = None  # the next step rebuilds the infos, without the flag
             self._accumulate_rewards()
             return
         self._update()

@@ -65,6 +65,7 @@ from hsim.engine.layout import (
     ST_NEED_TRUMP,
     V_HAND,
 )
+from hsim.engine.rng import check_seed
 from hsim.errors import StrategyError
 from hsim.model.cards import format_mask
 from hsim.model.rules import Rules, canonical, parse_rules
@@ -297,7 +298,12 @@ class HsimEnv(gymnasium.Env):
 
     # -- gymnasium --------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Start an episode; return (observation, info). See the class docstring."""
+        """Start an episode; return (observation, info). See the class docstring.
+
+        :raises hsim.errors.ConfigError: a seed outside 0..2**64-1 (or not an integer).
+        """
+        if seed is not None:
+            seed = check_seed(seed, "seed")
         super().reset(seed=seed)
         if seed is not None or not self._started:
             if seed is None:
@@ -332,8 +338,12 @@ class HsimEnv(gymnasium.Env):
         :raises IllegalActionError: a step after the episode ended (reset first), an
             action that is not an integer, or a refused action with ``illegal="raise"``.
         """
-        if self.tables.table[0, T_OVER] or not self._started:
-            raise IllegalActionError("the episode is over (or not started): call reset() first")
+        state = self.tables.table[0].tolist()
+        if not self._started or state[T_OVER] or state[T_SEAT] != state[T_LEARNER]:
+            raise IllegalActionError(
+                "the episode is over, not started, or was stopped by an opponent's error or "
+                "an interrupt: call reset() first"
+            )
         self._action[0] = _action(action)
         if not self.tables.step(self._action):
             self.tables.refused()
@@ -434,7 +444,10 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
             )
         self.tables = Tables(
             self.rules,
-            seating.compiled_by_seat(seating.learner),
+            # with rotate the one opponent sits everywhere: the learner's seat moves per table
+            [seating.loaded[0]] * seating.n
+            if seating.rotate
+            else seating.compiled_by_seat(seating.learner),
             n_tables=num_envs,
             learner="rotate" if seating.rotate else seating.learner,
             mode=mode,
@@ -453,7 +466,12 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start every table over at run seed ``seed`` (table ``i`` at game ``i``; None: a
-        seed from the environment's generator); return (observations, info)."""
+        seed from the environment's generator); return (observations, info).
+
+        :raises hsim.errors.ConfigError: a seed outside 0..2**64-1 (or not an integer).
+        """
+        if seed is not None:
+            seed = check_seed(seed, "seed")
         if seed is None:
             if not self._seeded:
                 self._np_random, _ = gymnasium.utils.seeding.np_random(None)
@@ -475,8 +493,9 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
         :raises IllegalActionError: with ``illegal="raise"``, naming the table and its
             allowed actions.
         """
-        actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(self.num_envs)
-        ok = self.tables.step(actions)
+        if not self._seeded:
+            raise IllegalActionError("call reset() before the first step")
+        ok = self.tables.step(_actions(actions, self.num_envs))
         rewards = self.tables.reward[:, R_STEP].copy()
         ended = self.tables.table[:, T_ENDED].astype(bool)
         info = self._infos(True, ended)
@@ -526,11 +545,29 @@ for _id, _rules in GYM_IDS.items():
 
 def _action(action) -> int:
     """Return an action as an int; refuse what is not an integer (``IllegalActionError``)."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
     if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
         return int(action) if -(2**63) <= int(action) < 2**63 else -1
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        return int(action)
     raise IllegalActionError(f"an action is an int 0..{N_ACTIONS - 1}, not {action!r}")
+
+
+def _actions(actions, n: int) -> np.ndarray:
+    """Return one action per table as int64[n]; an integer too large for int64 becomes -1
+    (refused like any action outside the mask).
+
+    :raises IllegalActionError: not ``n`` integers (floats, strings and bools are refused,
+        never rounded or cast).
+    """
+    a = np.asarray(actions)
+    if a.shape != (n,) or a.dtype.kind not in "iu":
+        raise IllegalActionError(
+            f"actions must be {n} integers 0..{N_ACTIONS - 1} (one per table, shape ({n},)), "
+            f"not an array of shape {a.shape} and dtype {a.dtype}"
+        )
+    if a.dtype.kind == "u":
+        a = np.where(a > np.iinfo(np.int64).max, np.uint64(N_ACTIONS), a)
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def _actions_of(status: int, answer: int) -> list[int]:
