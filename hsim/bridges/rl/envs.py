@@ -75,6 +75,9 @@ from hsim.strategy.loader import load, load_players
 MODES = ("deal", "game")
 REWARDS = ("deal", "trick")
 ILLEGAL = ("penalty", "raise")
+#: The observation space's bound on the scaled points and scores: a Kierki deal with the
+#: largest trump_trick_value (1,000) pays at most 17,000, a game of such deals 400,000.
+SCORE_BOUND = 1e6
 _RANDOM_SEED_BITS = 63
 
 
@@ -89,14 +92,14 @@ def as_rules(rules: Rules | str) -> Rules:
 
 def observation_space() -> spaces.Dict:
     """Return one seat's observation space: ``{"observation": Box(OBS_LEN,) float32,
-    "action_mask": Box(0, 1, (N_ACTIONS,), int8)}``. Points and scores are unbounded
-    (Kierki's are signed); the other features lie in 0..1 (the counts of tricks up to 17/13,
-    the rules' counts up to 100)."""
+    "action_mask": Box(0, 1, (N_ACTIONS,), int8)}``. Points and scores lie within
+    +-SCORE_BOUND (Kierki's are signed); the other features in 0..1 (the counts of tricks
+    up to 17/13, the rules' counts up to 100)."""
     low = np.zeros(OBS_LEN, np.float32)
     high = np.ones(OBS_LEN, np.float32)
-    for name in ("points", "scores"):
-        low[FIELD[name].slice] = -np.inf
-        high[FIELD[name].slice] = np.inf
+    for name in ("points", "scores"):  # signed in Kierki; bounds far beyond any game
+        low[FIELD[name].slice] = -SCORE_BOUND
+        high[FIELD[name].slice] = SCORE_BOUND
     high[FIELD["tricks"].slice] = 17 / 13
     high[FIELD["trick_number"].slice] = 17 / 13
     high[FIELD["rules"].slice] = 100.0

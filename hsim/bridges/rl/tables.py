@@ -509,8 +509,9 @@ class Tables:
         """Seat ``seats`` (one compiled :class:`LoadedStrategy` per seat) at every table,
         from the next call on (an outside seat's entry is never asked).
 
-        :raises ValueError: under ``NUMBA_DISABLE_JIT``, a strategy other than hsim's
-            light built-in bots (its decisions are called at their addresses).
+        :raises ValueError: under ``NUMBA_DISABLE_JIT``, a strategy other than
+            ``random``, ``lowcard`` and ``duck`` (its decisions are called at their
+            compiled addresses).
         """
         full = list(seats) + list(seats[:1]) * (MAX_SEATS - len(seats))
         self.seats = list(seats)
@@ -535,7 +536,8 @@ class Tables:
                 if not native_enabled():
                     raise ValueError(
                         f"{p.spec!r}: under NUMBA_DISABLE_JIT the environments play only "
-                        "hsim's built-in bots inside; unset it, or seat this one outside"
+                        "random, lowcard and duck inside (other bots are called at their "
+                        "compiled addresses); unset NUMBA_DISABLE_JIT to play it"
                     )
                 self.addresses[s, column] = native_address(fn, sig)
 
