@@ -616,3 +616,41 @@ def test_seeds_are_checked_before_anything_changes():
         for bad in (-1, 2**64, 1.5, True):
             with pytest.raises(ConfigError, match="seed"):
                 env.reset(seed=bad)
+
+
+def test_the_policy_file_of_docs_rl_plays_at_the_table(tmp_path):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "rl.md").read_text(), re.S)
+    (policy,) = [b for b in blocks if "np.load(" in b]
+    (tmp_path / "mypolicy.py").write_text(policy)
+    weights = np.random.default_rng(0).standard_normal((OBS_LEN, N_ACTIONS)).astype(np.float32)
+    np.save(tmp_path / "weights.npy", weights)
+    players = load_players([f"{tmp_path}/mypolicy.py:Mine"] + ["duck"] * 3)
+    _, games = play_range(parse_rules("classic"), players, seed=1, first=0, stop=1)
+    assert len(games) == 4
+
+
+def test_gymnasium_ids_are_registered_by_importing_the_package():
+    import gymnasium
+
+    import hsim.bridges.rl  # noqa: F401
+
+    env = gymnasium.make("hsim/Kierki-v0", opponents="kierki")
+    obs, info = env.reset(seed=3)
+    assert obs["observation"][FIELD["kind"].slice].sum() == 1 and info["game"] == 0
+    vec = gymnasium.make_vec("hsim/Hearts-v0", num_envs=3, opponents="duck")
+    assert isinstance(vec, HsimVectorEnv) and vec.num_envs == 3
+
+
+def test_the_vector_env_gives_each_ended_episodes_last_observation():
+    env = HsimVectorEnv(num_envs=2, opponents="random")
+    obs, _ = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        obs, _, ended, _, info = env.step([_random_action(m, rng) for m in obs["action_mask"]])
+        if ended.any():
+            break
+    final = info["final_obs"]
+    assert set(final) == {"observation", "action_mask"} and not final["action_mask"].any()
+    i = int(np.flatnonzero(info["_final_obs"])[0])
+    assert final["observation"][i, FIELD["hand"].slice].sum() == 0  # every card played
+    assert info["deal"][i] == 1  # the table's next deal has begun

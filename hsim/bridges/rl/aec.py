@@ -25,6 +25,7 @@ from hsim.bridges.rl.envs import (
     REWARDS,
     _action,
     _check_choice,
+    _check_flags,
     _hands,
     as_rules,
     observation_space,
@@ -74,6 +75,7 @@ class HsimAECEnv(AECEnv):
         "render_modes": ["ansi", "human"],
         "name": "hsim_v0",
         "is_parallelizable": False,
+        "render_fps": 4,
     }
 
     def __init__(
@@ -89,7 +91,7 @@ class HsimAECEnv(AECEnv):
         super().__init__()
         _check_choice("illegal", illegal, ILLEGAL)
         self.illegal = illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = _check_flags(oracle, illegal_reward)
         _check_choice("mode", mode, MODES)
         _check_choice("reward", reward, REWARDS)
         _check_choice("render_mode", render_mode, (None, "ansi", "human"))

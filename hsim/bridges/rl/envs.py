@@ -116,6 +116,18 @@ def _check_choice(name: str, value: Any, choices: tuple) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}")
 
 
+def _check_flags(oracle: Any, illegal_reward: Any) -> float:
+    """Refuse an ``oracle`` that is not a bool and an ``illegal_reward`` that is not a
+    finite number; return the reward as a float."""
+    if not isinstance(oracle, (bool, np.bool_)):
+        raise ValueError(f"oracle must be True or False, not {oracle!r}")
+    if isinstance(illegal_reward, bool) or not isinstance(
+        illegal_reward, (int, float, np.integer, np.floating)
+    ) or not np.isfinite(illegal_reward):  # fmt: skip
+        raise ValueError(f"illegal_reward must be a finite number, not {illegal_reward!r}")
+    return float(illegal_reward)
+
+
 _CARD_BITS = np.arange(52, dtype=np.int64)
 
 
@@ -164,6 +176,13 @@ class _Seating:
         n = rules.players
         if isinstance(opponents, str):
             opponents = [opponents] * (n - 1)
+        if not isinstance(opponents, (list, tuple)) or not all(
+            isinstance(o, str) for o in opponents
+        ):
+            raise ValueError(
+                f"opponents: give one strategy spec (a string such as 'heuristic') or a list "
+                f"of {n - 1}, not {opponents!r}"
+            )
         opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(
@@ -227,7 +246,7 @@ class HsimEnv(gymnasium.Env):
         play these rules.
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -246,10 +265,10 @@ class HsimEnv(gymnasium.Env):
         _check_choice("render_mode", render_mode, (None, "ansi", "human"))
         _check_choice("illegal", illegal, ILLEGAL)
         self.rules = as_rules(rules)
+        self.illegal_reward = _check_flags(oracle, illegal_reward)
         self.seating = _Seating(self.rules, opponents, seat)
         self.oracle = bool(oracle)
         self.illegal = illegal
-        self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.tables = Tables(
             self.rules,
@@ -361,6 +380,8 @@ class HsimEnv(gymnasium.Env):
         reward = self.tables.reward[0]
         paid = float(reward[state[T_LEARNER]])
         reward[:MAX_SEATS] = 0.0  # paid: what accrues next is the next step's
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), paid, bool(state[T_OVER]), False, self._info(state)
 
     def _observation(self) -> dict:
@@ -431,7 +452,7 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
         _check_choice("reward", reward, REWARDS)
         _check_choice("illegal", illegal, ILLEGAL)
         self.illegal = illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = _check_flags(oracle, illegal_reward)
         self.rules = as_rules(rules)
         seating = _Seating(self.rules, opponents, seat)
         slow = [p.spec for p in seating.loaded if p.kind != "compiled"]
@@ -516,34 +537,28 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
 
     def _infos(self, stepped: bool, ended=None) -> dict:
         t = self.tables.table
-        info = {"game": t[:, T_GAME].copy(), "seat": t[:, T_LEARNER].copy()}
+        info = {
+            "game": t[:, T_GAME].copy(),
+            "deal": t[:, T_DEAL].copy(),
+            "seat": t[:, T_LEARNER].copy(),
+        }
         if stepped and ended.any():
-            info["final_obs"] = self.tables.final_obs
+            # the ended episodes' last observations, shaped as observations (nothing asked)
+            info["final_obs"] = {
+                "observation": self.tables.final_obs,
+                "action_mask": np.zeros_like(self.tables.mask),
+            }
             info["_final_obs"] = ended
         if self.oracle:
             info["hidden"] = hands_of(self.tables)
         return info
 
 
-#: The environments by Gymnasium id: ``gymnasium.make("hsim/Hearts-v0", opponents=...)``,
-#: ``gymnasium.make_vec("hsim/Hearts-v0", num_envs=1024)`` (the compiled vector
-#: environment), likewise ``hsim/Kierki-v0`` (four players; ``rules="kierki3"`` for three).
-GYM_IDS = {"hsim/Hearts-v0": "classic", "hsim/Kierki-v0": "kierki4"}
-
-
-def _vector(num_envs: int = 1, **kwargs) -> HsimVectorEnv:
+def make_vector(num_envs: int = 1, **kwargs) -> HsimVectorEnv:
+    """Return an :class:`HsimVectorEnv` of ``num_envs`` tables: the vector entry point of
+    the Gymnasium ids (``gymnasium.make_vec("hsim/Hearts-v0", num_envs=N)``)."""
     kwargs.pop("render_mode", None)  # make_vec passes it; the vector env renders nothing
     return HsimVectorEnv(num_envs=num_envs, **kwargs)
-
-
-for _id, _rules in GYM_IDS.items():
-    if _id not in gymnasium.registry:
-        gymnasium.register(
-            id=_id,
-            entry_point=HsimEnv,
-            vector_entry_point=_vector,
-            kwargs={"rules": _rules},
-        )
 
 
 def _action(action) -> int:

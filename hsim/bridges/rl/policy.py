@@ -80,7 +80,11 @@ class PolicyStrategy:
             or not self._mask[int(action)]
         ):
             allowed = np.flatnonzero(self._mask).tolist()
-            raise StrategyError(f"the policy answered {action!r}; the mask allows {allowed}")
+            what = "not an int" if not isinstance(action, (int, np.integer)) else "not allowed"
+            raise StrategyError(
+                f"the policy answered {action!r} ({what}); an action is an int the mask "
+                f"allows: {allowed}"
+            )
         return int(action)
 
     def pass_cards(self, obs, rng) -> int:
