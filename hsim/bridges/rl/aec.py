@@ -9,28 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from hsim.errors import install_hint
-
-try:
-    from gymnasium import spaces
-    from pettingzoo import AECEnv
-except ImportError as exc:  # pragma: no cover - the message is the point
-    raise ImportError(
-        "hsim's environments need gymnasium and pettingzoo: " + install_hint("rl")
-    ) from exc
-
-from hsim.bridges.rl.envs import (
-    ILLEGAL,
-    MODES,
-    REWARDS,
+from hsim.bridges.rl.envs import (  # first: it says when gymnasium is missing
     _action,
-    _check_choice,
-    _check_flags,
     _hands,
     as_rules,
+    check_settings,
     observation_space,
     render_table,
 )
+from hsim.errors import install_hint
+
+try:
+    from pettingzoo import AECEnv
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise ImportError("the AEC environment needs pettingzoo: " + install_hint("rl")) from exc
+from gymnasium import spaces
+
 from hsim.bridges.rl.tables import (
     T_DEAL,
     T_GAME,
@@ -89,12 +83,10 @@ class HsimAECEnv(AECEnv):
         illegal_reward: float = -1.0,
     ) -> None:
         super().__init__()
-        _check_choice("illegal", illegal, ILLEGAL)
+        self.illegal_reward = check_settings(
+            mode, reward, illegal, oracle, illegal_reward, render_mode
+        )
         self.illegal = illegal
-        self.illegal_reward = _check_flags(oracle, illegal_reward)
-        _check_choice("mode", mode, MODES)
-        _check_choice("reward", reward, REWARDS)
-        _check_choice("render_mode", render_mode, (None, "ansi", "human"))
         self.rules = as_rules(rules)
         n = self.rules.players
         self.possible_agents = [f"seat_{s}" for s in range(n)]

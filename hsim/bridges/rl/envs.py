@@ -116,9 +116,18 @@ def _check_choice(name: str, value: Any, choices: tuple) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}")
 
 
-def _check_flags(oracle: Any, illegal_reward: Any) -> float:
-    """Refuse an ``oracle`` that is not a bool and an ``illegal_reward`` that is not a
-    finite number; return the reward as a float."""
+def check_settings(
+    mode: Any, reward: Any, illegal: Any, oracle: Any, illegal_reward: Any, render_mode: Any = None
+) -> float:
+    """Refuse settings every environment takes outside their values (docs/rl.md
+    "Settings"); return ``illegal_reward`` as a float.
+
+    :raises ValueError: naming the setting and its allowed values.
+    """
+    _check_choice("mode", mode, MODES)
+    _check_choice("reward", reward, REWARDS)
+    _check_choice("illegal", illegal, ILLEGAL)
+    _check_choice("render_mode", render_mode, (None, "ansi", "human"))
     if not isinstance(oracle, (bool, np.bool_)):
         raise ValueError(f"oracle must be True or False, not {oracle!r}")
     if isinstance(illegal_reward, bool) or not isinstance(
@@ -260,12 +269,10 @@ class HsimEnv(gymnasium.Env):
         illegal: str = "penalty",
         illegal_reward: float = -1.0,
     ) -> None:
-        _check_choice("mode", mode, MODES)
-        _check_choice("reward", reward, REWARDS)
-        _check_choice("render_mode", render_mode, (None, "ansi", "human"))
-        _check_choice("illegal", illegal, ILLEGAL)
+        self.illegal_reward = check_settings(
+            mode, reward, illegal, oracle, illegal_reward, render_mode
+        )
         self.rules = as_rules(rules)
-        self.illegal_reward = _check_flags(oracle, illegal_reward)
         self.seating = _Seating(self.rules, opponents, seat)
         self.oracle = bool(oracle)
         self.illegal = illegal
@@ -448,11 +455,8 @@ class HsimVectorEnv(gymnasium.vector.VectorEnv):
         illegal: str = "penalty",
         illegal_reward: float = -1.0,
     ) -> None:
-        _check_choice("mode", mode, MODES)
-        _check_choice("reward", reward, REWARDS)
-        _check_choice("illegal", illegal, ILLEGAL)
+        self.illegal_reward = check_settings(mode, reward, illegal, oracle, illegal_reward)
         self.illegal = illegal
-        self.illegal_reward = _check_flags(oracle, illegal_reward)
         self.rules = as_rules(rules)
         seating = _Seating(self.rules, opponents, seat)
         slow = [p.spec for p in seating.loaded if p.kind != "compiled"]
