@@ -35,3 +35,48 @@ def pytest_sessionstart(session):
 def py_bot():
     """Return the spec of a plain-Python test strategy by class name."""
     return lambda name, args="": f"{PY_BOTS}:{name}" + (f"({args})" if args else "")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium driven by Selenium, with the network off (every host name
+    fails to resolve), for the tests of hsim's HTML pages.
+
+    ``browser.get(path.as_uri())`` opens a page; ``browser.get_log("browser")`` gives the
+    console's messages since the last call. Skipped when Chromium, chromedriver or
+    selenium is missing, except in CI (``CI`` set), where .ci/run installs them and a
+    missing one fails.
+    """
+    import os
+    import shutil
+
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip("selenium is not installed (pip install -e '.[test]')")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if not chromium or not driver_path:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs chromium and chromium-driver (apt-get install them)")
+        pytest.skip("chromium or chromedriver is not installed")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        "--host-resolver-rules=MAP * ~NOTFOUND",  # no network: a page must be whole
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
