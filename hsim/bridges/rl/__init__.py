@@ -62,11 +62,15 @@ def _register_gymnasium_ids() -> None:
 
 def _compile_with_notice() -> None:
     """Compile the environments' step now if the cache lacks it, saying so on stderr
-    with the elapsed time (as hsim's commands do), rather than silently on first use."""
+    (on a terminal with the elapsed time, as hsim's commands do), rather than silently
+    on first use."""
     plan = notice.compile_plan(parts=["the learning environments"], loops=False)
     if not plan:
         return
     print(f"hsim: {notice.compile_notice(plan=plan)}", file=sys.stderr, flush=True)
+    if not sys.stderr.isatty():  # a log gets the notice alone, as from hsim's commands
+        importlib.import_module("hsim.bridges.rl.tables")
+        return
     notice.start_ticker(plan)
     try:
         importlib.import_module("hsim.bridges.rl.tables")
