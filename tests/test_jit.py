@@ -119,6 +119,19 @@ def test_the_ticker_shows_the_elapsed_time_and_records_it(tmp_path, monkeypatch)
     assert elapsed < 1 and notice.measured_seconds() == {}
 
 
+def test_a_compile_that_overruns_its_estimate_still_shows_the_estimate(tmp_path, monkeypatch):
+    import io
+    import time
+
+    monkeypatch.setattr(_numba, "CACHE_DIR", str(tmp_path / "cache"))
+    out = io.StringIO()
+    ticker = notice.CompileTicker([("kierki", 1)], stream=out)
+    time.sleep(2.2)  # past the estimate: the ticker must not lose it
+    ticker.stop(done=False)
+    shown = out.getvalue()
+    assert "00:02 (about 1 s)" in shown and "None" not in shown
+
+
 @pytest.mark.parametrize(
     ("spec", "found"),
     [

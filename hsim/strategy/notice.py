@@ -329,7 +329,9 @@ class CompileTicker:
             total=total,
             file=self.stream,
             desc="  compiling",
-            bar_format="{desc}: {elapsed} (about {total} s){postfix}",
+            # the estimate written in, not tqdm's {total}: tqdm drops a total the count
+            # passes, and an overrun compile showed "about None s"
+            bar_format="{desc}: {elapsed} (about " + str(total) + " s){postfix}",
             mininterval=0.5 if tty else 15.0,
             dynamic_ncols=True,
             leave=True,
