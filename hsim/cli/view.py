@@ -118,8 +118,6 @@ def view(
 def _check_out(out: Path, force: bool) -> None:
     if out.exists() and not force:
         raise click.UsageError(f"{out} exists; give --force to replace it, or another --out")
-    if out.is_dir():
-        raise click.UsageError(f"--out {out} is a folder; give a file name")
     if not out.parent.is_dir():
         raise click.UsageError(f"--out {out}: the folder {out.parent} does not exist")
 
