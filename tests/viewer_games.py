@@ -2,7 +2,7 @@
 rows of their runs (not from the page's own data).
 
 - Hearts, seed 11, game 21, shooter against three random: passes (deal 0 passes left)
-  and a moon (seat 0 shoots it in one deal).
+  and a moon (seat 2, a random bot, shoots it in deal 3).
 - Kierki 4, seed 3, game 0, four random: every deal kind, four trump deals, a lottery.
 """
 
