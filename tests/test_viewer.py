@@ -160,3 +160,19 @@ def test_bad_input_is_a_message_and_no_page(runs, tmp_path, monkeypatch, args, m
     assert message in result.output, result.output
     assert "Traceback" not in result.output and not isinstance(result.exception, KeyError)
     assert not list(tmp_path.glob("*.html"))
+
+
+def test_a_given_deal_is_a_page_of_one_deal(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    blocks = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
+    passes = "AC KC QC / AD KD QD / AS KS QS / AH KH QH"
+    result = view("--deal", blocks, "--pass-direction", "left", "--passes", passes)
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "deal.html"
+    (deal,) = page_data((tmp_path / "deal.html").read_text())["deals"]
+    assert [(p["seat"], p["to"], p["cards"]) for p in deal["passes"]] == [
+        (0, 1, ["QC", "KC", "AC"]), (1, 2, ["QD", "KD", "AD"]),
+        (2, 3, ["QS", "KS", "AS"]), (3, 0, ["QH", "KH", "AH"]),
+    ]  # fmt: skip
+    assert deal["held"][1] == ["QC", "KC", "AC"] + [f"{r}D" for r in "23456789TJ"]
+    assert len(deal["tricks"]) == 13 and sum(deal["points"]) in (26, 78)
