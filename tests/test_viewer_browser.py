@@ -36,6 +36,8 @@ return {
   dealInfo: document.getElementById("deal-info").dataset,
   passes: q("#passes .pass").map((e) => [Number(e.dataset.seat), Number(e.dataset.to),
     Array.from(e.querySelectorAll(".card")).map((c) => c.dataset.card)]),
+  points: q("#deal-summary .deal-points").map((e) => [Number(e.dataset.points),
+    Number(e.dataset.dealScore)]),
   lottery: q("#lottery .card").map((e) => [Number(e.dataset.seat), e.dataset.card]),
   text: document.body.innerText,
 };
@@ -104,7 +106,17 @@ def test_every_step_shows_the_recorded_game(browser, pages, tmp_path, name):
     for i, expected in enumerate(want):
         got = browser.execute_script(READ)
         assert got["step"] == i == got["slider"]
-        for key in ("kind", "deal", "hands", "trick", "leader", "winner", "moon", "scores"):
+        for key in (
+            "kind",
+            "deal",
+            "hands",
+            "trick",
+            "leader",
+            "winner",
+            "moon",
+            "points",
+            "scores",
+        ):
             assert got[key] == expected[key], (i, key)
         if expected["kind"] == "pass":
             assert {(s, t) for s, t, _ in got["passes"]} and all(

@@ -63,7 +63,8 @@ def recorded(run: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def expected_steps(run: Path) -> list[dict]:
     """Return what the page shows at each step, from the run's Parquet rows: step kind,
     deal, each seat's cards (sorted), the trick's (seat, card) plays, its leader and
-    winner, the moon's shooter, and the (deal, game scores) rows of the scores table."""
+    winner, the moon's shooter, at a deal's end each seat's [points, deal score], and the
+    (deal, game scores) rows of the scores table."""
     deals, plays = recorded(run)
     steps: list[dict] = []
     scores: list[list] = []
@@ -73,6 +74,7 @@ def expected_steps(run: Path) -> list[dict]:
         dealt = [cards(m) for m in rows.hand]
         moves = plays[plays.deal == deal]
         base = {"deal": int(deal), "trick": [], "leader": None, "winner": None, "moon": None}
+        base["points"] = []
 
         def step(kind, hands, base=base, **more):
             steps.append({**base, "kind": kind, "hands": hands, "scores": list(scores), **more})
@@ -104,5 +106,10 @@ def expected_steps(run: Path) -> list[dict]:
         gone = set(map(format_card, moves.card))
         scores.append([int(deal), [int(x) for x in rows.score]])
         shooter = [s for s in range(n) if rows.moon.iloc[s]]
-        step("end", [sorted(set(h) - gone) for h in hands], moon=shooter[0] if shooter else None)
+        step(
+            "end",
+            [sorted(set(h) - gone) for h in hands],
+            moon=shooter[0] if shooter else None,
+            points=[[int(p), int(x)] for p, x in zip(rows.points, rows.deal_score, strict=True)],
+        )
     return steps

@@ -13,7 +13,8 @@ unless a hold deal: who gave which cards to whom, the hands after the pass), one
 ``#slider``, ``#prev``, ``#next``, ``#deal-info``, ``#hand-S`` holding ``.card`` elements
 with ``data-card="QS"`` (a face-down card has ``data-card=""``), ``#taken-S``,
 ``#trick-cards`` (``.card`` with ``data-seat``), ``#trick-info`` (``data-leader``,
-``data-winner``, ``data-points``), ``#passes``, ``#lottery``, ``#moon``,
+``data-winner``, ``data-points``), ``#passes``, ``#lottery``, ``#deal-summary`` (at a
+deal's end: ``.deal-points`` with ``data-seat``, ``data-points``, ``data-deal-score``), ``#moon``,
 ``#hearts-broken`` (``data-broken``), ``#scores`` (a ``tr[data-deal]`` per finished deal
 with ``td[data-seat]`` game scores).
 """
@@ -179,6 +180,7 @@ _PAGE = """<!DOCTYPE html>
 <section id="events">
   <div id="passes"></div>
   <div id="lottery"></div>
+  <div id="deal-summary"></div>
   <div id="moon"></div>
   <div id="hearts-broken"></div>
 </section>
@@ -367,6 +369,17 @@ function show(i) {
       if (p) lot.append(el("span", { class: "place", "data-seat": s, "data-place": p },
                            " seat " + s + " out " + (p === 1 ? "first" : "second") + ";"));
     });
+  }
+
+  const sum = $("deal-summary");
+  sum.replaceChildren();
+  if (st.kind === "end") {
+    sum.append(el("span", {}, "deal " + d.deal + " over:"));
+    for (let s = 0; s < N; s++)
+      sum.append(el("span", { class: "deal-points", "data-seat": s, "data-points": d.points[s],
+                               "data-deal-score": d.deal_score[s] },
+                    " seat " + s + " " + d.points[s] + " points, deal score " + d.deal_score[s] +
+                    (s < N - 1 ? ";" : "")));
   }
 
   const moon = $("moon");
