@@ -60,7 +60,7 @@ def test_the_page_holds_the_recorded_game(runs, tmp_path, name):
         for key in ("points", "deal_score", "score"):
             assert d[key] == rows[key].tolist(), key
         assert d["moon"] == [bool(x) for x in rows.moon]
-        if name == "kierki4":
+        if name != "hearts":
             assert d["kind"] == rows.kind.iloc[0]
             chooser = rows.trump_chooser.iloc[0]
             assert d["trump_chooser"] == (-1 if chooser != chooser else int(chooser))
@@ -70,6 +70,11 @@ def test_the_page_holds_the_recorded_game(runs, tmp_path, name):
         assert any(any(d["moon"]) for d in data["deals"])
         assert data["deals"][0]["pass_direction"] == "left" and data["deals"][0]["passes"]
     else:
+        assert (
+            [len(h) for h in data["deals"][0]["hands"]] == [13] * 4
+            if name == "kierki4"
+            else [17] * 3
+        )
         kinds = {d["kind"] for d in data["deals"]}
         assert {"trump", "lottery"} <= kinds and len(data["deals"][-1]["lottery"]) > 0
 

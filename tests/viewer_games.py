@@ -4,6 +4,7 @@ rows of their runs (not from the page's own data).
 - Hearts, seed 11, game 21, shooter against three random: passes (deal 0 passes left)
   and a moon (seat 2, a random bot, shoots it in deal 3).
 - Kierki 4, seed 3, game 0, four random: every deal kind, four trump deals, a lottery.
+- Kierki 3, seed 3, game 0, three random: three hands of 17 cards.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ GAMES = {
     "hearts": {"rules": "classic", "players": ("shooter", "random", "random", "random"),
                "seed": 11, "game": 21},
     "kierki4": {"rules": "kierki4", "players": ("random",) * 4, "seed": 3, "game": 0},
+    "kierki3": {"rules": "kierki3", "players": ("random",) * 3, "seed": 3, "game": 0},
 }  # fmt: skip
 
 

@@ -245,6 +245,8 @@ function card(name, extra) {
   return el("span", Object.assign({ class: red ? "card red" : "card", "data-card": name }, extra),
             cardText(name));
 }
+const ORDER = (name) => "CDSH".indexOf(name[1]) * 13 + "23456789TJQKA".indexOf(name[0]);
+const bySuit = (a, b) => ORDER(a) - ORDER(b);
 function cardText(name) { return (name[0] === "T" ? "10" : name[0]) + SUIT[name[1]]; }
 function seatName(s) { return "seat " + s + " (" + DATA.players[s] + ")"; }
 
@@ -321,7 +323,8 @@ function show(i) {
   di.dataset.deal = d.deal; di.dataset.kind = d.kind || ""; di.dataset.trump = d.trump || "";
   di.dataset.chooser = d.trump_chooser; di.dataset.passDirection = d.pass_direction || "";
 
-  handsAt(st).forEach((h, s) => $("hand-" + s).replaceChildren(...h.map((c) => card(c))));
+  handsAt(st).forEach((h, s) =>
+    $("hand-" + s).replaceChildren(...[...h].sort(bySuit).map((c) => card(c))));
   const played = st.kind === "trick" ? st.trick + 1 : (st.kind === "end" ? d.tricks.length : 0);
   const taken = new Array(N).fill(0), tricksWon = new Array(N).fill(0);
   let broken = false;
