@@ -57,7 +57,7 @@ def _deal_data(r, seat: int | None) -> dict:
     if passing:
         received = [int(r.rows[s, D_RECEIVED]) for s in range(seats)]
         for s in range(seats):
-            to = next(t for t in range(seats) if received[t] == r.passes[s])
+            to = next((t for t in range(seats) if received[t] == r.passes[s]), -1)
             passes.append({"seat": s, "to": to, "cards": _cards(r.passes[s])})
         for s in range(seats):
             dealt = sum(1 << c for c in r.hands[s])
