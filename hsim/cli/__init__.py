@@ -4,6 +4,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.tournament` — ``tournament``, ``resume``
 - :mod:`hsim.cli.runs` — ``verify``
 - :mod:`hsim.cli.positions` — ``replay``, ``perft``, ``choose``
+- :mod:`hsim.cli.view` — ``view``
 - :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
 - :mod:`hsim.cli.rules` — ``rules``
 - :mod:`hsim.cli.sprt` — ``sprt``
@@ -42,6 +43,7 @@ from hsim.cli.runs import verify
 from hsim.cli.serve import serve
 from hsim.cli.sprt import sprt
 from hsim.cli.tournament import resume, tournament
+from hsim.cli.view import view
 from hsim.cli.warm import warm
 from hsim.errors import tell_finished
 
@@ -57,6 +59,7 @@ for _command in (
     resume,
     verify,
     replay,
+    view,
     perft,
     choose,
     ladder,

@@ -72,9 +72,41 @@ def replay(
     A run folder replays only built-in strategies unless --trust is given: its run.json
     may name any strategy file or module, and loading one runs its code.
     """
+    records, specs, rules, preset, what = replayed_game(
+        run_dir,
+        game,
+        seed,
+        players,
+        trust,
+        preset,
+        rule_items,
+        (deal_text, pass_direction, passes, plays),
+        allow_partial,
+        "the step-by-step game",
+    )
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.analysis import replay as rp
+
+    click.echo(rp.format_header(rules, preset, specs, what))
+    for record in records:
+        click.echo("\n".join(rp.format_record(record, specs)))
+
+
+def replayed_game(
+    run_dir, game, seed, players, trust, preset, rule_items, position, allow_partial, part
+):
+    """Replay the game a command names (a run folder and --game, --seed/--game/--players,
+    or --deal with ``position`` = (deal, pass direction, passes, plays)), as ``hsim
+    replay`` and ``hsim view`` take it; say what compiles (``part``: what the command
+    compiles besides the strategies).
+
+    Returns (deal records, the spec in each seat, the rules, their preset's name, what was
+    replayed, e.g. ``game 3 of run seed 7``). Errors are click errors (message, exit code).
+    """
+    deal_text, pass_direction, passes, plays = position
     announce_compile(
         _replay_specs(run_dir, players, deal_text),
-        ["the step-by-step game"],
+        [part],
         check_specs=run_dir is None,
     )
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
@@ -97,7 +129,7 @@ def replay(
             check_run(run_dir, allow_partial)
             manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game, trust)
             specs, what = rp.run_game_seating(manifest, rules, game)
-            header = rp.format_header(rules, manifest["rules"]["preset"], specs, what)
+            preset = manifest["rules"]["preset"]
             if not rp.rows_match(records, recorded):
                 compile_done()
                 click.echo(
@@ -112,7 +144,7 @@ def replay(
             loaded = load_specs(specs)
             records = [rp.replay_deal(spec, rules, loaded, seed)]
             specs = [p.spec for p in loaded]
-            header = rp.format_header(rules, preset, specs, "given deal")
+            what = "given deal"
         else:
             if game is None or players is None:
                 raise click.UsageError(
@@ -122,13 +154,11 @@ def replay(
             loaded = load_specs(players, rules)
             records, _ = rp.replay_game(rules, loaded, seed, game)
             specs = [p.spec for p in loaded]
-            header = rp.format_header(rules, preset, specs, f"game {game} of run seed {seed}")
+            what = f"game {game} of run seed {seed}"
     except (rp.ReplayError, StrategyError) as exc:
         raise user_error(exc) from None
     compile_done()
-    click.echo(header)
-    for record in records:
-        click.echo("\n".join(rp.format_record(record, specs)))
+    return records, specs, rules, preset, what
 
 
 def _replay_specs(run_dir, players, deal_text) -> list[str]:
