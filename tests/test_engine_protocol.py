@@ -442,3 +442,40 @@ def test_killing_hsim_also_ends_what_its_engines_started(tmp_path, signum):
         proc.kill()
         for pid in engine_processes(mark):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_an_engine_that_exits_by_itself_leaves_no_process_behind(tmp_path):
+    # hsim gone before the parent-death signal is set (a SIGKILL racing the engine's
+    # start) leaves only the engine's own exit on its input's end: the reaper then ends
+    # what the engine started.
+    from hsim.bridges.engine.process import REAPER
+
+    mark = f"hsim-test-exits-{os.getpid()}"
+    script = forking_engine(tmp_path, mark)
+    reaper = subprocess.Popen(
+        [sys.executable, "-S", "-c", REAPER, str(os.getpid()), sys.executable, str(script)],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not engine_processes(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engine_processes(mark)  # the engine's child runs
+    reaper.stdin.close()  # the engine exits at its input's end
+    reaper.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while engine_processes(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engine_processes(mark) == []
+
+
+def test_a_reaper_whose_hsim_is_gone_does_not_start_the_engine(tmp_path):
+    from hsim.bridges.engine.process import REAPER
+
+    mark = f"hsim-test-orphan-{os.getpid()}"
+    script = forking_engine(tmp_path, mark)
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", REAPER, "1", sys.executable, str(script)],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+    )  # fmt: skip
+    assert done.returncode == 128 + signal.SIGTERM
+    assert engine_processes(mark) == []

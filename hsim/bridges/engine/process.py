@@ -42,25 +42,42 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: the reaper's cue
 
 
-#: On Linux an engine runs under this reaper, in a process group of its own: when hsim
-#: dies (any way: the reaper's parent-death signal) it kills the whole group, the processes
-#: the engine started included; otherwise it passes the engine's exit on, a death by a
-#: signal as the same signal. The engine inherits stdin, stdout and stderr unchanged.
+#: On Linux an engine runs under this reaper, in a process group of its own, and the engine
+#: in a group of its own below it: when hsim dies (any way: the reaper's parent-death
+#: signal, or a parent already gone when the reaper starts, which the signal misses) the
+#: reaper kills the engine's group, the processes the engine started included, and it does
+#: so too when the engine ends by itself (an engine that exits on its stdin's end must not
+#: leave its children); otherwise it passes the engine's exit on, a death by a signal as
+#: the same signal. argv: hsim's pid, then the engine's command. The engine inherits
+#: stdin, stdout and stderr unchanged.
 REAPER = """
 import os, signal, subprocess, sys
+engine = None
+def end_group():
+    if engine is not None:
+        try:
+            os.killpg(engine.pid, signal.SIGKILL)
+        except OSError:
+            pass
 def stop(*_):
-    os.killpg(0, signal.SIGKILL)
+    end_group()
+    os._exit(128 + signal.SIGTERM)
 signal.signal(signal.SIGTERM, stop)
 signal.signal(signal.SIGHUP, stop)
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(128 + signal.SIGTERM)  # hsim died before the parent-death signal was set
 try:
-    engine = subprocess.Popen(sys.argv[1:])
+    engine = subprocess.Popen(sys.argv[2:], preexec_fn=os.setpgrp)
 except OSError as exc:
-    sys.stderr.write(f"{sys.argv[1]}: {exc.strerror or exc}\\n")
+    sys.stderr.write(f"{sys.argv[2]}: {exc.strerror or exc}\\n")
     sys.exit(127)
+if os.getppid() != int(sys.argv[1]):
+    stop()
 null = os.open(os.devnull, os.O_RDWR)  # the pipes are the engine's alone: its EOF is seen
 os.dup2(null, 0)
 os.dup2(null, 1)
 code = engine.wait()
+end_group()
 if code < 0:
     signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)
@@ -93,7 +110,8 @@ class EngineProcess:
             hello within ``timeout`` seconds with a JSON object.
         """
         linux = sys.platform.startswith("linux")
-        argv = [sys.executable, "-S", "-c", REAPER, *self.argv] if linux else self.argv
+        argv = [sys.executable, "-S", "-c", REAPER, str(os.getpid()), *self.argv]
+        argv = argv if linux else self.argv
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -214,9 +232,13 @@ class EngineProcess:
         try:
             proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.terminate()  # the reaper's cue to kill the engine's group, then exit
+            try:
                 proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=5)
         with contextlib.suppress(OSError):  # what it started, in its group, ends with it
             os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
