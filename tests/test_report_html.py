@@ -21,8 +21,23 @@ PLAYERS = "random,lowcard,random,lowcard"
 
 
 def _tournament(path, *extra):
-    cmd = [sys.executable, "-m", "hsim.cli", "tournament", "--players", PLAYERS,
-           "--games", "200", "--seed", "11", "--workers", "1", "--out", str(path), *extra]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "hsim.cli",
+        "tournament",
+        "--players",
+        PLAYERS,
+        "--games",
+        "200",
+        "--seed",
+        "11",
+        "--workers",
+        "1",
+        "--out",
+        str(path),
+        *extra,
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return path
@@ -134,7 +149,9 @@ def test_the_tables_hold_the_json_reports_figures(pages, runs, name):
     p = _parse(page)
     assert _check_table(p.tables["strategies"], rep["strategies"], "strategy") >= 2 * 11
     assert _check_table(p.tables["by_seat"], rep["by_seat"], "seat") >= 4 * 11
-    keyed = [{**r, "key": f"{r['strategy']}/{r['pass_direction']}"} for r in rep["by_pass_direction"]]
+    keyed = [
+        {**r, "key": f"{r['strategy']}/{r['pass_direction']}"} for r in rep["by_pass_direction"]
+    ]
     assert _check_table(p.tables["by_pass_direction"], keyed, "key") >= 8 * 3
     _check_table(p.tables["summary"], [{"what": "all games", **rep["summary"]}], "what")
     lowcard = p.tables["strategies"]["lowcard"]
@@ -210,11 +227,22 @@ def test_bad_targets_are_refused(runs, tmp_path):
 def test_the_page_renders_offline_in_a_browser(pages, browser, tmp_path):
     page, rep = pages["score_also"]
     expected = [
-        "points_per_deal", "win_rate", "mean_place", "places", "moon_rate",
-        "points_per_deal_by_seat", "win_rate_by_seat", "mean_place_by_seat", "places_by_seat",
-        "moon_rate_by_seat", "points_per_deal_by_pass_direction",
-        "moon_rate_by_pass_direction", "game_length", "final_score", "winner_change",
-    ]  # fmt: skip
+        "points_per_deal",
+        "win_rate",
+        "mean_place",
+        "places",
+        "moon_rate",
+        "points_per_deal_by_seat",
+        "win_rate_by_seat",
+        "mean_place_by_seat",
+        "places_by_seat",
+        "moon_rate_by_seat",
+        "points_per_deal_by_pass_direction",
+        "moon_rate_by_pass_direction",
+        "game_length",
+        "final_score",
+        "winner_change",
+    ]
     browser.get_log("browser")  # drop earlier messages
     browser.get(page.as_uri())
     script = (
