@@ -175,6 +175,7 @@ def compare_rules(
     "html_file",
     type=click.Path(path_type=Path),
     default=None,
+    metavar="FILE",
     help="Also write one self-contained HTML page (opens offline: tables of every figure, "
     "charts with intervals and distributions) to this file (needs the html extra).",
 )
