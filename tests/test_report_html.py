@@ -20,14 +20,14 @@ pytest.importorskip("vl_convert")
 PLAYERS = "random,lowcard,random,lowcard"
 
 
-def _tournament(path, *extra):
+def _tournament(path, *extra, players=PLAYERS):
     cmd = [
         sys.executable,
         "-m",
         "hsim.cli",
         "tournament",
         "--players",
-        PLAYERS,
+        players,
         "--games",
         "200",
         "--seed",
@@ -50,6 +50,9 @@ def runs(tmp_path_factory):
     return {
         "plain": _tournament(root / "plain"),
         "score_also": _tournament(root / "also", "--score-also", "omnibus=true"),
+        "kierki": _tournament(
+            root / "kierki", "--rules", "kierki4", players="kierki,random,random,random"
+        ),
     }
 
 
@@ -75,18 +78,21 @@ def pages(runs, tmp_path_factory):
 
 
 class Cells(HTMLParser):
-    """Collect tables[name][row][key] = {attribute: value} and the facts of a page."""
+    """Collect tables[name][row][key] = {attribute: value}, rows[name] (the number of
+    rows), the facts and the chart names of a page."""
 
     def __init__(self):
         super().__init__()
-        self.tables, self.facts, self.charts = {}, {}, []
+        self.tables, self.facts, self.charts, self.rows = {}, {}, [], {}
         self._table = self._row = self._fact = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "table":
-            self._table = self.tables.setdefault(a["data-table"], {})
+            self._name = a["data-table"]
+            self._table = self.tables.setdefault(self._name, {})
         elif tag == "tr" and "data-row" in a and self._table is not None:
+            self.rows[self._name] = self.rows.get(self._name, 0) + 1
             self._row = self._table.setdefault(a["data-row"], {})
         elif tag == "td" and self._row is not None:
             self._row[a["data-key"]] = {k[5:]: v for k, v in a.items() if k != "data-key"}
@@ -143,22 +149,25 @@ def _check_table(cells, rows, key):
     return checked
 
 
-@pytest.mark.parametrize("name", ["plain", "score_also"])
+@pytest.mark.parametrize("name", ["plain", "score_also", "kierki"])
 def test_the_tables_hold_the_json_reports_figures(pages, runs, name):
     page, rep = pages[name]
     p = _parse(page)
-    assert _check_table(p.tables["strategies"], rep["strategies"], "strategy") >= 2 * 11
-    assert _check_table(p.tables["by_seat"], rep["by_seat"], "seat") >= 4 * 11
-    keyed = [
-        {**r, "key": f"{r['strategy']}/{r['pass_direction']}"} for r in rep["by_pass_direction"]
-    ]
-    assert _check_table(p.tables["by_pass_direction"], keyed, "key") >= 8 * 3
+    kierki = name == "kierki"
+    cells = 9 if kierki else 11  # figures per row
+    assert _check_table(p.tables["strategies"], rep["strategies"], "strategy") >= 2 * cells
+    assert _check_table(p.tables["by_seat"], rep["by_seat"], "seat") >= 4 * cells
+    split = "kind" if kierki else "pass_direction"
+    keyed = [{**r, "key": f"{r['strategy']}/{r[split]}"} for r in rep[f"by_{split}"]]
+    assert _check_table(p.tables[f"by_{split}"], keyed, "key") >= 2 * 4 * (1 if kierki else 3)
+    assert p.rows[f"by_{split}"] == len(keyed)  # one row each, no key repeated
     _check_table(p.tables["summary"], [{"what": "all games", **rep["summary"]}], "what")
-    lowcard = p.tables["strategies"]["lowcard"]
-    assert float(lowcard["points_per_deal"]["estimate"]) == pytest.approx(
-        rep["strategies"][0]["points_per_deal"]["estimate"]
-    )
-    assert float(lowcard["places.1"]["estimate"]) == rep["strategies"][0]["places"]["1"]["estimate"]
+    first = rep["strategies"][0]
+    shown = p.tables["strategies"][first["strategy"]]
+    metric = "score_per_deal" if kierki else "points_per_deal"
+    assert float(shown[metric]["estimate"]) == first[metric]["estimate"]
+    assert float(shown["places.1"]["estimate"]) == first["places"]["1"]["estimate"]
+    assert ("moon_rate" in p.charts) is not kierki
     manifest = json.loads((runs[name] / "run.json").read_text())
     assert p.facts["command"] == manifest["command"]
     assert p.facts["rules"] == rep["rules"] and p.facts["seed"] == str(rep["seed"])

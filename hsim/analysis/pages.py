@@ -477,16 +477,17 @@ def report_page(rep: dict[str, Any], tally: Any, manifest: dict[str, Any]) -> Pa
 
     if kierki:
         page.heading("By deal kind")
+        rows = [{**r, "key": f"{r['strategy']}/{r['kind']}"} for r in rep["by_kind"]]
         page.table(
             "by_kind",
-            rep["by_kind"],
+            rows,
             [
                 Column("strategy", "strategy"),
                 Column("kind", "kind"),
                 Column("seat_deals", "seat-deals"),
                 Column("score_per_deal", "score/deal"),
             ],
-            "kind",
+            "key",
         )
         page.chart(
             "score_per_deal_by_kind",
