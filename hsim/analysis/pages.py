@@ -205,8 +205,8 @@ class Page:
             cells = "".join(cell(c.key, c.get(row), c.digits) for c in columns)
             body.append(f'<tr data-row="{html.escape(str(row_key))}">{cells}</tr>')
         self.blocks.append(
-            f'<table id="table-{name}" data-table="{name}"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table>"
+            f'<div class="scroll"><table id="table-{name}" data-table="{name}"><thead><tr>'
+            f"{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
         )
 
     def chart(self, name: str, chart: Any) -> None:
@@ -257,7 +257,7 @@ dt {{ font-weight: 600; }} dd {{ margin: 0; font-family: monospace; }}
 table {{ border-collapse: collapse; margin: .5em 0 1.5em; font-size: 90%; }}
 th, td {{ border: 1px solid #ccc; padding: .2em .5em; text-align: right; white-space: nowrap; }}
 th {{ background: #f3f3f3; }} td:first-child {{ text-align: left; }}
-.chart {{ margin: .5em 0 1.5em; }} .note {{ color: #555; max-width: 60em; }}
+.scroll {{ overflow-x: auto; }} .chart {{ margin: .5em 0 1.5em; }} .note {{ color: #555; max-width: 60em; }}
 </style>
 <script>{bundle}</script>
 </head>
