@@ -257,7 +257,8 @@ dt {{ font-weight: 600; }} dd {{ margin: 0; font-family: monospace; }}
 table {{ border-collapse: collapse; margin: .5em 0 1.5em; font-size: 90%; }}
 th, td {{ border: 1px solid #ccc; padding: .2em .5em; text-align: right; white-space: nowrap; }}
 th {{ background: #f3f3f3; }} td:first-child {{ text-align: left; }}
-.scroll {{ overflow-x: auto; }} .chart {{ margin: .5em 0 1.5em; }} .note {{ color: #555; max-width: 60em; }}
+.scroll {{ overflow-x: auto; }} .chart {{ margin: .5em 0 1.5em; }}
+.note {{ color: #555; max-width: 60em; }}
 </style>
 <script>{bundle}</script>
 </head>
