@@ -56,6 +56,10 @@ class PageTargetError(HsimError, ValueError):
     exit_code = EXIT_USAGE
 
 
+#: The errors of this module a command line turns into a message (exit 2).
+ERRORS = (HtmlUnavailable, PageTargetError)
+
+
 def require_html() -> None:
     """Import the ``html`` extra's packages, or say how to install them.
 

@@ -197,14 +197,8 @@ def report(run_dir, scoring, as_json, plot_dir, html_file, allow_partial, progre
       hsim report results/RUN --html report.html
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.analysis import pages
     from hsim.analysis.frames import RunFolderError, jsonable
-    from hsim.analysis.pages import (
-        HtmlUnavailable,
-        PageTargetError,
-        check_target,
-        html_report,
-        require_html,
-    )
     from hsim.analysis.report import PlotUnavailable, format_report, report_run
 
     if plot_dir is not None and plot_dir.exists() and not plot_dir.is_dir():
@@ -219,9 +213,9 @@ def report(run_dir, scoring, as_json, plot_dir, html_file, allow_partial, progre
             ) from None
     if html_file is not None:
         try:
-            require_html()
-            check_target(html_file, run_dir)
-        except (HtmlUnavailable, PageTargetError) as exc:
+            pages.require_html()
+            pages.check_target(html_file, run_dir)
+        except pages.ERRORS as exc:
             raise user_error(exc) from None
     check_run(run_dir, allow_partial, checksums=True)  # it reads every part
     if scoring:  # re-scoring runs the engine's scoring kernels
@@ -232,10 +226,10 @@ def report(run_dir, scoring, as_json, plot_dir, html_file, allow_partial, progre
         if html_file is None:
             rep, charts = report_run(run_dir, scoring, plot_dir, progress=bar)
         else:
-            rep, page = html_report(run_dir, html_file, scoring, progress=bar)
+            rep, _ = pages.html_report(run_dir, html_file, scoring, progress=bar)
             charts = [] if plot_dir is None else report_run(run_dir, scoring, plot_dir)[1]
         compile_done()
-    except (RunFolderError, RulesError, PlotUnavailable, HtmlUnavailable, PageTargetError) as exc:
+    except (RunFolderError, RulesError, PlotUnavailable, *pages.ERRORS) as exc:
         raise user_error(exc) from None
     except OSError as exc:
         raise click.ClickException(str(exc)) from None
