@@ -52,7 +52,7 @@ DISTRIBUTION = "hsim-hearts"
 
 def install_hint(extra: str) -> str:
     """Return the command that installs hsim's optional extra ``extra`` (``cluster``,
-    ``openspiel``, ``plot``) into a checkout's environment."""
+    ``openspiel``, ``plot``, ``html``) into a checkout's environment."""
     return f"pip install -e '.[{extra}]' in hsim's checkout"
 
 

@@ -385,6 +385,8 @@ class ReportTally:
         self.final_scores: dict[str, Counter] = {}
         self.lengths: Counter = Counter()
         self.points: dict[str, Counter] = {}
+        #: The rules the run was played under (set by :func:`report_tally`).
+        self.played = rules
 
     def add(self, deals: pd.DataFrame, games: pd.DataFrame) -> None:
         """Add a batch (counted deals and games rows of the same whole games)."""
@@ -445,11 +447,31 @@ def report_run(
         :func:`build_report`. :raises PlotUnavailable: ``plot_dir`` without matplotlib.
         :raises OSError: the charts could not be written.
     """
+    out, tally = report_tally(run, scoring, plot_dir is not None, rows, progress)
+    charts = [] if plot_dir is None else plot_report(tally, plot_dir, tally.played)
+    return out, charts
+
+
+def report_tally(
+    run: RunFolder | Run | str | Path,
+    scoring: str | None = None,
+    plots: bool = False,
+    rows: int = BATCH_ROWS,
+    progress: bool = False,
+) -> tuple[dict[str, Any], ReportTally]:
+    """Return (the report of :func:`build_report`, the filled :class:`ReportTally`) in one
+    pass over the run; plots: keep the histograms (for :func:`plot_report` and the HTML
+    page of :mod:`hsim.analysis.pages`). The tally's ``played`` is the run's own rules.
+
+    :raises RulesError: as :func:`build_report`. :raises RunFolderError: as
+        :func:`build_report`.
+    """
     folder = _folder(run)
     rescoring = report_rules(folder.rules, scoring)
     rules = folder.rules if rescoring is None else rescoring
     duplicate = bool(folder.manifest.get("duplicate", False))
-    tally = ReportTally(rules, duplicate, plots=plot_dir is not None)
+    tally = ReportTally(rules, duplicate, plots=plots)
+    tally.played = folder.rules
     scorings = 1 + len(folder.manifest.get("score_also") or [])
     total = folder.rows.get("games", 0) // (folder.rules.players * scorings)
     bar = progress_bar(total, progress and total > 0)
@@ -478,8 +500,7 @@ def report_run(
     out["warnings"] = censoring_warnings(summary, folder.rules, rules)
     if rescoring is None and not rules.is_kierki and len(folder.manifest.get("score_also") or []):
         out["score_also"] = score_also_changes(folder.path)
-    charts = [] if plot_dir is None else plot_report(tally, plot_dir, folder.rules)
-    return out, charts
+    return out, tally
 
 
 #: What a winner change is (``hsim report`` on a ``--score-also`` run, compare-rules).

@@ -170,9 +170,18 @@ def compare_rules(
     help="Also write PNG charts (final scores, game length, points per deal; Kierki: "
     "score per deal kind) to this folder (needs matplotlib).",
 )
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write one self-contained HTML page (opens offline: tables of every figure, "
+    "charts with intervals and distributions) to this file (needs the html extra).",
+)
 @allow_partial_option
 @progress_option
-def report(run_dir, scoring, as_json, plot_dir, allow_partial, progress):
+def report(run_dir, scoring, as_json, plot_dir, html_file, allow_partial, progress):
     """Per strategy: points per deal, win rate, places and moons with 95% intervals,
     by seat and by pass direction (Kierki: by deal kind, no moons).
 
@@ -185,8 +194,10 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial, progress):
       hsim report results/RUN
       hsim report results/RUN --scoring omnibus=true --json
       hsim report results/RUN --plot charts/
+      hsim report results/RUN --html report.html
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.analysis import pages
     from hsim.analysis.frames import RunFolderError, jsonable
     from hsim.analysis.report import PlotUnavailable, format_report, report_run
 
@@ -200,15 +211,25 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial, progress):
             raise click.ClickException(
                 f"--plot needs matplotlib, which is not installed: {install_hint('plot')}"
             ) from None
+    if html_file is not None:
+        try:
+            pages.require_html()
+            pages.check_target(html_file, run_dir)
+        except pages.ERRORS as exc:
+            raise user_error(exc) from None
     check_run(run_dir, allow_partial, checksums=True)  # it reads every part
     if scoring:  # re-scoring runs the engine's scoring kernels
         announce_compile(parts=["rescore"], engine=False)
     try:
         # a bar on a terminal only: report's output is often piped or parsed
         bar = progress and sys.stderr.isatty()
-        rep, charts = report_run(run_dir, scoring, plot_dir, progress=bar)
+        if html_file is None:
+            rep, charts = report_run(run_dir, scoring, plot_dir, progress=bar)
+        else:
+            rep, _ = pages.html_report(run_dir, html_file, scoring, progress=bar)
+            charts = [] if plot_dir is None else report_run(run_dir, scoring, plot_dir)[1]
         compile_done()
-    except (RunFolderError, RulesError, PlotUnavailable) as exc:
+    except (RunFolderError, RulesError, PlotUnavailable, *pages.ERRORS) as exc:
         raise user_error(exc) from None
     except OSError as exc:
         raise click.ClickException(str(exc)) from None
@@ -220,3 +241,5 @@ def report(run_dir, scoring, as_json, plot_dir, allow_partial, progress):
         click.echo("\n".join(format_report(rep)))
     if charts:
         click.echo(f"charts: {', '.join(str(p) for p in charts)}", err=True)
+    if html_file is not None:
+        click.echo(f"page: {html_file}", err=True)

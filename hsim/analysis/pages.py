@@ -1,0 +1,592 @@
+"""Self-contained HTML pages of hsim's results: ``hsim report RUN --html FILE``.
+
+A page opens offline: its charts are Vega-Lite specs (built with altair) rendered by
+vega, vega-lite and vega-embed, whose scripts are inlined once per page from
+``vl-convert-python``'s bundle. Altair was chosen over plotly because it inlines offline
+(``vl_convert.javascript_bundle``, ~0.9 MB once per page whatever the number of charts),
+its specs are plain JSON (declarative, easy to test and to reuse), and interval charts
+(points with error bars) are one layered spec. Both come from the optional ``html``
+extra; :func:`require_html` says how to install it.
+
+The page shell (:class:`Page`) is meant for every command with an HTML page (report now;
+compare-rules, sprt and ladder later): a header of facts (:meth:`Page.fact`), sections
+holding tables (:meth:`Page.table`) and charts (:meth:`Page.chart`), and
+:meth:`Page.render` / :func:`write_page` (atomic: a temporary name, then a rename).
+
+Stable hooks for tests and scripts: a chart is ``<div class="chart" id="chart-NAME"
+data-chart="NAME">``; a table is ``<table id="table-NAME" data-table="NAME">``, its rows
+``<tr data-row="KEY">`` and its cells ``<td data-key="FIELD">`` with ``data-value`` (a
+number or a string, full precision) or, for an interval, ``data-estimate``, ``data-low``,
+``data-high`` and ``data-n``, exactly as ``hsim report --json`` gives them.
+
+Only counts and summary figures go into a page (histograms are binned in pandas before
+they are charted), so its size does not grow with the run.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from hsim import __version__
+from hsim.analysis.report import report_tally
+from hsim.analysis.scan import open_run
+from hsim.errors import EXIT_USAGE, HsimError, install_hint
+
+
+class HtmlUnavailable(HsimError, RuntimeError):
+    """altair or vl-convert-python (the ``html`` extra) is missing; the message says how
+    to install them."""
+
+    exit_code = EXIT_USAGE
+
+
+class PageTargetError(HsimError, ValueError):
+    """The page cannot be written where asked (a folder, a missing folder, a run's own
+    files)."""
+
+    exit_code = EXIT_USAGE
+
+
+#: The errors of this module a command line turns into a message (exit 2).
+ERRORS = (HtmlUnavailable, PageTargetError)
+
+
+def require_html() -> None:
+    """Import the ``html`` extra's packages, or say how to install them.
+
+    :raises HtmlUnavailable: altair or vl_convert is missing.
+    """
+    try:
+        # deferred: altair and vl-convert-python are the optional [html] extra
+        import altair  # noqa: F401
+        import vl_convert  # noqa: F401
+    except ImportError as exc:
+        raise HtmlUnavailable(
+            f"--html needs altair and vl-convert-python ({exc.name or 'one'} is not "
+            f"installed): {install_hint('html')}"
+        ) from None
+
+
+def check_target(path: str | Path, run_dir: str | Path | None = None) -> Path:
+    """Return ``path`` as a Path after checking that a page can be written there: its
+    folder exists, it is not a folder, and it is not inside the run folder ``run_dir``
+    (whose files are the run's own: the manifest and the parts that ``hsim verify``
+    checks).
+
+    :raises PageTargetError: one of these does not hold.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise PageTargetError(f"--html {target} is a folder; give a file name such as report.html")
+    parent = target.resolve().parent
+    if not parent.is_dir():
+        raise PageTargetError(f"--html {target}: the folder {parent} does not exist")
+    if run_dir is not None:
+        run = Path(run_dir).resolve()
+        if run == parent or run in parent.parents:
+            raise PageTargetError(
+                f"--html {target} is inside the run folder {run_dir}, which holds the run's "
+                "own files; write the page elsewhere"
+            )
+    return target
+
+
+def write_page(text: str, path: str | Path) -> Path:
+    """Write ``text`` to ``path`` atomically (a temporary name in the same folder, then a
+    rename) and return the path. :raises OSError: the file could not be written."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return target
+
+
+def _json_script(value: Any) -> str:
+    # "</" would end the script element; "<\/" is the same JSON string.
+    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+
+
+def _number(v: Any) -> str:
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def _is_interval(v: Any) -> bool:
+    return isinstance(v, dict) and "estimate" in v and "low" in v
+
+
+def _fmt(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "–"
+    if _is_interval(v):
+        est, low, high = v["estimate"], v["low"], v["high"]
+        if low is None or high is None or math.isnan(low) or math.isnan(high):
+            return f"{est:.{digits}f}"
+        return f"{est:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def cell(key: str, value: Any, digits: int = 3) -> str:
+    """Return one ``<td>`` for ``value`` (an interval dict, a number, a string or None)
+    with the data attributes of the module docstring."""
+    attrs = [f'data-key="{html.escape(key)}"']
+    if _is_interval(value):
+        for part in ("estimate", "low", "high", "n"):
+            if value.get(part) is not None:
+                attrs.append(f'data-{part}="{_number(value[part])}"')
+    elif value is not None and not isinstance(value, (dict, list, tuple)):
+        attrs.append(f'data-value="{html.escape(_number(value))}"')
+    return f"<td {' '.join(attrs)}>{html.escape(_fmt(value, digits))}</td>"
+
+
+@dataclass
+class Column:
+    """A table column: ``key`` a path into the row dict (``places.1``), ``label`` its
+    heading, ``digits`` the decimals shown."""
+
+    key: str
+    label: str
+    digits: int = 3
+
+    def get(self, row: dict) -> Any:
+        value: Any = row
+        for part in self.key.split("."):
+            if not isinstance(value, dict) or part not in value:
+                return None
+            value = value[part]
+        return value
+
+
+@dataclass
+class Page:
+    """An HTML page being built: a title, facts for the header, then blocks (tables and
+    charts, in order). :meth:`render` gives the whole page as one string."""
+
+    title: str
+    facts: list[tuple[str, str, str]] = field(default_factory=list)
+    blocks: list[str] = field(default_factory=list)
+    specs: dict[str, dict] = field(default_factory=dict)
+
+    def fact(self, key: str, label: str, value: Any) -> None:
+        """Add a header line ``label: value`` (its ``<dd>`` has ``data-fact="key"``)."""
+        self.facts.append((key, label, _fmt(value)))
+
+    def heading(self, text: str, note: str = "") -> None:
+        """Start a section with ``text`` and an optional explanatory note."""
+        self.blocks.append(f"<h2>{html.escape(text)}</h2>")
+        if note:
+            self.blocks.append(f'<p class="note">{html.escape(note)}</p>')
+
+    def table(self, name: str, rows: Iterable[dict], columns: list[Column], key: str) -> None:
+        """Add a table ``table-NAME``: one row per dict of ``rows`` (``data-row`` its
+        ``key`` field, which may be a dotted path), one cell per column."""
+        head = "".join(f"<th>{html.escape(c.label)}</th>" for c in columns)
+        body = []
+        for row in rows:
+            row_key = Column(key, "").get(row)
+            cells = "".join(cell(c.key, c.get(row), c.digits) for c in columns)
+            body.append(f'<tr data-row="{html.escape(str(row_key))}">{cells}</tr>')
+        self.blocks.append(
+            f'<div class="scroll"><table id="table-{name}" data-table="{name}"><thead><tr>'
+            f"{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        )
+
+    def chart(self, name: str, chart: Any) -> None:
+        """Add a chart ``chart-NAME``: an altair chart (or a Vega-Lite spec dict)."""
+        spec = chart if isinstance(chart, dict) else chart.to_dict()
+        self.specs[name] = spec
+        self.blocks.append(f'<div class="chart" id="chart-{name}" data-chart="{name}"></div>')
+
+    def render(self) -> str:
+        """Return the page: one HTML document with the vega scripts inlined.
+
+        :raises HtmlUnavailable: the ``html`` extra is missing.
+        """
+        require_html()
+        # deferred: vl-convert-python is the optional [html] extra
+        import vl_convert
+        from altair.utils._importers import vl_version_for_vl_convert
+
+        bundle = vl_convert.javascript_bundle(vl_version=vl_version_for_vl_convert())
+        facts = "".join(
+            f'<dt>{html.escape(label)}</dt><dd data-fact="{key}">{html.escape(value)}</dd>'
+            for key, label, value in self.facts
+        )
+        specs = "".join(
+            f'<script type="application/json" id="spec-{name}">{_json_script(spec)}</script>'
+            for name, spec in self.specs.items()
+        )
+        return _SHELL.format(
+            title=html.escape(self.title),
+            version=html.escape(__version__),
+            facts=facts,
+            body="\n".join(self.blocks),
+            specs=specs,
+            bundle=bundle.replace("</script", "<\\/script"),
+        )
+
+
+_SHELL = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="generator" content="hsim {version}">
+<title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 1.5em 2em; color: #222; }}
+dl {{ display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }}
+dt {{ font-weight: 600; }} dd {{ margin: 0; font-family: monospace; }}
+table {{ border-collapse: collapse; margin: .5em 0 1.5em; font-size: 90%; }}
+th, td {{ border: 1px solid #ccc; padding: .2em .5em; text-align: right; white-space: nowrap; }}
+th {{ background: #f3f3f3; }} td:first-child {{ text-align: left; }}
+.scroll {{ overflow-x: auto; }} .chart {{ margin: .5em 0 1.5em; }}
+.note {{ color: #555; max-width: 60em; }}
+</style>
+<script>{bundle}</script>
+</head>
+<body>
+<h1>{title}</h1>
+<dl id="facts">{facts}</dl>
+{body}
+{specs}
+<script>
+document.querySelectorAll("[data-chart]").forEach(function (el) {{
+  var spec = JSON.parse(document.getElementById("spec-" + el.dataset.chart).textContent);
+  vegaEmbed(el, spec, {{actions: false, renderer: "svg"}})
+    .then(function () {{ el.dataset.rendered = "true"; }})
+    .catch(function (err) {{ el.dataset.error = String(err); console.error(err); }});
+}});
+</script>
+</body>
+</html>
+"""
+
+
+# ------------------------------------------------------------------ the report page
+
+_INTERVAL = "95% interval"
+
+
+def interval_chart(rows: list[dict], label: str, metric: str, title: str, color=None):
+    """Return an altair chart of ``metric`` (an interval dict in each row) per ``label``:
+    a point at the estimate and an error bar from low to high. color: a field to colour
+    and offset by (a breakdown such as the pass direction), or None."""
+    # deferred: altair is the optional [html] extra
+    import altair as alt
+
+    data = []
+    for r in rows:
+        v = r.get(metric)
+        if not _is_interval(v):
+            continue
+        item = {label: str(r[label]), "estimate": v["estimate"], "low": v["low"], "high": v["high"]}
+        if color:
+            item[color] = str(r[color])
+        data.append(item)
+    frame = pd.DataFrame(data)
+    y = alt.Y(f"{label}:N", title=label.replace("_", " "))
+    enc: dict[str, Any] = {"y": y}
+    if color:
+        order = list(dict.fromkeys(str(r[color]) for r in rows))
+        enc["color"] = alt.Color(f"{color}:N", sort=order, title=color.replace("_", " "))
+        enc["yOffset"] = alt.YOffset(f"{color}:N", sort=order)
+    base = alt.Chart(frame)
+    x_title = f"{title} ({_INTERVAL})"
+    points = base.mark_point(filled=True, size=60).encode(
+        x=alt.X("estimate:Q", title=x_title, scale=alt.Scale(zero=False)),
+        tooltip=[label, *([color] if color else []), "estimate", "low", "high"],
+        **enc,
+    )
+    bars = base.mark_rule().encode(x="low:Q", x2="high:Q", **enc)
+    return (bars + points).properties(title=title, width=520)
+
+
+def place_chart(rows: list[dict], label: str):
+    """Return a stacked bar chart of the place shares (1st, 2nd, ...) per ``label``."""
+    # deferred: altair is the optional [html] extra
+    import altair as alt
+
+    data = [
+        {label: str(r[label]), "place": int(p), "share": v["estimate"]}
+        for r in rows
+        for p, v in r["places"].items()
+        if v is not None
+    ]
+    return (
+        alt.Chart(pd.DataFrame(data))
+        .mark_bar()
+        .encode(
+            y=alt.Y(f"{label}:N", title=label),
+            x=alt.X(
+                "share:Q", stack="normalize", title="share of games", axis=alt.Axis(format="%")
+            ),
+            color=alt.Color(
+                "place:O", title="place", scale=alt.Scale(scheme="blues", reverse=True)
+            ),
+            order=alt.Order("place:O"),
+            tooltip=[label, "place", alt.Tooltip("share:Q", format=".3f")],
+        )
+        .properties(title="Place distribution", width=520)
+    )
+
+
+def histogram_frame(counts: dict[Any, int], width: int) -> pd.DataFrame:
+    """Return a Counter of values (value -> count) binned into ``width``-wide bins:
+    columns ``start``, ``end``, ``count`` (one row per bin holding something)."""
+    frame = pd.DataFrame({"value": list(counts), "count": list(counts.values())})
+    if frame.empty:
+        return pd.DataFrame({"start": [], "end": [], "count": []})
+    frame["start"] = (frame["value"].astype(float) // width * width).astype(int)
+    out = frame.groupby("start", as_index=False)["count"].sum()
+    out["end"] = out["start"] + width
+    return out[["start", "end", "count"]]
+
+
+def histogram_chart(frame: pd.DataFrame, title: str, x_title: str, color: str | None = None):
+    """Return a histogram of a :func:`histogram_frame` (bars from start to end); color:
+    a column to draw one histogram per value of (stacked)."""
+    # deferred: altair is the optional [html] extra
+    import altair as alt
+
+    enc: dict[str, Any] = {}
+    if color:
+        enc["color"] = alt.Color(f"{color}:N")
+    return (
+        alt.Chart(frame)
+        .mark_bar(opacity=0.8)
+        .encode(
+            x=alt.X("start:Q", bin="binned", title=x_title),
+            x2="end:Q",
+            y=alt.Y("count:Q", title="count", stack=True),
+            tooltip=[*([color] if color else []), "start", "end", "count"],
+            **enc,
+        )
+        .properties(title=title, width=520)
+    )
+
+
+def _key_columns(label: str, kierki: bool, seats: int) -> list[Column]:
+    cols = [
+        Column(label, label),
+        Column("seat_games", "seat-games"),
+        Column("seat_deals", "seat-deals"),
+    ]
+    if label != "strategy":
+        cols.insert(1, Column("strategies", "strategies"))
+    if not kierki:
+        cols.append(Column("points_per_deal", "points/deal"))
+    cols += [
+        Column("score_per_deal", "score/deal"),
+        Column("win_rate", "win rate"),
+        Column("mean_place", "mean place"),
+    ]
+    cols += [Column(f"places.{p}", f"place {p}") for p in range(1, seats + 1)]
+    if not kierki:
+        cols.append(Column("moon_rate", "moons/deal", 5))
+    return cols + [Column("censored", "censored")]
+
+
+def report_page(rep: dict[str, Any], tally: Any, manifest: dict[str, Any]) -> Page:
+    """Return the :class:`Page` of a report.
+
+    rep: :func:`hsim.analysis.report.build_report`'s dict (its tables hold exactly these
+    figures); tally: the :class:`hsim.analysis.report.ReportTally` of the same pass, made
+    with ``plots=True`` (its histograms); manifest: the run's ``run.json``.
+    """
+    kierki = "by_kind" in rep
+    seats = len(rep["strategies"][0]["places"]) if rep["strategies"] else 4
+    s = rep["summary"]
+    page = Page(f"hsim report: {Path(rep['run']).name}")
+    page.fact("run", "run", rep["run"])
+    page.fact("rules", "rules", rep["rules"])
+    page.fact("scoring", "scoring", rep["scoring"])
+    page.fact("players", "players", ", ".join(map(str, rep["players"])))
+    page.fact("seed", "seed", rep["seed"])
+    page.fact("status", "status", rep["status"])
+    page.fact("games", "games", s["games"])
+    versions = manifest.get("versions") or {}
+    page.fact("hsim_run", "hsim version (run)", versions.get("hsim", "unknown"))
+    page.fact("hsim_page", "hsim version (page)", __version__)
+    page.fact("command", "command", manifest.get("command") or "unknown")
+    for i, warning in enumerate(rep.get("warnings", [])):
+        page.fact(f"warning{i}", "warning", warning)
+
+    page.heading(
+        "Summary",
+        "95% intervals: per-deal rates and mean place clustered by game; win rates and "
+        "place shares Wilson."
+        + (" Kierki: the highest score wins." if kierki else " Points: lower is better."),
+    )
+    summary_row = {"what": "all games", **s}
+    summary_cols = [
+        Column("what", ""),
+        Column("games", "games"),
+        Column("censored", "censored"),
+        Column("game_length", "deals/game", 2),
+        Column("final_score", "final score", 2),
+        Column("winning_score", "winner's score", 2),
+    ]
+    if not kierki:
+        summary_cols.append(Column("moon_rate", "moons/deal", 5))
+    page.table("summary", [summary_row], summary_cols, "what")
+    quantiles = [{"q": q, "score": v} for q, v in s["score_quantiles"].items()]
+    page.table(
+        "score_quantiles", quantiles, [Column("q", "quantile"), Column("score", "final score")], "q"
+    )
+
+    metric = "score_per_deal" if kierki else "points_per_deal"
+    metric_title = "score per deal" if kierki else "points per deal"
+    for label, rows, title in (
+        ("strategy", rep["strategies"], "By strategy"),
+        ("seat", rep["by_seat"], "By seat"),
+        *((("player", rep["by_player"], "By player"),) if "by_player" in rep else ()),
+    ):
+        suffix = "" if label == "strategy" else f"_by_{label}"
+        page.heading(title)
+        page.table(
+            f"strategies{suffix}" if not suffix else f"by_{label}",
+            rows,
+            _key_columns(label, kierki, seats),
+            label,
+        )
+        page.chart(f"{metric}{suffix}", interval_chart(rows, label, metric, metric_title))
+        page.chart(f"win_rate{suffix}", interval_chart(rows, label, "win_rate", "win rate"))
+        page.chart(f"mean_place{suffix}", interval_chart(rows, label, "mean_place", "mean place"))
+        page.chart(f"places{suffix}", place_chart(rows, label))
+        if not kierki:
+            page.chart(
+                f"moon_rate{suffix}", interval_chart(rows, label, "moon_rate", "moons per deal")
+            )
+
+    if kierki:
+        page.heading("By deal kind")
+        rows = [{**r, "key": f"{r['strategy']}/{r['kind']}"} for r in rep["by_kind"]]
+        page.table(
+            "by_kind",
+            rows,
+            [
+                Column("strategy", "strategy"),
+                Column("kind", "kind"),
+                Column("seat_deals", "seat-deals"),
+                Column("score_per_deal", "score/deal"),
+            ],
+            "key",
+        )
+        page.chart(
+            "score_per_deal_by_kind",
+            interval_chart(
+                rep["by_kind"], "strategy", "score_per_deal", "score per deal", color="kind"
+            ),
+        )
+    else:
+        page.heading("By pass direction")
+        rows = [
+            {**r, "key": f"{r['strategy']}/{r['pass_direction']}"} for r in rep["by_pass_direction"]
+        ]
+        page.table(
+            "by_pass_direction",
+            rows,
+            [
+                Column("strategy", "strategy"),
+                Column("pass_direction", "pass direction"),
+                Column("seat_deals", "seat-deals"),
+                Column("points_per_deal", "points/deal"),
+                Column("moon_rate", "moons/deal", 5),
+            ],
+            "key",
+        )
+        page.chart(
+            "points_per_deal_by_pass_direction",
+            interval_chart(
+                rows, "strategy", "points_per_deal", "points per deal", color="pass_direction"
+            ),
+        )
+        page.chart(
+            "moon_rate_by_pass_direction",
+            interval_chart(rows, "strategy", "moon_rate", "moons per deal", color="pass_direction"),
+        )
+
+    page.heading("Distributions", "Games left out when censored by a re-scoring.")
+    lengths = histogram_frame(dict(tally.lengths), 1)
+    page.chart("game_length", histogram_chart(lengths, "Game length", "deals in the game"))
+    width = 25 if kierki else 5
+    frames = []
+    for name, counts in sorted(tally.final_scores.items()):
+        frames.append(histogram_frame(dict(counts), width).assign(strategy=name))
+    scores = pd.concat(frames, ignore_index=True) if frames else histogram_frame({}, width)
+    page.chart(
+        "final_score",
+        histogram_chart(
+            scores, f"Final scores (bins of {width})", "final game score", color="strategy"
+        ),
+    )
+
+    if rep.get("score_also"):
+        page.heading(
+            "Other scorings of the same deals (--score-also)",
+            "Winner changed: a game's winner set (co-winners of a tie included) differs "
+            "between the played scoring and the other one; 95% Wilson interval.",
+        )
+        rows = [{**r, "share": r["winner_change"]["share"]} for r in rep["score_also"]]
+        page.table(
+            "score_also",
+            rows,
+            [
+                Column("scoring", "scoring"),
+                Column("winner_change.compared", "games compared"),
+                Column("winner_change.changed", "winner changed"),
+                Column("winner_change.share", "share changed"),
+                Column("game_length.played", "deals/game played", 2),
+                Column("game_length.scoring", "deals/game scoring", 2),
+                Column("game_length.difference", "difference", 2),
+                Column("moon_rate.played", "moons/deal played", 5),
+                Column("moon_rate.scoring", "moons/deal scoring", 5),
+            ],
+            "scoring",
+        )
+        page.chart("winner_change", interval_chart(rows, "scoring", "share", "winner change rate"))
+    return page
+
+
+def html_report(
+    run_dir: str | Path,
+    path: str | Path,
+    scoring: str | None = None,
+    progress: bool = False,
+) -> tuple[dict[str, Any], Path]:
+    """Write the HTML page of ``hsim report`` for the run in ``run_dir`` to ``path`` and
+    return (the report dict, the path), in one pass over the run.
+
+    :raises HtmlUnavailable: the ``html`` extra is missing. :raises PageTargetError:
+        ``path`` is a folder, in a missing folder or inside the run folder.
+        :raises RulesError, RunFolderError: as :func:`hsim.analysis.report.build_report`.
+        :raises OSError: the page could not be written.
+    """
+    require_html()
+    target = check_target(path, run_dir)
+    folder = open_run(run_dir)
+    rep, tally = report_tally(folder, scoring, plots=True, progress=progress)
+    text = report_page(rep, tally, folder.manifest).render()
+    return rep, write_page(text, target)
