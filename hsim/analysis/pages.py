@@ -8,10 +8,13 @@ its specs are plain JSON (declarative, easy to test and to reuse), and interval 
 (points with error bars) are one layered spec. Both come from the optional ``html``
 extra; :func:`require_html` says how to install it.
 
-The page shell (:class:`Page`) is meant for every command with an HTML page (report now;
-compare-rules, sprt and ladder later): a header of facts (:meth:`Page.fact`), sections
-holding tables (:meth:`Page.table`) and charts (:meth:`Page.chart`), and
-:meth:`Page.render` / :func:`write_page` (atomic: a temporary name, then a rename).
+The page shell (:class:`Page`) serves every command with an HTML page (report, sprt,
+ladder, compare-rules): a header of facts (:meth:`Page.fact`, :meth:`Page.provenance`),
+sections holding tables (:meth:`Page.table`) and charts (:meth:`Page.chart`), and
+:meth:`Page.render` / :func:`write_page` (atomic: a temporary name, then a rename). The
+pages of sprt, ladder and compare-rules (:func:`sprt_page`, :func:`ladder_page`,
+:func:`compare_page`) are built from the very dicts those commands print or write as
+JSON, so a page never computes a figure of its own.
 
 Stable hooks for tests and scripts: a chart is ``<div class="chart" id="chart-NAME"
 data-chart="NAME">``; a table is ``<table id="table-NAME" data-table="NAME">``, its rows
@@ -40,6 +43,7 @@ from hsim import __version__
 from hsim.analysis.report import report_tally
 from hsim.analysis.scan import open_run
 from hsim.errors import EXIT_USAGE, HsimError, install_hint
+from hsim.runner.config import without_home
 
 
 class HtmlUnavailable(HsimError, RuntimeError):
@@ -193,6 +197,15 @@ class Page:
         """Add a header line ``label: value`` (its ``<dd>`` has ``data-fact="key"``)."""
         self.facts.append((key, label, _fmt(value)))
 
+    def provenance(self, rules: str, players: str, seed: Any, command: str | None) -> None:
+        """Add the facts every page states: the rules string, the players, the seed, the
+        hsim version and the command line that made the page."""
+        self.fact("rules", "rules", rules)
+        self.fact("players", "players", players)
+        self.fact("seed", "seed", seed)
+        self.fact("hsim", "hsim version", __version__)
+        self.fact("command", "command", command or "unknown")
+
     def heading(self, text: str, note: str = "") -> None:
         """Start a section with ``text`` and an optional explanatory note."""
         self.blocks.append(f"<h2>{html.escape(text)}</h2>")
@@ -289,10 +302,24 @@ document.querySelectorAll("[data-chart]").forEach(function (el) {{
 _INTERVAL = "95% interval"
 
 
-def interval_chart(rows: list[dict], label: str, metric: str, title: str, color=None):
+def command_line(argv: list[str] | None) -> str | None:
+    """Return ``argv`` as the run manifests write a command (joined, the home folder as
+    ``~``), or None."""
+    return without_home(" ".join(argv)) if argv else None
+
+
+def interval_chart(
+    rows: list[dict],
+    label: str,
+    metric: str,
+    title: str,
+    color=None,
+    lines: dict[str, float] | None = None,
+):
     """Return an altair chart of ``metric`` (an interval dict in each row) per ``label``:
     a point at the estimate and an error bar from low to high. color: a field to colour
-    and offset by (a breakdown such as the pass direction), or None."""
+    and offset by (a breakdown such as the pass direction), or None. lines: vertical
+    reference lines, name -> x (such as ``{"zero": 0}``), dashed and labelled."""
     # deferred: altair is the optional [html] extra
     import altair as alt
 
@@ -320,7 +347,16 @@ def interval_chart(rows: list[dict], label: str, metric: str, title: str, color=
         **enc,
     )
     bars = base.mark_rule().encode(x="low:Q", x2="high:Q", **enc)
-    return (bars + points).properties(title=title, width=520)
+    chart = bars + points
+    if lines:
+        refs = pd.DataFrame({"line": list(lines), "x": list(lines.values())})
+        chart = (
+            alt.Chart(refs)
+            .mark_rule(strokeDash=[4, 4], color="#888")
+            .encode(x="x:Q", tooltip=["line", "x"])
+            + chart
+        )
+    return chart.properties(title=title, width=520)
 
 
 def place_chart(rows: list[dict], label: str):
@@ -590,3 +626,163 @@ def html_report(
     rep, tally = report_tally(folder, scoring, plots=True, progress=progress)
     text = report_page(rep, tally, folder.manifest).render()
     return rep, write_page(text, target)
+
+
+# ------------------------------------------------------------------ the sprt page
+
+
+def trace_chart(trace: list[tuple[int, Any]], lower: float, upper: float):
+    """Return the LLR trace (boards, LLR at each look) as a line with a point per look,
+    and the two bounds as dashed lines. An infinite LLR (written "inf") is drawn at twice
+    its bound, as the ``--plot`` PNG draws it."""
+    # deferred: altair is the optional [html] extra
+    import altair as alt
+
+    def clip(v: Any) -> float:
+        x = float(v)
+        return max(min(x, 2 * upper), 2 * lower)
+
+    frame = pd.DataFrame([{"boards": n, "LLR": clip(v), "value": str(v)} for n, v in trace])
+    bounds = pd.DataFrame(
+        {"bound": ["accept H1 (upper)", "accept H0 (lower)"], "LLR": [upper, lower]}
+    )
+    line = (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("boards:Q", title="boards"),
+            y=alt.Y("LLR:Q", title="log-likelihood ratio"),
+            tooltip=["boards", alt.Tooltip("value:N", title="LLR")],
+        )
+    )
+    rules = (
+        alt.Chart(bounds)
+        .mark_rule(strokeDash=[6, 4])
+        .encode(
+            y="LLR:Q",
+            color=alt.Color(
+                "bound:N",
+                title="bound",
+                scale=alt.Scale(
+                    domain=["accept H1 (upper)", "accept H0 (lower)"],
+                    range=["#2a9d3a", "#c0392b"],
+                ),
+            ),
+            tooltip=["bound", "LLR"],
+        )
+    )
+    return (rules + line).properties(title="LLR after each look", width=620, height=300)
+
+
+def sprt_page(doc: dict[str, Any], verdict: str, players: str, command: str | None) -> Page:
+    """Return the :class:`Page` of an SPRT.
+
+    doc: the test's settings and result, as ``hsim sprt --json`` prints them (candidate,
+    baseline, bounds, alpha, beta, seed, the result's fields and its trace) plus rules,
+    opponents, design, max_boards and batch; verdict: the verdict in words, as printed;
+    players: who plays whom; command: the command line.
+    """
+    page = Page(f"hsim sprt: {doc['candidate']} against {doc['baseline']}")
+    page.provenance(doc["rules"], players, doc["seed"], command)
+    page.fact("verdict", "verdict", verdict)
+    page.fact("run", "run folder", doc["run_dir"])
+    d0, d1 = doc["bounds"]
+    settings = {
+        "what": "settings",
+        "candidate": doc["candidate"],
+        "baseline": doc["baseline"],
+        "opponents": ", ".join(doc["opponents"]) if doc.get("opponents") else None,
+        "design": doc.get("design"),
+        "d0": d0,
+        "d1": d1,
+        "alpha": doc["alpha"],
+        "beta": doc["beta"],
+        "max_boards": doc.get("max_boards"),
+        "batch": doc.get("batch"),
+        "seed": doc["seed"],
+        "rules": doc["rules"],
+    }
+    page.heading("Settings")
+    page.table(
+        "settings",
+        [settings],
+        [
+            Column("what", ""),
+            Column("candidate", "candidate"),
+            Column("baseline", "baseline"),
+            Column("opponents", "opponents"),
+            Column("design", "design"),
+            Column("d0", "H0: advantage D0"),
+            Column("d1", "H1: advantage D1"),
+            Column("alpha", "alpha"),
+            Column("beta", "beta"),
+            Column("max_boards", "max boards"),
+            Column("batch", "batch"),
+            Column("seed", "seed"),
+            Column("rules", "rules"),
+        ],
+        "what",
+    )
+    advantage = None
+    if doc["advantage"] is not None:
+        advantage = {
+            "estimate": doc["advantage"],
+            "low": doc["advantage_low"],
+            "high": doc["advantage_high"],
+            "n": doc["boards"],
+        }
+    result = {**doc, "what": "result", "advantage": advantage}
+    page.heading(
+        "Result",
+        "Advantage: the candidate's mean advantage over the baseline in points per deal "
+        "(positive: the candidate did better), with its 95% interval over the boards used.",
+    )
+    page.table(
+        "result",
+        [result],
+        [
+            Column("what", ""),
+            Column("verdict", "verdict"),
+            Column("status", "status"),
+            Column("boards", "boards"),
+            Column("deals", "deals"),
+            Column("advantage", "advantage (95% interval)"),
+            Column("llr", "LLR"),
+            Column("lower", "lower bound"),
+            Column("upper", "upper bound"),
+        ],
+        "what",
+    )
+    if advantage is not None:
+        page.chart(
+            "advantage",
+            interval_chart(
+                [{"what": "candidate - baseline", "advantage": advantage}],
+                "what",
+                "advantage",
+                "advantage in points per deal",
+                lines={"zero": 0.0, "H0: D0": d0, "H1: D1": d1},
+            ),
+        )
+    page.heading(
+        "LLR trace",
+        "The log-likelihood ratio of H1 over H0 after every look (every batch of boards, "
+        "in board order); the test stops when it crosses a bound.",
+    )
+    page.chart("llr", trace_chart(doc["trace"], doc["lower"], doc["upper"]))
+    page.table(
+        "trace",
+        [{"boards": n, "llr": v} for n, v in doc["trace"]],
+        [Column("boards", "boards"), Column("llr", "LLR")],
+        "boards",
+    )
+    return page
+
+
+def html_page(page: Page, path: str | Path) -> Path:
+    """Render ``page`` and write it to ``path`` atomically; return the path.
+
+    :raises HtmlUnavailable: the ``html`` extra is missing. :raises OSError: the page
+        could not be written.
+    """
+    return write_page(page.render(), path)

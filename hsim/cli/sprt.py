@@ -122,6 +122,16 @@ def _rate(ctx, param, value: float) -> float:
     default=None,
     help="Draw the LLR trace with its bounds into DIR/sprt_llr.png (needs matplotlib).",
 )
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write one self-contained HTML page (opens offline: the LLR trace with its "
+    "bounds, the verdict, the advantage with its interval, the settings) to this file "
+    "(needs the html extra).",
+)
 @progress_option
 def sprt(
     candidate,
@@ -142,6 +152,7 @@ def sprt(
     overwrite,
     as_json,
     plot_dir,
+    html_file,
     progress,
 ):
     """Test whether a candidate bot is stronger than a baseline, stopping early.
@@ -169,11 +180,13 @@ def sprt(
       hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.analysis import pages
     from hsim.experiments.sprt import (
         EXIT_FAILED,
         SprtConfig,
         SprtError,
         SprtFailed,
+        config_dict,
         plot_trace,
         run_sprt,
     )
@@ -226,9 +239,16 @@ def sprt(
             import matplotlib  # noqa: F401
         except ImportError:
             raise click.UsageError(f"--plot needs matplotlib: {install_hint('plot')}") from None
+    if html_file is not None:
+        try:
+            pages.require_html()
+            pages.check_target(html_file, out)
+        except pages.ERRORS as exc:  # exit 1 would read as "H0 accepted"
+            raise click.UsageError(str(exc)) from None
     announce_compile(list(dict.fromkeys(s for t in config.tables().values() for s in t)))
     source = click.get_current_context().get_parameter_source("workers")
     given = None if source == ParameterSource.DEFAULT else workers
+    argv = ["hsim", *sys.argv[1:]]
     try:
         with cluster_from_options(cluster_address, given, workers) as cluster:
             result = run_sprt(
@@ -237,7 +257,7 @@ def sprt(
                 workers,
                 overwrite,
                 progress,
-                argv=["hsim", *sys.argv[1:]],
+                argv=argv,
                 cluster=cluster,
                 retries=retries,
             )
@@ -262,9 +282,9 @@ def sprt(
     except SprtError as exc:
         raise click.UsageError(str(exc)) from None
 
+    doc = {"candidate": config.candidate, "baseline": config.baseline, **result.to_dict()}
+    doc.update(bounds=[d0, d1], alpha=alpha, beta=beta, seed=seed)
     if as_json:
-        doc = {"candidate": config.candidate, "baseline": config.baseline, **result.to_dict()}
-        doc.update(bounds=[d0, d1], alpha=alpha, beta=beta, seed=seed)
         click.echo(json.dumps(doc, indent=2))
     else:
         _print_table(config, result)
@@ -272,6 +292,19 @@ def sprt(
         path = plot_trace(result, plot_dir)
         if not as_json:
             click.echo(f"plot: {path}")
+    if html_file is not None:
+        page = pages.sprt_page(
+            {**config_dict(config), **doc},
+            _verdict_text(config, result),
+            "; ".join(f"{t + ': ' if t else ''}{', '.join(p)}" for t, p in config.tables().items()),
+            pages.command_line(argv),
+        )
+        try:
+            pages.html_page(page, html_file)
+        except OSError as exc:  # exit 1 would read as "H0 accepted"
+            click.echo(f"Error: cannot write the page {html_file}: {exc}", err=True)
+            sys.exit(EXIT_FAILED)
+        click.echo(f"page: {html_file}", err=True)
     if result.status == "interrupted":
         click.echo(
             f"interrupted after {result.boards} boards without a verdict; the boards used are "
@@ -296,10 +329,7 @@ def _print_table(config, result) -> None:
         else f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] points per deal (95% CI)"
     )
     d0, d1 = _signed(config.d0), _signed(config.d1)
-    if result.verdict in ("H1", "H0"):
-        verdict = verdict_words(result.verdict, config.d0, config.d1)
-    else:
-        verdict = f"none ({result.boards} boards, --max-boards {config.max_boards})"
+    verdict = _verdict_text(config, result)
     rates = f"alpha {config.alpha:g}, beta {config.beta:g}"
     rows = [
         ("candidate", config.candidate),
@@ -315,6 +345,13 @@ def _print_table(config, result) -> None:
     ]
     for name, value in rows:
         click.echo(f"{name:<10}  {value}")
+
+
+def _verdict_text(config, result) -> str:
+    """Return the verdict line of the table: in words, or why there is none."""
+    if result.verdict in ("H1", "H0"):
+        return verdict_words(result.verdict, config.d0, config.d1)
+    return f"none ({result.boards} boards, --max-boards {config.max_boards})"
 
 
 def verdict_words(verdict: str, d0: float, d1: float) -> str:

@@ -373,7 +373,7 @@ def _run(
 
     test = SequentialTest(config.d0, config.d1, config.alpha, config.beta, config.batch)
     deals_seen: dict[int, int] = {}
-    sprt_doc = {"config": _config_dict(config), "started": now(), "status": "running"}
+    sprt_doc = {"config": config_dict(config), "started": now(), "status": "running"}
     _write_json(out / SPRT_FILE, sprt_doc)
 
     def chunk_values(start: int) -> np.ndarray:
@@ -524,7 +524,8 @@ def _record_end(
     return result
 
 
-def _config_dict(config: SprtConfig) -> dict[str, Any]:
+def config_dict(config: SprtConfig) -> dict[str, Any]:
+    """Return the settings of a test as ``sprt.json`` keeps them (the rules canonical)."""
     preset = preset_of(config.rules)
     return {
         "candidate": config.candidate,
