@@ -26,6 +26,14 @@ SPRT = ("sprt", "--candidate", "lowcard", "--baseline", "random", "--bounds", "2
         "--max-boards", "40", "--batch", "4", "--seed", "3")  # fmt: skip
 
 
+LADDER = ("ladder", "--bots", "random,lowcard,duck", "--boards", "10", "--seed", "1")
+RUNG = re.compile(
+    r"^(?P<rung>\w+ over 3 x \w+)\s+(?P<boards>\d+)\s+(?P<deals>[\d,]+)\s+"
+    r"(?P<estimate>[-+]\d+\.\d{3}) \[(?P<low>[-+]\d+\.\d{3}), (?P<high>[-+]\d+\.\d{3})\]"
+    r"\s+(?P<holds>yes|NO)$"
+)
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """name -> (page, the command's line, its --json doc or its printed lines)."""
@@ -36,6 +44,11 @@ def made(tmp_path_factory):
     assert done.returncode == 1, done.stderr  # H0 accepted (FAIL) after 24 boards
     assert f"page: {root / 'sprt.html'}" in done.stderr
     out["sprt"] = (root / "sprt.html", "hsim " + " ".join(map(str, args)), json.loads(done.stdout))
+    args = [*LADDER, "--out", root / "ladder", "--html", root / "ladder.html"]
+    done = _hsim(*args)
+    assert done.returncode == 0, done.stderr
+    assert f"page: {root / 'ladder.html'}" in done.stderr
+    out["ladder"] = (root / "ladder.html", "hsim " + " ".join(map(str, args)), done.stdout)
     return out
 
 
@@ -78,6 +91,39 @@ def test_the_check_of_the_sprt_tables_can_fail(made):
         _check_table(p.tables["trace"], wrong, "boards")
 
 
+def _printed_rungs(stdout):
+    return [m.groupdict() for line in stdout.splitlines() if (m := RUNG.match(line))]
+
+
+def _rung_cells_match(cells, printed):
+    """The page's rung rows are the printed lines: the same rungs, boards, deals and
+    holds, and the advantage and its interval printed to 3 decimals from the page's."""
+    assert set(cells) == {r["rung"] for r in printed}
+    for r in printed:
+        row = cells[r["rung"]]
+        assert row["boards"]["value"] == r["boards"]
+        assert int(row["deals"]["value"]) == int(r["deals"].replace(",", ""))
+        assert row["holds"]["value"] == r["holds"]
+        adv = row["advantage"]
+        assert adv["n"] == r["boards"]
+        for part in ("estimate", "low", "high"):
+            assert f"{float(adv[part]):+.3f}" == r[part], part
+
+
+def test_the_ladder_page_holds_the_printed_figures(made):
+    page, command, stdout = made["ladder"]
+    p = _parse(page)
+    _facts_common(p, command, "classic", "random, lowcard, duck", 1)
+    printed = _printed_rungs(stdout)
+    assert [r["rung"] for r in printed] == ["lowcard over 3 x random", "duck over 3 x lowcard"]
+    _rung_cells_match(p.tables["rungs"], printed)
+    assert p.rows["rungs"] == 2
+    assert p.charts == ["advantage"]
+    wrong = [{**printed[0], "low": f"{float(printed[0]['low']) + 0.001:+.3f}"}, printed[1]]
+    with pytest.raises(AssertionError):  # the check can fail
+        _rung_cells_match(p.tables["rungs"], wrong)
+
+
 def test_the_pages_need_no_network(made):
     for page, _, _ in made.values():
         text = page.read_text(encoding="utf-8")
@@ -96,6 +142,7 @@ def test_a_bad_target_is_refused_before_anything_is_played(tmp_path):
 
 EXPECTED_CHARTS = {
     "sprt": ["advantage", "llr"],
+    "ladder": ["advantage"],
 }
 
 
@@ -118,7 +165,7 @@ def test_the_pages_render_offline_in_a_browser(made, browser, tmp_path):
         assert all(n >= 1 and not err for _, n, err in charts), (name, charts)
         severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
         assert severe == [], name
-        height = browser.execute_script("return document.body.scrollHeight")
+        height = browser.execute_script("return document.documentElement.scrollHeight")
         browser.set_window_size(1400, min(int(height) + 100, 8000))
         assert browser.save_screenshot(os.path.join(folder, f"{name}_html.png"))
         browser.set_window_size(1400, 1000)

@@ -315,11 +315,13 @@ def interval_chart(
     title: str,
     color=None,
     lines: dict[str, float] | None = None,
+    keep_order: bool = False,
 ):
     """Return an altair chart of ``metric`` (an interval dict in each row) per ``label``:
     a point at the estimate and an error bar from low to high. color: a field to colour
     and offset by (a breakdown such as the pass direction), or None. lines: vertical
-    reference lines, name -> x (such as ``{"zero": 0}``), dashed and labelled."""
+    reference lines, name -> x (such as ``{"zero": 0}``), dashed and labelled. keep_order:
+    the labels top to bottom in the rows' order (else sorted)."""
     # deferred: altair is the optional [html] extra
     import altair as alt
 
@@ -333,7 +335,8 @@ def interval_chart(
             item[color] = str(r[color])
         data.append(item)
     frame = pd.DataFrame(data)
-    y = alt.Y(f"{label}:N", title=label.replace("_", " "))
+    sort = [str(r[label]) for r in rows] if keep_order else "ascending"
+    y = alt.Y(f"{label}:N", title=label.replace("_", " "), sort=sort)
     enc: dict[str, Any] = {"y": y}
     if color:
         order = list(dict.fromkeys(str(r[color]) for r in rows))
@@ -775,6 +778,61 @@ def sprt_page(doc: dict[str, Any], verdict: str, players: str, command: str | No
         [{"boards": n, "llr": v} for n, v in doc["trace"]],
         [Column("boards", "boards"), Column("llr", "LLR")],
         "boards",
+    )
+    return page
+
+
+# ------------------------------------------------------------------ the ladder page
+
+
+def ladder_page(
+    rows: list[dict[str, Any]],
+    rules: str,
+    bots: list[str],
+    boards: int,
+    seed: int,
+    out: str | Path,
+    what: str,
+    command: str | None,
+) -> Page:
+    """Return the :class:`Page` of a ladder.
+
+    rows: one dict per rung as :func:`hsim.experiments.ladder.rung_dict` gives it (the
+    figures of the printed line); rules: the canonical rules string; bots: the ladder,
+    weakest first; what: the score per deal measured, in words (as the ladder's last line
+    says it); out: the folder of the rungs' runs; command: the command line.
+    """
+    page = Page("hsim ladder: " + " < ".join(bots))
+    page.provenance(rules, ", ".join(bots), seed, command)
+    page.fact("boards", "boards per rung", boards)
+    page.fact("score", "measured", what)
+    page.fact("out", "run folders", str(out))
+    page.heading(
+        "Rungs",
+        "Each rung plays UPPER against copies of LOWER on the same duplicate boards: UPPER's "
+        "advantage in mean score per deal, with its 95% interval over boards. Positive: "
+        "UPPER is stronger; a rung holds when the interval is above zero.",
+    )
+    page.table(
+        "rungs",
+        rows,
+        [
+            Column("rung", "rung"),
+            Column("upper", "upper"),
+            Column("lower", "lower"),
+            Column("boards", "boards"),
+            Column("deals", "deals"),
+            Column("advantage", "advantage (95% interval)"),
+            Column("holds", "holds"),
+            Column("run_dir", "run folder"),
+        ],
+        "rung",
+    )
+    page.chart(
+        "advantage",
+        interval_chart(
+            rows, "rung", "advantage", "advantage per deal", lines={"zero": 0.0}, keep_order=True
+        ),
     )
     return page
 

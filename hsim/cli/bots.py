@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -46,8 +47,20 @@ from hsim.cli.common import (
 @cluster_option
 @out_option("results/ladder-<time>-<random>, holding a run folder per rung")
 @click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write one self-contained HTML page (opens offline: each rung's advantage "
+    "with its 95% interval, the table of rungs) to this file (needs the html extra).",
+)
 @progress_option
-def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out, check, progress):
+def ladder(
+    bots, boards, seed, preset, rule_items, workers, cluster_address, out, check, html_file,
+    progress,
+):  # fmt: skip
     """Measure the bot ladder on duplicate deals, with 95% intervals.
 
     \b
@@ -60,8 +73,10 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     \b
     Example:
       hsim ladder --boards 2000 --seed 1
+      hsim ladder --boards 2000 --seed 1 --html ladder.html
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.analysis import pages
     from hsim.experiments.ladder import (
         LadderStopped,
         check_ladder,
@@ -70,7 +85,9 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
         format_rung,
         ladder_labels,
         run_ladder,
+        rung_dict,
     )
+    from hsim.model.rules import canonical, preset_of
 
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.strategy.contract import StrategyError
@@ -94,7 +111,14 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
     check_ladder(specs, boards, seed, workers, rules)  # every rung, before any is played
     if out is None:
         out = default_out("ladder")
+    if html_file is not None:
+        try:
+            pages.require_html()
+            pages.check_target(html_file, out)
+        except pages.ERRORS as exc:
+            raise user_error(exc) from None
     labels = ladder_labels(specs, rules)
+    rows = []
     click.echo(format_header(labels))
     all_hold = True
     echo = (lambda line: click.echo(line, err=True)) if progress else None
@@ -104,6 +128,7 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
                 specs, boards, seed, workers, out, rules, progress, echo, cluster
             ):
                 all_hold &= rung.holds
+                rows.append(rung_dict(rung, rules))
                 click.echo(format_rung(rung, labels, rules))
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
@@ -122,6 +147,22 @@ def ladder(bots, boards, seed, preset, rule_items, workers, cluster_address, out
         else "score per deal, after moon and bonuses"
     )
     click.echo(f"({what}; run folders under {out}; seed {seed})")
+    if html_file is not None:
+        page = pages.ladder_page(
+            rows,
+            canonical(rules, preset_of(rules)),
+            list(specs),
+            boards,
+            seed,
+            out,
+            what,
+            pages.command_line(["hsim", *sys.argv[1:]]),
+        )
+        try:
+            pages.html_page(page, html_file)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the page {html_file}: {exc}") from None
+        click.echo(f"page: {html_file}", err=True)
     if check and not all_hold:
         raise click.ClickException("the ladder does not hold")
 

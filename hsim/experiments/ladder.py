@@ -115,6 +115,23 @@ def format_rung(rung: Rung, labels: list[str], rules: Rules) -> str:
     )
 
 
+def rung_dict(rung: Rung, rules: Rules) -> dict:
+    """Return ``rung`` as a dict of the figures its printed line shows (full precision):
+    rung (its label), upper, lower, boards, deals, advantage (estimate, low, high, n),
+    holds, run_dir."""
+    ci = rung.advantage
+    return {
+        "rung": rung_label(rung.upper, rung.lower, rules),
+        "upper": rung.upper,
+        "lower": rung.lower,
+        "boards": ci.n,
+        "deals": rung.deals,
+        "advantage": {"estimate": ci.estimate, "low": ci.low, "high": ci.high, "n": ci.n},
+        "holds": "yes" if rung.holds else "NO",
+        "run_dir": str(rung.run_dir),
+    }
+
+
 def _label_width(labels: list[str]) -> int:
     return max([len("rung"), *map(len, labels)]) + 2
 
