@@ -87,6 +87,8 @@ def ladder(
         run_ladder,
         rung_dict,
     )
+
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.model.rules import canonical, preset_of
 
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
