@@ -27,6 +27,8 @@ SPRT = ("sprt", "--candidate", "lowcard", "--baseline", "random", "--bounds", "2
 
 
 LADDER = ("ladder", "--bots", "random,lowcard,duck", "--boards", "10", "--seed", "1")
+COMPARE = ("compare-rules", "--players", "random,lowcard,random,lowcard", "--games", "40",
+           "--seed", "2", "--variant", "omnibus=true", "--variant", "end_score=50")  # fmt: skip
 RUNG = re.compile(
     r"^(?P<rung>\w+ over 3 x \w+)\s+(?P<boards>\d+)\s+(?P<deals>[\d,]+)\s+"
     r"(?P<estimate>[-+]\d+\.\d{3}) \[(?P<low>[-+]\d+\.\d{3}), (?P<high>[-+]\d+\.\d{3})\]"
@@ -49,6 +51,15 @@ def made(tmp_path_factory):
     assert done.returncode == 0, done.stderr
     assert f"page: {root / 'ladder.html'}" in done.stderr
     out["ladder"] = (root / "ladder.html", "hsim " + " ".join(map(str, args)), done.stdout)
+    args = [*COMPARE, "--out", root / "compare", "--json", "--html", root / "compare.html"]
+    done = _hsim(*args)
+    assert done.returncode == 0, done.stderr
+    assert f"page: {root / 'compare.html'}" in done.stderr
+    out["compare"] = (
+        root / "compare.html",
+        "hsim " + " ".join(map(str, args)),
+        json.loads(done.stdout),
+    )
     return out
 
 
@@ -124,6 +135,62 @@ def test_the_ladder_page_holds_the_printed_figures(made):
         _rung_cells_match(p.tables["rungs"], wrong)
 
 
+def _interval(estimate, low, high, n):
+    return {"estimate": estimate, "low": low, "high": high, "n": n}
+
+
+def test_the_compare_rules_page_holds_the_json_figures(made):
+    page, command, rep = made["compare"]
+    p = _parse(page)
+    _facts_common(p, command, "classic", "random, lowcard, random, lowcard", 2)
+    assert rep["base"]["rules"] == "classic" and len(rep["variants"]) == 2
+    sets = [("base", rep["base"])] + [(f"variant {i}", v) for i, v in enumerate(rep["variants"], 1)]
+    rows, quantiles, wins, lengths = [], [], [], []
+    nothing = {"share": None, "changed": None, "compared": None, "deals": None}
+    for name, s in sets:
+        summary = {**s["summary"], "ended_by": {"max_deals": None, **s["summary"]["ended_by"]}}
+        row = {"set": name, "rules": s["rules"], "summary": summary}
+        row["winner_change"] = s.get("winner_change", nothing)
+        row["play_changed"] = s.get("play_changed", nothing)
+        rows.append(row)
+        q = s["summary"]["score_quantiles"]
+        keys = {5: "0.05", 25: "0.25", 50: "0.5", 75: "0.75", 95: "0.95"}
+        quantiles.append({"set": name, **{f"q{k}": q[v] for k, v in keys.items()}})
+        side = "a" if name == "base" else "b"
+        by = rep["variants"][0]["by_strategy"] if name == "base" else s["by_strategy"]
+        for r in by:
+            w = [r[f"win_rate_{side}{x}"] for x in ("", "_low", "_high")]
+            flipped = None
+            if name != "base":
+                flipped = _interval(
+                    r["flipped_share"], r["flipped_low"], r["flipped_high"], r["seat_games"]
+                )
+            wins.append(
+                {"key": f"{name}/{r['strategy']}", "set": name, "strategy": r["strategy"],
+                 "seat_games": r["seat_games"], "win_rate": _interval(*w, r["seat_games"]),
+                 "flipped": flipped}
+            )  # fmt: skip
+        for r in s.get("by_length", []):
+            lengths.append(
+                {"key": f"{name}/{r['length']}", "set": name, "length": r["length"],
+                 "games": r["games"], "changed": r["changed"],
+                 "share": _interval(r["share"], r["low"], r["high"], r["games"])}
+            )  # fmt: skip
+    # per rule set: games, deals/game, moons, final and winning score; per variant also
+    # the winner change and its counts and the deals played differently
+    assert _check_table(p.tables["rule_sets"], rows, "set") == 3 * 5 + 2 * 5
+    assert _check_table(p.tables["score_quantiles"], quantiles, "set") == 3 * 5
+    assert _check_table(p.tables["win_rates"], wins, "key") == 2 * 2 + 2 * 2 * 3
+    assert _check_table(p.tables["by_length"], lengths, "key") == 3 * len(lengths)
+    assert p.rows["win_rates"] == len(wins) and p.rows["by_length"] == len(lengths)
+    assert p.facts["variant1"].startswith("classic(omnibus=true)")
+    assert p.charts == ["length_and_moons", "scores", "winners", "by_length"]
+    wrong = [dict(r) for r in quantiles]
+    wrong[1]["q50"] += 1
+    with pytest.raises(AssertionError):  # the check can fail
+        _check_table(p.tables["score_quantiles"], wrong, "set")
+
+
 def test_the_pages_need_no_network(made):
     for page, _, _ in made.values():
         text = page.read_text(encoding="utf-8")
@@ -143,6 +210,7 @@ def test_a_bad_target_is_refused_before_anything_is_played(tmp_path):
 EXPECTED_CHARTS = {
     "sprt": ["advantage", "llr"],
     "ladder": ["advantage"],
+    "compare": ["length_and_moons", "scores", "winners", "by_length"],
 }
 
 

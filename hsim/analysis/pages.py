@@ -335,7 +335,7 @@ def interval_chart(
             item[color] = str(r[color])
         data.append(item)
     frame = pd.DataFrame(data)
-    sort = [str(r[label]) for r in rows] if keep_order else "ascending"
+    sort = list(dict.fromkeys(str(r[label]) for r in rows)) if keep_order else "ascending"
     y = alt.Y(f"{label}:N", title=label.replace("_", " "), sort=sort)
     enc: dict[str, Any] = {"y": y}
     if color:
@@ -834,6 +834,213 @@ def ladder_page(
             rows, "rung", "advantage", "advantage per deal", lines={"zero": 0.0}, keep_order=True
         ),
     )
+    return page
+
+
+# ------------------------------------------------------------------ the compare-rules page
+
+
+def _win_interval(row: dict, side: str) -> dict[str, Any]:
+    return {
+        "estimate": row[f"win_rate_{side}"],
+        "low": row[f"win_rate_{side}_low"],
+        "high": row[f"win_rate_{side}_high"],
+        "n": row["seat_games"],
+    }
+
+
+def compare_rows(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Return the rows of the compare-rules page's tables, each a figure of ``report``
+    (:func:`hsim.experiments.compare_rules.compare_rules`'s dict, as ``--json`` prints
+    it) as it is, keyed as the page's rows are: ``rule_sets`` (one per rule set:
+    ``set``, ``rules``, ``summary``, ``winner_change``, ``play_changed``),
+    ``score_quantiles`` (``set``, ``q5``...``q95``), ``win_rates`` (``key``
+    ``SET/STRATEGY``, ``win_rate``: the interval dict; ``flipped``: the share of seat-games
+    whose win status flipped against the base, variants only) and ``by_length`` (``key``
+    ``SET/LENGTH``, ``share``: the winner-change interval of the base games of that
+    length)."""
+    sets = [("base", report["base"])] + [
+        (f"variant {i}", v) for i, v in enumerate(report["variants"], 1)
+    ]
+    out: dict[str, list[dict[str, Any]]] = {
+        "rule_sets": [],
+        "score_quantiles": [],
+        "win_rates": [],
+        "by_length": [],
+    }
+    for name, s in sets:
+        out["rule_sets"].append(
+            {
+                "set": name,
+                "rules": s["rules"],
+                "summary": s["summary"],
+                "winner_change": s.get("winner_change"),
+                "play_changed": s.get("play_changed"),
+            }
+        )
+        q = {f"q{round(float(k) * 100)}": v for k, v in s["summary"]["score_quantiles"].items()}
+        out["score_quantiles"].append({"set": name, **q})
+    if report["variants"]:
+        for r in report["variants"][0]["by_strategy"]:
+            out["win_rates"].append(
+                {
+                    "key": f"base/{r['strategy']}",
+                    "set": "base",
+                    "strategy": r["strategy"],
+                    "seat_games": r["seat_games"],
+                    "win_rate": _win_interval(r, "a"),
+                    "flipped": None,
+                }
+            )
+    for name, v in sets[1:]:
+        for r in v["by_strategy"]:
+            out["win_rates"].append(
+                {
+                    "key": f"{name}/{r['strategy']}",
+                    "set": name,
+                    "strategy": r["strategy"],
+                    "seat_games": r["seat_games"],
+                    "win_rate": _win_interval(r, "b"),
+                    "flipped": {
+                        "estimate": r["flipped_share"],
+                        "low": r["flipped_low"],
+                        "high": r["flipped_high"],
+                        "n": r["seat_games"],
+                    },
+                }
+            )
+        for r in v.get("by_length", []):
+            out["by_length"].append(
+                {
+                    "key": f"{name}/{r['length']}",
+                    "set": name,
+                    "length": r["length"],
+                    "games": r["games"],
+                    "changed": r["changed"],
+                    "share": {
+                        "estimate": r["share"],
+                        "low": r["low"],
+                        "high": r["high"],
+                        "n": r["games"],
+                    },
+                }
+            )
+    return out
+
+
+def _pair(left, right):
+    """Two charts side by side (one chart container)."""
+    return (left | right) if right is not None else left
+
+
+def compare_page(report: dict[str, Any], command: str | None) -> Page:
+    """Return the :class:`Page` of ``hsim compare-rules``: report is the comparison as
+    ``--json`` prints it; command: the command line."""
+    kierki = report.get("game") == "kierki"
+    rows = compare_rows(report)
+    page = Page(f"hsim compare-rules: {report['base']['rules']} and its variants")
+    page.provenance(report["base"]["rules"], ", ".join(report["players"]), report["seed"], command)
+    page.fact("games", "games per rule set", report["games"])
+    for i, v in enumerate(report["variants"], 1):
+        page.fact(f"variant{i}", f"variant {i}", f"{v['rules']}  (--variant {v['text']})")
+    page.fact("out", "run folders", report["out"])
+    page.heading(
+        "Rule sets",
+        "The same seeded games under each rule set; 95% intervals (t for means, Wilson for "
+        f"shares). Winner changed: {report['winner_change_definition']}.",
+    )
+    cols = [
+        Column("set", "rule set"),
+        Column("rules", "rules"),
+        Column("summary.games", "games"),
+        Column("summary.game_length", "deals/game", 2),
+        *([] if kierki else [Column("summary.moon_rate", "moons/deal", 4)]),
+        Column("summary.final_score", "final score", 2),
+        Column("summary.winning_score", "winning score", 2),
+        *([] if kierki else [Column("summary.ended_by.max_deals", "ended by max_deals")]),
+        Column("winner_change.share", "winner changed vs base", 4),
+        Column("winner_change.changed", "games changed"),
+        Column("winner_change.compared", "games compared"),
+        Column("play_changed.deals", "deals played differently"),
+        Column("play_changed.compared", "deals compared"),
+    ]
+    page.table("rule_sets", rows["rule_sets"], cols, "set")
+    charted = [{"set": r["set"], **r["summary"]} for r in rows["rule_sets"]]
+
+    def chart(metric: str, title: str):
+        return interval_chart(charted, "set", metric, title, keep_order=True).properties(width=380)
+
+    page.chart(
+        "length_and_moons",
+        _pair(
+            chart("game_length", "deals per game"),
+            None if kierki else chart("moon_rate", "moons per deal"),
+        ),
+    )
+    page.chart(
+        "scores",
+        _pair(chart("final_score", "final score"), chart("winning_score", "winning score")),
+    )
+    page.table(
+        "score_quantiles",
+        rows["score_quantiles"],
+        [Column("set", "rule set")]
+        + [Column(f"q{q}", f"final score q{q}", 1) for q in (5, 25, 50, 75, 95)],
+        "set",
+    )
+    if report["variants"]:
+        page.heading("Winners", "Win rates per strategy under each rule set (Wilson intervals).")
+        changes = [
+            {"set": r["set"], "share": r["winner_change"]["share"]} for r in rows["rule_sets"][1:]
+        ]
+        page.chart(
+            "winners",
+            _pair(
+                interval_chart(
+                    changes, "set", "share", "winner changed vs base", keep_order=True
+                ).properties(width=380),
+                interval_chart(
+                    rows["win_rates"], "strategy", "win_rate", "win rate", color="set"
+                ).properties(width=380),
+            ),
+        )
+        page.table(
+            "win_rates",
+            rows["win_rates"],
+            [
+                Column("set", "rule set"),
+                Column("strategy", "strategy"),
+                Column("seat_games", "seat-games"),
+                Column("win_rate", "win rate", 4),
+                Column("flipped", "win status flipped vs base", 4),
+            ],
+            "key",
+        )
+    if rows["by_length"] and not kierki:  # a Kierki game always plays the same deals
+        page.heading("Winner changes by the base game's length (deals)")
+        page.table(
+            "by_length",
+            rows["by_length"],
+            [
+                Column("set", "rule set"),
+                Column("length", "deals in the base game"),
+                Column("games", "games"),
+                Column("changed", "winner changed"),
+                Column("share", "share changed", 3),
+            ],
+            "key",
+        )
+        page.chart(
+            "by_length",
+            interval_chart(
+                rows["by_length"],
+                "length",
+                "share",
+                "winner changed by game length",
+                color="set",
+                keep_order=True,
+            ),
+        )
     return page
 
 

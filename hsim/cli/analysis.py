@@ -62,6 +62,16 @@ from hsim.model.rules import RulesError
 )
 @overwrite_option
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Also write one self-contained HTML page (opens offline: every rule set's figures "
+    "with their intervals as tables and charts side by side) to this file (needs the html "
+    "extra).",
+)
 @progress_option
 def compare_rules(
     preset,
@@ -76,6 +86,7 @@ def compare_rules(
     out,
     overwrite,
     as_json,
+    html_file,
     progress,
 ):
     """Play the same seeded games under base rules and variants; compare winners and scores.
@@ -92,8 +103,11 @@ def compare_rules(
     Example:
       hsim compare-rules --players random,lowcard,random,lowcard --games 20000 \\
           --variant omnibus=true --variant no_trick_bonus=no_points
+      hsim compare-rules --players random,lowcard,random,lowcard --games 2000 \\
+          --variant omnibus=true --html compare.html
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.analysis import pages
     from hsim.experiments.compare_rules import compare_rules as run_compare
     from hsim.experiments.compare_rules import format_comparison, parse_variant
     from hsim.runner.config import default_workers
@@ -118,6 +132,13 @@ def compare_rules(
     announce_compile(specs)
     if out is None:
         out = default_out("compare", seed)
+    if html_file is not None:
+        try:
+            pages.require_html()
+            pages.check_target(html_file, out)
+        except pages.ERRORS as exc:
+            raise user_error(exc) from None
+    argv = ["hsim", *sys.argv[1:]]
     echo = None if as_json else (lambda line: click.echo(line, err=True))
     try:
         with cluster_from_options(cluster_address, workers, default_workers(games)) as cluster:
@@ -132,7 +153,7 @@ def compare_rules(
                 preset_name,
                 overwrite,
                 progress,
-                argv=["hsim", *sys.argv[1:]],
+                argv=argv,
                 echo=echo,
                 cluster=cluster,
             )
@@ -145,6 +166,12 @@ def compare_rules(
         click.echo(json.dumps(jsonable(report), indent=2))
     else:
         click.echo("\n".join(format_comparison(report)))
+    if html_file is not None:
+        try:
+            pages.html_page(pages.compare_page(report, pages.command_line(argv)), html_file)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the page {html_file}: {exc}") from None
+        click.echo(f"page: {html_file}", err=True)
 
 
 @click.command(
