@@ -19,6 +19,7 @@ from hsim.cli.common import (
     cluster_option,
     compile_done,
     default_out,
+    html_option,
     out_option,
     overwrite_option,
     player_option,
@@ -62,16 +63,7 @@ from hsim.model.rules import RulesError
 )
 @overwrite_option
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-@click.option(
-    "--html",
-    "html_file",
-    type=click.Path(path_type=Path),
-    default=None,
-    metavar="FILE",
-    help="Also write one self-contained HTML page (opens offline: every rule set's figures "
-    "with their intervals as tables and charts side by side) to this file (needs the html "
-    "extra).",
-)
+@html_option("every rule set's figures with their intervals as tables and charts side by side")
 @progress_option
 def compare_rules(
     preset,
@@ -197,15 +189,7 @@ def compare_rules(
     help="Also write PNG charts (final scores, game length, points per deal; Kierki: "
     "score per deal kind) to this folder (needs matplotlib).",
 )
-@click.option(
-    "--html",
-    "html_file",
-    type=click.Path(path_type=Path),
-    default=None,
-    metavar="FILE",
-    help="Also write one self-contained HTML page (opens offline: tables of every figure, "
-    "charts with intervals and distributions) to this file (needs the html extra).",
-)
+@html_option("tables of every figure, charts with intervals and distributions")
 @allow_partial_option
 @progress_option
 def report(run_dir, scoring, as_json, plot_dir, html_file, allow_partial, progress):

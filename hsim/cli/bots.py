@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
@@ -14,6 +13,7 @@ from hsim.cli.common import (
     cluster_from_options,
     cluster_option,
     default_out,
+    html_option,
     out_option,
     progress_option,
     rule_option,
@@ -47,15 +47,7 @@ from hsim.cli.common import (
 @cluster_option
 @out_option("results/ladder-<time>-<random>, holding a run folder per rung")
 @click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
-@click.option(
-    "--html",
-    "html_file",
-    type=click.Path(path_type=Path),
-    default=None,
-    metavar="FILE",
-    help="Also write one self-contained HTML page (opens offline: each rung's advantage "
-    "with its 95% interval, the table of rungs) to this file (needs the html extra).",
-)
+@html_option("each rung's advantage with its 95% interval, the table of rungs")
 @progress_option
 def ladder(
     bots, boards, seed, preset, rule_items, workers, cluster_address, out, check, html_file,

@@ -602,3 +602,17 @@ retries_option = click.option(
     show_default=True,
     help="Times a chunk is played again when its worker dies (killed, out of memory).",
 )
+
+
+def html_option(shows: str):
+    """The ``--html FILE`` option of a command that can also write its page
+    (:mod:`hsim.analysis.pages`); ``shows``: what the page holds, for the help."""
+    return click.option(
+        "--html",
+        "html_file",
+        type=click.Path(path_type=Path),
+        default=None,
+        metavar="FILE",
+        help=f"Also write one self-contained HTML page (opens offline: {shows}) to this file "
+        "(needs the html extra).",
+    )

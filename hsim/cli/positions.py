@@ -28,26 +28,42 @@ from hsim.cli.common import (
 from hsim.model.cards import format_card
 
 
+def game_options(what: str):
+    """The arguments and options that name one game, as ``hsim replay`` and ``hsim view``
+    take it (a run folder and --game, --seed/--game/--players, or --deal), in their help's
+    order; ``what``: the help of --game."""
+    decorators = [
+        click.argument("run_dir", required=False, type=click.Path(path_type=Path)),
+        click.option("--game", type=click.IntRange(min=0), default=None, help=what),
+        seed_option("the deals and the strategies' random choices (a run folder uses its own)"),
+        click.option(
+            "--players",
+            default=None,
+            metavar="SPECS",
+            help="One strategy per seat (without RUN_DIR; default random for --deal).",
+        ),
+        click.option(
+            "--trust",
+            is_flag=True,
+            help="Let a run folder's strategies that are not built-in (files, modules, entry "
+            "points) be imported: that runs their code.",
+        ),
+        rules_option,
+        rule_option,
+        position_options,
+        allow_partial_option,
+    ]
+
+    def apply(fn):
+        for decorator in reversed(decorators):
+            fn = decorator(fn)
+        return fn
+
+    return apply
+
+
 @click.command(context_settings=HELP, short_help="Print a game trick by trick.")
-@click.argument("run_dir", required=False, type=click.Path(path_type=Path))
-@click.option("--game", type=click.IntRange(min=0), default=None, help="Game index to replay.")
-@seed_option("the deals and the strategies' random choices (a run folder uses its own)")
-@click.option(
-    "--players",
-    default=None,
-    metavar="SPECS",
-    help="One strategy per seat (without RUN_DIR; default random for --deal).",
-)
-@click.option(
-    "--trust",
-    is_flag=True,
-    help="Let a run folder's strategies that are not built-in (files, modules, entry "
-    "points) be imported: that runs their code.",
-)
-@rules_option
-@rule_option
-@position_options
-@allow_partial_option
+@game_options("Game index to replay.")
 def replay(
     run_dir,
     game,

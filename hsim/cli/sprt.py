@@ -16,6 +16,7 @@ from hsim.cli.common import (
     cluster_from_options,
     cluster_option,
     default_out,
+    html_option,
     out_option,
     overwrite_option,
     progress_option,
@@ -122,15 +123,8 @@ def _rate(ctx, param, value: float) -> float:
     default=None,
     help="Draw the LLR trace with its bounds into DIR/sprt_llr.png (needs matplotlib).",
 )
-@click.option(
-    "--html",
-    "html_file",
-    type=click.Path(path_type=Path),
-    default=None,
-    metavar="FILE",
-    help="Also write one self-contained HTML page (opens offline: the LLR trace with its "
-    "bounds, the verdict, the advantage with its interval, the settings) to this file "
-    "(needs the html extra).",
+@html_option(
+    "the LLR trace with its bounds, the verdict, the advantage with its interval, the settings"
 )
 @progress_option
 def sprt(

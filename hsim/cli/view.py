@@ -11,36 +11,13 @@ import click
 from hsim.cli.common import (
     HELP,
     UserError,
-    allow_partial_option,
-    position_options,
-    rule_option,
-    rules_option,
-    seed_option,
 )
-from hsim.cli.positions import replayed_game
+from hsim.cli.positions import game_options, replayed_game
 from hsim.errors import EXIT_RUN, EXIT_USAGE
 
 
 @click.command(context_settings=HELP, short_help="Write a game as an HTML page to step through.")
-@click.argument("run_dir", required=False, type=click.Path(path_type=Path))
-@click.option("--game", type=click.IntRange(min=0), default=None, help="Game index to show.")
-@seed_option("the deals and the strategies' random choices (a run folder uses its own)")
-@click.option(
-    "--players",
-    default=None,
-    metavar="SPECS",
-    help="One strategy per seat (without RUN_DIR; default random for --deal).",
-)
-@click.option(
-    "--trust",
-    is_flag=True,
-    help="Let a run folder's strategies that are not built-in (files, modules, entry "
-    "points) be imported: that runs their code.",
-)
-@rules_option
-@rule_option
-@position_options
-@allow_partial_option
+@game_options("Game index to show.")
 @click.option(
     "--out",
     type=click.Path(path_type=Path, dir_okay=False),
