@@ -626,7 +626,7 @@ def html_report(
     require_html()
     target = check_target(path, run_dir)
     folder = open_run(run_dir)
-    rep, tally = report_tally(folder, scoring, plots=True, progress=progress)
+    rep, tally = report_tally(folder, scoring, plots="games", progress=progress)
     text = report_page(rep, tally, folder.manifest).render()
     return rep, write_page(text, target)
 

@@ -368,10 +368,11 @@ class ReportTally:
     (deals, games) batches of whole games (:func:`report_batches`).
 
     rules: the rules the games are scored under; duplicate: add the by-player rows;
-    plots: also keep the histograms the charts draw.
+    plots: also keep the histograms the charts draw (``"games"``: only the final scores
+    and game lengths, not the points per deal).
     """
 
-    def __init__(self, rules: Rules, duplicate: bool = False, plots: bool = False):
+    def __init__(self, rules: Rules, duplicate: bool = False, plots: bool | str = False):
         self.rules = rules
         self.kierki = rules.is_kierki
         moons = not self.kierki
@@ -405,7 +406,7 @@ class ReportTally:
                     g["score"].value_counts().to_dict()
                 )
             self.lengths.update(done.groupby("game")["deals"].first().value_counts().to_dict())
-        if len(deals) and not self.kierki:
+        if len(deals) and not self.kierki and self.plots != "games":
             for name, d in deals.groupby(deals["strategy"].astype(str)):
                 self.points.setdefault(name, Counter()).update(d["points"].value_counts().to_dict())
 
@@ -455,13 +456,15 @@ def report_run(
 def report_tally(
     run: RunFolder | Run | str | Path,
     scoring: str | None = None,
-    plots: bool = False,
+    plots: bool | str = False,
     rows: int = BATCH_ROWS,
     progress: bool = False,
 ) -> tuple[dict[str, Any], ReportTally]:
     """Return (the report of :func:`build_report`, the filled :class:`ReportTally`) in one
-    pass over the run; plots: keep the histograms (for :func:`plot_report` and the HTML
-    page of :mod:`hsim.analysis.pages`). The tally's ``played`` is the run's own rules.
+    pass over the run; plots: keep the histograms (for :func:`plot_report`), or with
+    ``"games"`` only those of whole games, final scores and lengths (the HTML page of
+    :mod:`hsim.analysis.pages`: the points per deal, counted over every deal row, are most
+    of the cost). The tally's ``played`` is the run's own rules.
 
     :raises RulesError: as :func:`build_report`. :raises RunFolderError: as
         :func:`build_report`.
