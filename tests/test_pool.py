@@ -183,3 +183,22 @@ def test_a_worker_asks_the_kernel_to_kill_it_when_its_parent_dies():
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert int(out.stdout) == signal.SIGKILL
+
+
+def test_the_resource_tracker_writes_its_warnings_nowhere():
+    # Its leaked-semaphore warnings after a stop would read as hsim's failure.
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "from multiprocessing import resource_tracker\n"
+        "from hsim.runner.pool import process_pool, stop_executor\n"
+        "pool = process_pool(1)\n"
+        "pid = resource_tracker._resource_tracker._pid\n"
+        "print(os.readlink(f'/proc/{pid}/fd/2'))\n"
+        "stop_executor(pool)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "/dev/null"

@@ -134,6 +134,36 @@ def fork_is_safe() -> bool:
     return all(t is here or t.name.startswith("hsim-") for t in threading.enumerate())
 
 
+def quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (if it does not run yet) with its stderr on
+    /dev/null.
+
+    Workers killed when a run is stopped leave the pool's semaphores to the tracker, which
+    cleans them up at exit and warns about each on stderr: four lines of
+    ``resource_tracker: ... leaked semaphore`` under hsim's own "interrupted" message,
+    which read as a failure. The cleanup itself still runs. POSIX only (elsewhere there is
+    no tracker); stderr is pointed away only while the tracker starts.
+    """
+    try:
+        from multiprocessing import resource_tracker  # deferred: POSIX only
+    except ImportError:
+        return
+    tracker = getattr(resource_tracker, "_resource_tracker", None)
+    if tracker is None or getattr(tracker, "_fd", None) is not None:
+        return  # none on this platform, or it runs already
+    saved = os.dup(2)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 2)
+            resource_tracker.ensure_running()
+        finally:
+            os.dup2(saved, 2)
+            os.close(devnull)
+    finally:
+        os.close(saved)
+
+
 def process_pool(workers: int, warm: tuple | None = None, fork: bool = False):
     """Return a process pool (a ProcessPoolExecutor) of ``workers`` processes that ignore
     SIGINT and die with this process (see :func:`die_with_parent`).
@@ -145,6 +175,7 @@ def process_pool(workers: int, warm: tuple | None = None, fork: bool = False):
     workers from this process when :func:`fork_is_safe` (else they are spawned).
     """
     method = "fork" if fork and fork_is_safe() else "spawn"
+    quiet_resource_tracker()
     with signals_blocked():
         pool = ProcessPoolExecutor(
             workers,
