@@ -2,7 +2,8 @@
 action, as a plain-Python strategy that plays ``tournament``, ``ladder``, ``sprt``.
 
 The strategy builds the same observation and mask as the environments (compiled
-:func:`hsim.bridges.rl.tables.observe` over the seat's own view), asks the policy, and
+:func:`hsim.bridges.rl.tables.observe` over the seat's own view, called at its compiled
+entry: the arrays are this strategy's own, of the entry's types), asks the policy, and
 turns its action into hsim's answer: a pass is asked as three card actions in a row.
 Needs numpy and numba only, not gymnasium.
 """
@@ -13,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hsim.bridges.rl.tables import observe
+from hsim.bridges.rl.tables import observe_entry
 from hsim.bridges.rl.tensor import MOON_ACTION, N_ACTIONS, OBS_LEN, TRUMP_ACTION, rules_scale
 from hsim.engine.layout import (
     PRIVATE_LEN,
@@ -66,7 +67,7 @@ class PolicyStrategy:
         np.copyto(self._private, obs._private)
         if self._rules_of is not obs.rules:
             self._rules_of, self._rules = obs.rules, obs.rules.to_array()
-        observe(
+        observe_entry(
             self._public, self._private, self._rules, status, picked,
             int(obs.rules.is_kierki), self._scale, self._obs, self._mask,
         )  # fmt: skip
