@@ -871,8 +871,22 @@ def untrusted_seats(public, private, rng, hparams, trust, pub, priv, excused):
 
 @njit(cache=True)
 def pimc_values(
-    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
-    rollout=0, pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE, max_worlds=0, close=0,
+    public,
+    private,
+    legal,
+    rng,
+    worlds,
+    playouts,
+    exact_cards,
+    noise,
+    tie,
+    infer,
+    total,
+    rollout=0,
+    pass_infer=NOISE_SCALE,
+    play_infer=NOISE_SCALE,
+    max_worlds=0,
+    close=0,
     model_trust=NOISE_SCALE,
 ):
     """Write into ``total[c]`` the deciding seat's deal score summed over the worlds;
@@ -1043,8 +1057,21 @@ def _gap(total, cards):
 
 @njit(cache=True)
 def decide(
-    public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout=0,
-    pass_infer=NOISE_SCALE, play_infer=NOISE_SCALE, max_worlds=0, close=0,
+    public,
+    private,
+    legal,
+    rng,
+    worlds,
+    playouts,
+    exact_cards,
+    noise,
+    tie,
+    infer,
+    rollout=0,
+    pass_infer=NOISE_SCALE,
+    play_infer=NOISE_SCALE,
+    max_worlds=0,
+    close=0,
     model_trust=NOISE_SCALE,
 ):
     """Return pimc's card (see :func:`pimc_values`): the lowest total, ties to the policy
@@ -1053,8 +1080,23 @@ def decide(
         return lowest_card(legal)
     total = np.zeros(52, np.int64)
     pimc_values(
-        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, total,
-        rollout, pass_infer, play_infer, max_worlds, close, model_trust,
+        public,
+        private,
+        legal,
+        rng,
+        worlds,
+        playouts,
+        exact_cards,
+        noise,
+        tie,
+        infer,
+        total,
+        rollout,
+        pass_infer,
+        play_infer,
+        max_worlds,
+        close,
+        model_trust,
     )
     best = -1
     moves = legal
@@ -1158,28 +1200,89 @@ def moon_stops(public, private, legal):
     return legal
 
 
+@njit(cache=True)
+def _settings(params):
+    """Return the search's settings from the parameter vector (STRATEGY.params order):
+    worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, play_infer,
+    max_worlds, close, model_trust; probabilities and ``close`` in units of 1/NOISE_SCALE."""
+    return (
+        max(1, int(params[0])),
+        max(1, int(params[1])),
+        int(params[2]),
+        int(params[3] * NOISE_SCALE),
+        int(params[4]),
+        int(params[5] * NOISE_SCALE),
+        int(params[6]),
+        int(params[7] * NOISE_SCALE),
+        int(params[9] * NOISE_SCALE),
+        int(params[11]),
+        int(params[12] * NOISE_SCALE),
+        int(params[13] * NOISE_SCALE),
+    )
+
+
 @njit(PLAY_SIG, cache=True)
 def play(public, private, legal, rng, params):
     """Play the card with the lowest mean deal score over sampled worlds (module doc)."""
     legal = sure_choices(public, legal)
     if params[10] != 0:
         legal = moon_stops(public, private, legal)
-    worlds = max(1, int(params[0]))
-    playouts = max(1, int(params[1]))
-    exact_cards = int(params[2])
-    noise = int(params[3] * NOISE_SCALE)
-    tie = int(params[4])
-    infer = int(params[5] * NOISE_SCALE)
-    rollout = int(params[6])
-    pass_infer = int(params[7] * NOISE_SCALE)
-    play_infer = int(params[9] * NOISE_SCALE)
-    max_worlds = int(params[11])
-    close = int(params[12] * NOISE_SCALE)
-    model_trust = int(params[13] * NOISE_SCALE)
+    s = _settings(params)
     return decide(
-        public, private, legal, rng, worlds, playouts, exact_cards, noise, tie, infer, rollout,
-        pass_infer, play_infer, max_worlds, close, model_trust,
+        public,
+        private,
+        legal,
+        rng,
+        s[0],
+        s[1],
+        s[2],
+        s[3],
+        s[4],
+        s[5],
+        s[6],
+        s[7],
+        s[8],
+        s[9],
+        s[10],
+        s[11],
     )
+
+
+@njit(cache=True)
+def card_means(public, private, legal, rng, params, means):
+    """Write into ``means[c]``, for every card ``c`` of the mask ``legal``, the deciding
+    seat's mean deal score after playing ``c`` (points of docs/rules.md A2, moon and
+    options included; lower is better) over worlds sampled from this seat's observation
+    (``public`` and its own ``private`` row, never the hidden hands), as :func:`play`
+    searches them with ``params`` (STRATEGY.params order), but over every legal card:
+    no card is set aside first (:func:`sure_choices`, :func:`moon_stops`). Other entries
+    are NaN. Returns the number of worlds. means: float64[52]."""
+    s = _settings(params)
+    total = np.zeros(52, np.int64)
+    worlds = pimc_values(
+        public,
+        private,
+        legal,
+        rng,
+        s[0],
+        s[1],
+        s[2],
+        s[3],
+        s[4],
+        s[5],
+        total,
+        s[6],
+        s[7],
+        s[8],
+        s[9],
+        s[10],
+        s[11],
+    )
+    exact = 52 - public[P_N_PLAYS] <= s[2]
+    per = worlds * (1 if exact else s[1])  # an exact world counts once, a playout each
+    for c in range(52):
+        means[c] = total[c] / per if (legal >> c) & 1 else np.nan
+    return worlds
 
 
 # -- the pass and the moon choice -----------------------------------------------------------

@@ -139,33 +139,54 @@ def _record(driver: PythonDriver) -> DealRecord:
     return record
 
 
-def replay_game(rules: Rules, players: list[LoadedStrategy], seed: int, game: int):
+class _WatchedDriver(PythonDriver):
+    """The Python driver, calling ``watch(driver, status)`` before each decision (the
+    state then shows the decision's position; ``state.hidden[H_DECIDER]`` is the seat)."""
+
+    def __init__(self, *args, watch=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.watch = watch
+
+    def decide(self, status: int) -> int:
+        if self.watch is not None:
+            self.watch(self, status)
+        return super().decide(status)
+
+
+def replay_game(rules: Rules, players: list[LoadedStrategy], seed: int, game: int, watch=None):
     """Play game ``game`` of run ``seed`` again; return (deal records, game rows).
+
+    watch: None, or called as ``watch(driver, status)`` before every decision
+    (:class:`~hsim.play.games.PythonDriver`, ``ST_NEED_*``), e.g. to look at positions.
 
     :raises StrategyError: a strategy fails, as in the run. :raises ConfigError: a game
         index outside 0..2**63-2 or a seed outside 0..2**64-1.
     """
     check_int("--game", game, 0, MAX_GAME_STOP - 1)
-    driver = PythonDriver(rules, players, seed)
+    driver = _WatchedDriver(rules, players, seed, watch=watch)
     records: list[DealRecord] = []
     _, games = driver.play_game(game, on_deal_end=lambda d: records.append(_record(d)))
     return records, games
 
 
-def replay_deal(spec: PositionSpec, rules: Rules, players: list[LoadedStrategy], seed: int = 0):
+def replay_deal(
+    spec: PositionSpec, rules: Rules, players: list[LoadedStrategy], seed: int = 0, watch=None
+):
     """Play the given deal (from its position onwards) to its end; return its record.
 
-    The strategies draw from the streams of game 0 of run ``seed``.
+    The strategies draw from the streams of game 0 of run ``seed``; ``watch`` as in
+    :func:`replay_game`.
     """
     position = Position.from_spec(spec, rules)
-    driver = PythonDriver(rules, players, seed, state=position.state)
+    driver = _WatchedDriver(rules, players, seed, state=position.state, watch=watch)
     driver.start_game(0, deal=False)
     driver.play_deal()
     return _record(driver)
 
 
-def replay_run(run_dir: Path, game: int, trust: bool = False):
-    """Replay game ``game`` of a run folder with its manifest's rules, players and seed.
+def replay_run(run_dir: Path, game: int, trust: bool = False, watch=None):
+    """Replay game ``game`` of a run folder with its manifest's rules, players and seed
+    (``watch`` as in :func:`replay_game`).
 
     In a duplicate run, game ``g`` is board ``g // n`` with the players in rotation
     ``g % n`` (n seats: 4, or 3 in 3-player Kierki). A strategy file recorded with a
@@ -206,7 +227,9 @@ def replay_run(run_dir: Path, game: int, trust: bool = False):
             )
     players = load_players(specs, rules)
     board, rotation = board_and_rotation(game, per)
-    records, game_rows = replay_game(rules, rotate(players, rotation), manifest["seed"], board)
+    records, game_rows = replay_game(
+        rules, rotate(players, rotation), manifest["seed"], board, watch
+    )
     return manifest, rules, records, game_rows, _recorded_rows(run_dir, game)
 
 

@@ -4,7 +4,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.tournament` — ``tournament``, ``resume``
 - :mod:`hsim.cli.runs` — ``verify``
 - :mod:`hsim.cli.positions` — ``replay``, ``perft``, ``choose``
-- :mod:`hsim.cli.view` — ``view``
+- :mod:`hsim.cli.view` — ``view``, ``analyse``
 - :mod:`hsim.cli.bots` — ``strategies``, ``ladder``
 - :mod:`hsim.cli.rules` — ``rules``
 - :mod:`hsim.cli.sprt` — ``sprt``
@@ -43,7 +43,7 @@ from hsim.cli.runs import verify
 from hsim.cli.serve import serve
 from hsim.cli.sprt import sprt
 from hsim.cli.tournament import resume, tournament
-from hsim.cli.view import view
+from hsim.cli.view import analyse, view
 from hsim.cli.warm import warm
 from hsim.errors import tell_finished
 
@@ -60,6 +60,7 @@ for _command in (
     verify,
     replay,
     view,
+    analyse,
     perft,
     choose,
     ladder,

@@ -109,20 +109,32 @@ def replay(
 
 
 def replayed_game(
-    run_dir, game, seed, players, trust, preset, rule_items, position, allow_partial, part
+    run_dir,
+    game,
+    seed,
+    players,
+    trust,
+    preset,
+    rule_items,
+    position,
+    allow_partial,
+    part,
+    watch=None,
+    more_specs=(),
 ):
     """Replay the game a command names (a run folder and --game, --seed/--game/--players,
     or --deal with ``position`` = (deal, pass direction, passes, plays)), as ``hsim
     replay`` and ``hsim view`` take it; say what compiles (``part``: what the command
-    compiles besides the strategies).
+    compiles besides the strategies, ``more_specs``: strategies it loads besides the
+    players). watch: called before each decision (:func:`hsim.analysis.replay.replay_game`).
 
     Returns (deal records, the spec in each seat, the rules, their preset's name, what was
     replayed, e.g. ``game 3 of run seed 7``). Errors are click errors (message, exit code).
     """
     deal_text, pass_direction, passes, plays = position
     announce_compile(
-        _replay_specs(run_dir, players, deal_text),
-        [part],
+        [*_replay_specs(run_dir, players, deal_text), *more_specs],
+        [part] if isinstance(part, str) else part,
         check_specs=run_dir is None,
     )
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
@@ -143,7 +155,9 @@ def replayed_game(
                     "--game G without it)"
                 )
             check_run(run_dir, allow_partial)
-            manifest, rules, records, game_rows, recorded = rp.replay_run(run_dir, game, trust)
+            manifest, rules, records, game_rows, recorded = rp.replay_run(
+                run_dir, game, trust, watch
+            )
             specs, what = rp.run_game_seating(manifest, rules, game)
             preset = manifest["rules"]["preset"]
             if not rp.rows_match(records, recorded):
@@ -158,7 +172,7 @@ def replayed_game(
             spec, _ = build_position(deal_text, pass_direction, passes, plays, rules)
             specs = players or "random,random,random,random"
             loaded = load_specs(specs)
-            records = [rp.replay_deal(spec, rules, loaded, seed)]
+            records = [rp.replay_deal(spec, rules, loaded, seed, watch)]
             specs = [p.spec for p in loaded]
             what = "given deal"
         else:
@@ -168,7 +182,7 @@ def replayed_game(
                 )
             rules, preset = build_rules(preset, rule_items)
             loaded = load_specs(players, rules)
-            records, _ = rp.replay_game(rules, loaded, seed, game)
+            records, _ = rp.replay_game(rules, loaded, seed, game, watch)
             specs = [p.spec for p in loaded]
             what = f"game {game} of run seed {seed}"
     except (rp.ReplayError, StrategyError) as exc:

@@ -1,7 +1,9 @@
-"""``hsim view``: write a game as one self-contained HTML page to step through."""
+"""``hsim view``: write a game as one self-contained HTML page to step through;
+``hsim analyse``: score every card of a game's plays (a table, JSON, or that page)."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -11,6 +13,7 @@ import click
 from hsim.cli.common import (
     HELP,
     UserError,
+    progress_option,
 )
 from hsim.cli.positions import game_options, replayed_game
 from hsim.errors import EXIT_RUN, EXIT_USAGE
@@ -125,3 +128,150 @@ def _write_new(path: Path, text: str, replace: bool) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+@click.command(context_settings=HELP, short_help="Score every card of a game's plays.")
+@game_options("Game index to analyse.")
+@click.option(
+    "--seat",
+    "seats",
+    type=click.IntRange(min=0, max=3),
+    multiple=True,
+    help="Analyse this seat's plays (repeat for several; default every seat).",
+)
+@click.option(
+    "--with",
+    "analyser",
+    default=None,
+    metavar="SPEC",
+    help="The analyser, a setting of pimc (default: pimc(worlds=200)).",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(min=0, max=1000),
+    default=1.0,
+    show_default=True,
+    help="A play that loses at least this many points to the best card is a blunder.",
+)
+@click.option("--forced", is_flag=True, help="List the plays with one legal card too.")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write the game's page (as hsim view) with every analysed card marked.",
+)
+@click.option("--force", is_flag=True, help="Replace the --html file if it exists.")
+@progress_option
+def analyse(
+    run_dir,
+    game,
+    seed,
+    players,
+    trust,
+    preset,
+    rule_items,
+    deal_text,
+    pass_direction,
+    passes,
+    plays,
+    allow_partial,
+    seats,
+    analyser,
+    threshold,
+    forced,
+    as_json,
+    html_file,
+    force,
+    progress,
+):
+    """Score every card of a Hearts game's plays: at each play of the chosen seats, the
+    analyser's expected deal points for each legal card, from worlds consistent with what
+    that seat could see (never the other hands); the card played, its loss against the
+    best card, and the blunders (a loss of at least --threshold points, marked ??).
+
+    The same command gives the same numbers. Passes, the New Moon choice and Kierki games
+    are not analysed. The game is given as to hsim replay.
+
+    \b
+    From a run folder:  hsim analyse results/RUN --game 12 [--seat 0] [--trust]
+    From a seed:        hsim analyse --seed 7 --game 12 --players heuristic,random,pimc,duck
+    One given deal:     hsim analyse --deal 2C7C.../.../.../... [--pass-direction left]
+    Stronger (slower):  hsim analyse ... --with 'pimc(worlds=400,exact_cards=12)'
+    """
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.strategy.contract import StrategySpecError
+    from hsim.strategy.specs import parse_spec
+
+    spec = analyser or "pimc(worlds=200)"
+    try:
+        if parse_spec(spec)[0] != "pimc":
+            raise click.BadParameter(
+                f"{spec}: the analyser must be a setting of pimc, such as pimc(worlds=400)",
+                param_hint="--with",
+            )
+    except StrategySpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--with") from None
+    if html_file is not None:  # checked before the replay, which may compile for minutes
+        _check_out(html_file, force)
+    # deferred: as above
+    from hsim.analysis import analyse as an
+    from hsim.runner.progress import progress_bar
+
+    watcher = an.Watcher(seats or None)
+    records, specs, rules, preset, what = replayed_game(
+        run_dir,
+        game,
+        seed,
+        players,
+        trust,
+        preset,
+        rule_items,
+        (deal_text, pass_direction, passes, plays),
+        allow_partial,
+        ["the step-by-step game", "the analysis"],
+        watch=watcher,
+        more_specs=[spec],
+    )
+    an.check_seats(seats, len(specs))  # errors: hsim's Group says them (exit 2)
+    shown = sorted(set(seats)) if seats else range(len(specs))
+    loaded = an.load_analyser(spec)
+    bar = progress_bar(len(watcher.snapshots), progress, unit="play")
+    try:
+        analyses = watcher.analyse(records, loaded, bar.update)
+    finally:
+        bar.close()
+    # deferred: as above
+    from hsim.model.rules import canonical
+
+    rules_text = canonical(rules, preset)
+    if html_file is not None:
+        from hsim.analysis.viewer import render_page  # deferred: as above
+
+        page = render_page(
+            records,
+            rules=rules_text,
+            players=specs,
+            title=what,
+            analysis=[a.as_dict(threshold) for a in analyses],
+            analyser=spec,
+        )
+        _write_new(html_file, page, force)
+    if as_json:
+        data = {
+            "what": what,
+            "rules": rules_text,
+            "players": specs,
+            "analyser": spec,
+            "threshold": threshold,
+            "plays": [a.as_dict(threshold) for a in analyses if forced or not a.forced],
+            "seats": an.summary(analyses, shown, threshold),
+        }
+        click.echo(json.dumps(data, indent=1))
+    else:
+        click.echo(f"{what}, rules {rules_text}; analyser {spec}, blunder >= {threshold:g} points")
+        click.echo("\n".join(an.format_analysis(analyses, specs, shown, threshold, forced)))
+    if html_file is not None:
+        click.echo(f"page: {html_file}", err=True)

@@ -82,6 +82,14 @@ def _step_by_step() -> None:
     replay_game(parse_rules("classic"), load_players(["random"] * 4), 1, 0)
 
 
+def _analysis() -> None:
+    # deferred: as in _step_by_step
+    from hsim.analysis.analyse import analyse_position
+    from hsim.play.position import Position
+
+    analyse_position(Position.from_game("classic", ["random"] * 4, until="play"))
+
+
 def _perft() -> None:
     # deferred: as in _step_by_step
     from hsim.play.position import Position
@@ -108,6 +116,7 @@ def warm_steps() -> list[WarmStep]:
     steps += [_loop_step(bot) for bot in sorted(notice.IN_LOOP)]
     steps += [
         WarmStep("the step-by-step game", _part_cold("the step-by-step game"), _step_by_step),
+        WarmStep("the analysis", _part_cold("the analysis"), _analysis),
         WarmStep("perft", _part_cold("perft"), _perft),
         WarmStep("rescore", _part_cold("rescore"), _rescore),
         WarmStep(

@@ -69,6 +69,7 @@ COMPILE_SECONDS = {
     "the position kernels": 6,
     "the step-by-step game": 7,
     "the learning environments": 80,
+    "the analysis": 15,
     "heuristic": 12,
     "kierki": 12,
     "pimc": 30,
@@ -163,6 +164,10 @@ def _caching_file(path: Path) -> Path | None:
         return path.resolve() if b"cache=True" in read_strategy_file(path) else None
     except (OSError, StrategySpecError):  # the loader then says what is wrong with it
         return None
+
+
+# hsim analyse: pimc's scores of every legal card (found like a built-in strategy).
+PART_SOURCES["the analysis"] = ((strategy_source("pimc"), "card_means"),)
 
 
 def compile_plan(
