@@ -115,6 +115,47 @@ def test_same_verdict_and_boards_for_any_workers(tmp_path):
         pd.testing.assert_frame_equal(a, b)  # only the boards the test used are kept
 
 
+def test_panel_design_averages_the_paired_differences_over_the_opponents(tmp_path):
+    panel = ("shooter", "random", "lowcard")
+    results = {}
+    for workers in (1, 2):
+        config = SprtConfig(
+            "heuristic", "duck", 0.0, 0.5, CLASSIC, max_boards=200, batch=4, panel=panel
+        )
+        results[workers] = run_sprt(config, tmp_path / f"w{workers}", workers=workers)
+    one, two = results[1], results[2]
+    assert one.verdict is not None and one.boards > 4
+    assert (one.verdict, one.boards, one.trace) == (two.verdict, two.boards, two.trace)
+    per_opponent = []
+    for i, opponent in enumerate(panel):
+        mean = []
+        for table, bot in (("candidate", "heuristic"), ("baseline", "duck")):
+            folder = tmp_path / "w1" / f"{table}-{i}"
+            deals = pd.read_parquet(folder / "deals")
+            assert set(deals.strategy) == {bot, opponent}
+            assert deals.board.max() == one.boards - 1
+            pd.testing.assert_frame_equal(
+                deals, pd.read_parquet(str(folder).replace("w1", "w2") + "/deals")
+            )
+            mean.append(deals[deals.player == 0].groupby("board").deal_score.mean())
+        per_opponent.append(mean[1] - mean[0])  # Hearts: lower is better
+        ci = one.by_opponent[i]
+        assert ci.estimate == pytest.approx(float(per_opponent[-1].mean()))
+    board = sum(per_opponent) / len(panel)
+    assert one.advantage.estimate == pytest.approx(float(board.mean()))
+    doc = json.loads((tmp_path / "w1" / SPRT_FILE).read_text())
+    assert doc["config"]["panel"] == list(panel)
+    assert doc["config"]["design"] == "paired over a panel"
+    assert [d["advantage"] for d in doc["by_opponent"]] == [c.estimate for c in one.by_opponent]
+    # a test of another design may --overwrite the panel's folder
+    code, doc, output = sprt(
+        "--candidate", "heuristic", "--baseline", "duck", "--bounds", "0,0.5", "--max-boards",
+        "16", "--out", str(tmp_path / "w1"), "--overwrite",
+    )  # fmt: skip
+    assert code in (0, 1, 3), output
+    assert not any((tmp_path / "w1").glob("candidate*")) and doc["by_opponent"] is None
+
+
 def test_run_folder_holds_datasets_trace_and_a_readable_run(tmp_path):
     out = tmp_path / "r"
     code, doc, _ = sprt(
@@ -166,6 +207,9 @@ def test_kierki_sign_follows_higher_is_better(tmp_path):
         (["--bounds", "0,0.5", "--batch", "50", "--max-boards", "10"], "max-boards"),
         (["--bounds", "0,0.5", "--opponents", "random,random"], "other seats"),
         (["--bounds", "0,0.5", "--rule", "no_such=1"], "no_such"),
+        (["--bounds", "0,0.5", "--panel", "random", "--opponents", "duck"], "not both"),
+        (["--bounds", "0,0.5", "--panel", ",".join(["random"] * 9)], "1 to 8 opponents"),
+        (["--bounds", "0,0.5", "--panel", "random,,duck"], "--panel"),
     ],
 )
 def test_usage_errors_exit_2(tmp_path, args, message):

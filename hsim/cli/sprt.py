@@ -99,6 +99,14 @@ def _rate(ctx, param, value: float) -> float:
     help="Paired design: candidate and baseline each play every board against these "
     "(one spec for every other seat, or one per other seat).",
 )
+@click.option(
+    "--panel",
+    default=None,
+    metavar="SPECS|default",
+    help="Paired design over a panel: candidate and baseline each play every board against "
+    "each of these opponents in turn (each fills every other seat); a board's value is the "
+    "mean over the panel. 'default': hsim gauntlet's default panel.",
+)
 @rules_option
 @rule_option
 @seed_option("the deals of every board (board b's deals depend only on it and b)")
@@ -136,6 +144,7 @@ def sprt(
     max_boards,
     batch,
     opponents,
+    panel,
     preset,
     rule_items,
     seed,
@@ -158,7 +167,9 @@ def sprt(
     Kierki higher scores are better and the sign follows). By default the candidate plays
     copies of the baseline (three; two in 3-player Kierki); with --opponents, candidate
     and baseline each play the board against those opponents and the advantage is their
-    paired difference. After every --batch boards the LLR of H1 (advantage D1) over H0
+    paired difference; with --panel, the same against each panel opponent in turn (three
+    copies of it), the board's advantage being the mean over the panel, and the table
+    also shows the advantage against each opponent. After every --batch boards the LLR of H1 (advantage D1) over H0
     (advantage D0) is computed from the first boards in board order, so the verdict and
     its board count are the same for any --workers.
     \b
@@ -172,6 +183,7 @@ def sprt(
     \b
     Example:
       hsim sprt --candidate heuristic --baseline duck --bounds 0,0.5
+      hsim sprt --candidate pimc --baseline heuristic --bounds 0,1 --panel shooter,random
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.analysis import pages
@@ -204,6 +216,22 @@ def sprt(
             raise click.BadParameter(str(exc), param_hint="--opponents") from None
         if len(opponent_specs) == 1:
             opponent_specs = opponent_specs * (rules.players - 1)
+    panel_specs = None
+    if panel is not None:
+        if opponents is not None:
+            raise click.UsageError("give --opponents or --panel, not both")
+        if panel.strip() == "default":
+            # deferred: as above
+            from hsim.experiments.gauntlet import default_panel
+
+            panel_specs, notes = default_panel(rules)
+            for note in notes:
+                click.echo(note, err=True)
+        else:
+            try:
+                panel_specs = tuple(split_players(panel))
+            except StrategyError as exc:
+                raise click.BadParameter(str(exc), param_hint="--panel") from None
     if batch > max_boards:
         raise click.BadParameter(
             f"{batch} is more than --max-boards {max_boards}", param_hint="--batch"
@@ -222,6 +250,7 @@ def sprt(
         batch,
         opponent_specs,
         seed,
+        panel_specs,
     )
     try:
         config.validate()
@@ -311,11 +340,12 @@ def sprt(
 
 def _print_table(config, result) -> None:
     others = config.rules.players - 1
-    against = (
-        f"{config.baseline}, each against {', '.join(config.opponents)}"
-        if config.paired
-        else f"{others} x {config.baseline}"
-    )
+    if config.panel is not None:
+        against = f"{config.baseline}, each against {others} x each of {', '.join(config.panel)}"
+    elif config.paired:
+        against = f"{config.baseline}, each against {', '.join(config.opponents)}"
+    else:
+        against = f"{others} x {config.baseline}"
     ci = result.advantage
     advantage = (
         "n/a (fewer than 2 boards)"
@@ -337,8 +367,17 @@ def _print_table(config, result) -> None:
         ("time", f"{result.elapsed_s:.1f} s"),
         ("run folder", f"{result.run_dir}  (seed {config.seed})"),
     ]
+    for i, ci in enumerate(result.by_opponent or []):
+        rows.insert(
+            6 + i,
+            (
+                f"  vs {config.panel[i]}",
+                "n/a" if ci is None else f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]",
+            ),
+        )
+    width = max(len(name) for name, _ in rows)
     for name, value in rows:
-        click.echo(f"{name:<10}  {value}")
+        click.echo(f"{name:<{width}}  {value}")
 
 
 def _verdict_text(config, result) -> str:

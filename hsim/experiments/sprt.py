@@ -18,14 +18,20 @@ count at which it falls are the same for any number of workers. Two designs:
   same seats against the same opponents; the value is the paired difference of the two
   players' mean score per deal (same sign rule). It measures how each does against a
   field the user chooses, and card luck cancels twice (same deals, same opponents).
+- *paired over a panel* (``panel``): the paired design against each opponent of a panel in
+  turn (each fills every other seat), every board against every opponent; a board's value
+  is the mean of its paired differences over the panel, so the test weighs each opponent
+  alike and a gain against one cannot hide a loss against another unnoticed in the mean's
+  sign (the per-opponent figures are in ``sprt.json``).
 
-Either way the value has mean 0 when the candidate and the baseline are the same bot.
+Every way the value has mean 0 when the candidate and the baseline are the same bot.
 
 A run folder holds ``sprt.json`` (the configuration, the result and the LLR trace) and
 ``trace.parquet`` (boards, llr, lower, upper); the default design's games are an ordinary
 duplicate run folder at its top (``run.json``, ``deals/``, ``games/``, readable by
-``hsim report``), the paired design's are two, ``candidate/`` and ``baseline/``. Only the
-boards the test used are kept.
+``hsim report``), the paired design's are two, ``candidate/`` and ``baseline/``, and over
+a panel two per opponent, ``candidate-I/`` and ``baseline-I/`` (I: the opponent's place in
+the panel, from 0). Only the boards the test used are kept.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -45,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.sequential import SequentialTest, check_bounds, llr_bounds
-from hsim.analysis.stats import Interval
+from hsim.analysis.stats import Interval, mean_interval
 from hsim.engine.rng import SEED_SCHEME
 from hsim.errors import (
     EXIT_SPRT_FAILED,
@@ -74,6 +81,10 @@ TRACE_FILE = "trace.parquet"
 PLOT_FILE = "sprt_llr.png"
 DEFAULT_BATCH = 8
 DEFAULT_MAX_BOARDS = 10_000
+#: Opponents a panel holds at most (each adds two tables to every board).
+MAX_PANEL = 8
+#: The table folders of the paired designs (over a panel: with ``-I``).
+PAIRED_TABLE = re.compile(r"(candidate|baseline)(-[0-9])?")
 #: Exit status of ``hsim sprt`` per verdict (None: ``max_boards`` reached first).
 EXIT_CODES = {"H1": 0, "H0": 1, None: 3}
 #: Exit status of ``hsim sprt`` when the games failed (1 already means "H0 accepted").
@@ -89,8 +100,10 @@ class SprtConfig:
     -0.3,0 for no regression). alpha, beta: error rates in (0, 0.5). max_boards: stop
     without a verdict after this many boards. batch: boards per chunk, and between two
     looks at the LLR. opponents: None (the candidate against copies of the baseline) or
-    one spec per other seat (the paired design). seed: the run seed (deals of board ``b``
-    depend only on the seed and ``b``).
+    one spec per other seat (the paired design). panel: None, or opponent specs, each
+    filling every other seat in turn (the paired design over a panel; not with
+    ``opponents``). seed: the run seed (deals of board ``b`` depend only on the seed and
+    ``b``).
     """
 
     candidate: str
@@ -104,6 +117,7 @@ class SprtConfig:
     batch: int = DEFAULT_BATCH
     opponents: tuple[str, ...] | None = None
     seed: int = 0
+    panel: tuple[str, ...] | None = None
 
     def validate(self) -> None:
         """Check every value before anything is played.
@@ -134,16 +148,28 @@ class SprtConfig:
                 f"rules has {others} other seats: give one spec (copied to every other seat) "
                 f"or {others}, e.g. --opponents {','.join(['duck'] * others)}"
             )
+        if self.panel is not None:
+            if self.opponents is not None:
+                raise ValueError("give --opponents or --panel, not both")
+            if not 1 <= len(self.panel) <= MAX_PANEL:
+                raise ValueError(f"a panel holds 1 to {MAX_PANEL} opponents, not {len(self.panel)}")
 
     @property
     def paired(self) -> bool:
-        """True for the paired design (``opponents`` given)."""
-        return self.opponents is not None
+        """True for the paired designs (``opponents`` or ``panel`` given)."""
+        return self.opponents is not None or self.panel is not None
 
     def tables(self) -> dict[str, tuple[str, ...]]:
         """Return the seating of each table, by its folder ("" is the run folder itself)."""
+        others = self.rules.players - 1
+        if self.panel is not None:
+            tables = {}
+            for i, opponent in enumerate(self.panel):
+                tables[f"candidate-{i}"] = (self.candidate,) + (opponent,) * others
+                tables[f"baseline-{i}"] = (self.baseline,) + (opponent,) * others
+            return tables
         if self.opponents is None:
-            return {"": (self.candidate,) + (self.baseline,) * (self.rules.players - 1)}
+            return {"": (self.candidate,) + (self.baseline,) * others}
         return {
             "candidate": (self.candidate, *self.opponents),
             "baseline": (self.baseline, *self.opponents),
@@ -158,7 +184,8 @@ class SprtResult:
     test used; deals: deals they hold (each counted once, not once per seat; both tables
     in the paired design). advantage: the candidate's mean advantage per deal with its 95%
     interval over those boards. trace: (boards, LLR) at every look. status: complete or
-    interrupted.
+    interrupted. by_opponent: over a panel, per opponent (in panel order) the candidate's
+    advantage against it over the same boards, an Interval (None under 2 boards); else None.
     """
 
     verdict: str | None
@@ -172,6 +199,7 @@ class SprtResult:
     elapsed_s: float
     run_dir: Path
     status: str = "complete"
+    by_opponent: list[Interval | None] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -195,7 +223,16 @@ class SprtResult:
             "elapsed_s": round(self.elapsed_s, 3),
             "run_dir": str(self.run_dir),
             "trace": [[n, _json_float(v)] for n, v in self.trace],
+            "by_opponent": None
+            if self.by_opponent is None
+            else [_interval_dict(ci) for ci in self.by_opponent],
         }
+
+
+def _interval_dict(ci: Interval | None) -> dict[str, float | None]:
+    keys = ("advantage", "advantage_low", "advantage_high")
+    values = (None,) * 3 if ci is None else (ci.estimate, ci.low, ci.high)
+    return dict(zip(keys, values, strict=True))
 
 
 def _json_float(x: float) -> float | str:
@@ -211,12 +248,21 @@ def board_values(config: SprtConfig, parts: dict[str, pd.DataFrame]) -> np.ndarr
     kierki = config.rules.is_kierki
     if not config.paired:
         return board_advantages(parts[""], higher_is_better=kierki)
-    mean = {}
-    for table in ("candidate", "baseline"):
-        d = parts[table]
-        mean[table] = d[d["player"] == 0].groupby("board")["deal_score"].mean()
-    diff = mean["candidate"] - mean["baseline"]
-    return (diff if kierki else -diff).to_numpy()
+    return np.mean([-d if not kierki else d for d in _paired_differences(config, parts)], 0)
+
+
+def _paired_differences(config: SprtConfig, parts: dict[str, pd.DataFrame]) -> list[np.ndarray]:
+    """Return, per opponent (one without a panel), the candidate's mean deal score minus
+    the baseline's on each board (float64[boards], in board order)."""
+    suffixes = [""] if config.panel is None else [f"-{i}" for i in range(len(config.panel))]
+    out = []
+    for suffix in suffixes:
+        mean = {}
+        for table in ("candidate", "baseline"):
+            d = parts[table + suffix]
+            mean[table] = d[d["player"] == 0].groupby("board")["deal_score"].mean()
+        out.append((mean["candidate"] - mean["baseline"]).to_numpy())
+    return out
 
 
 def _claim(out: Path, overwrite: bool):
@@ -226,7 +272,10 @@ def _claim(out: Path, overwrite: bool):
     # what an sprt folder holds: sprt.json, the trace, its plot, the games of the default
     # design (a run folder's entries) or of the paired design (two run folders)
     known = RUN_ENTRIES | {SPRT_FILE, f".{SPRT_FILE}.tmp", TRACE_FILE, PLOT_FILE}
-    known |= {"candidate", "baseline"}
+    tables = ()
+    if out.is_dir():
+        tables = tuple(p.name for p in out.iterdir() if PAIRED_TABLE.fullmatch(p.name))
+    known |= set(tables)
 
     if out.exists():
         if not out.is_dir():
@@ -238,7 +287,7 @@ def _claim(out: Path, overwrite: bool):
                     "--overwrite to replace it"
                 )
             manifests = {SPRT_FILE: "config", MANIFEST: "seed_scheme"}
-            problem = overwrite_problem(out, known, manifests, ("candidate", "baseline"))
+            problem = overwrite_problem(out, known, manifests, tables)
             if problem:
                 raise SprtError(
                     f"--overwrite refused: {out} is not an hsim sprt folder ({problem}), and "
@@ -373,6 +422,7 @@ def _run(
 
     test = SequentialTest(config.d0, config.d1, config.alpha, config.beta, config.batch)
     deals_seen: dict[int, int] = {}
+    per_opponent: dict[int, list[np.ndarray]] = {}  # a panel's differences, by chunk
     sprt_doc = {"config": config_dict(config), "started": now(), "status": "running"}
     _write_json(out / SPRT_FILE, sprt_doc)
 
@@ -385,6 +435,8 @@ def _run(
             for t in tables
         }
         deals_seen[start] = sum(len(d) // config.rules.players for d in parts.values())
+        if config.panel is not None:
+            per_opponent[start] = _paired_differences(config, parts)
         return board_values(config, parts)
 
     bar = progress_bar(config.max_boards, progress, unit="board")
@@ -433,7 +485,7 @@ def _run(
     def finish(status: str, error: str | None) -> SprtResult:
         return _record_end(
             config, out, tables, manifests, test, deals_seen, sprt_doc, status, error,
-            time.perf_counter() - t_run, t_run - t0,
+            time.perf_counter() - t_run, t_run - t0, per_opponent,
         )  # fmt: skip
 
     def hard_stop(signum: int) -> None:
@@ -470,7 +522,18 @@ def _run(
 
 
 def _record_end(
-    config, out, tables, manifests, test, deals_seen, sprt_doc, status, error, elapsed, compile_s
+    config,
+    out,
+    tables,
+    manifests,
+    test,
+    deals_seen,
+    sprt_doc,
+    status,
+    error,
+    elapsed,
+    compile_s,
+    per_opponent=None,
 ) -> SprtResult:
     """Keep exactly the boards the test used (so the folder is the same for any workers),
     write the final ``run.json`` of every table, ``trace.parquet`` and ``sprt.json``.
@@ -512,6 +575,7 @@ def _record_end(
         elapsed,
         out,
         status,
+        _by_opponent(config, per_opponent or {}, used),
     )
     trace = pd.DataFrame(result.trace, columns=["boards", "llr"])
     trace["lower"], trace["upper"] = test.lower, test.upper
@@ -524,6 +588,20 @@ def _record_end(
     return result
 
 
+def _by_opponent(config: SprtConfig, per_opponent: dict, used: int):
+    """Return each panel opponent's Interval of the candidate's advantage over the first
+    ``used`` boards (None per opponent under 2 boards), or None without a panel."""
+    if config.panel is None:
+        return None
+    sign = 1 if config.rules.is_kierki else -1
+    starts = sorted(s for s in per_opponent if s < used)
+    out = []
+    for i in range(len(config.panel)):
+        values = [sign * v for s in starts for v in per_opponent[s][i]][:used]
+        out.append(mean_interval(values) if len(values) >= 2 else None)
+    return out
+
+
 def config_dict(config: SprtConfig) -> dict[str, Any]:
     """Return the settings of a test as ``sprt.json`` keeps them (the rules canonical)."""
     preset = preset_of(config.rules)
@@ -531,7 +609,10 @@ def config_dict(config: SprtConfig) -> dict[str, Any]:
         "candidate": config.candidate,
         "baseline": config.baseline,
         "opponents": None if config.opponents is None else list(config.opponents),
-        "design": "paired" if config.paired else "against baseline",
+        "panel": None if config.panel is None else list(config.panel),
+        "design": ("paired over a panel" if config.panel is not None else "paired")
+        if config.paired
+        else "against baseline",
         "bounds": [config.d0, config.d1],
         "alpha": config.alpha,
         "beta": config.beta,
