@@ -9,6 +9,7 @@ function, print), one module per command group:
 - :mod:`hsim.cli.rules` — ``rules``
 - :mod:`hsim.cli.sprt` — ``sprt``
 - :mod:`hsim.cli.analysis` — ``compare-rules``, ``report``
+- :mod:`hsim.cli.atlas` — ``atlas``
 - :mod:`hsim.cli.warm` — ``warm``
 - :mod:`hsim.cli.serve` — ``serve``
 - :mod:`hsim.cli.gauntlet` — ``gauntlet``
@@ -34,6 +35,7 @@ if "numpy" not in sys.modules:  # only before numpy loads its BLAS
 import click  # noqa: E402
 
 from hsim.cli.analysis import compare_rules, report
+from hsim.cli.atlas import atlas
 from hsim.cli.bots import ladder, strategies
 from hsim.cli.common import HELP, Group
 from hsim.cli.gauntlet import gauntlet
@@ -72,6 +74,7 @@ for _command in (
 ):
     main.add_command(_command)
 main.add_command(compare_rules)
+main.add_command(atlas)
 main.add_command(report)
 main.add_command(sprt)
 
