@@ -270,31 +270,15 @@ def embed_json(data: dict) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def render_page(
-    records,
-    *,
-    rules: str | Rules,
-    players: list[str],
-    title: str,
-    seat=None,
-    analysis=None,
-    analyser: str | None = None,
-) -> str:
-    """Return the whole HTML page of a game (see :func:`game_data` for the arguments).
+def render_page(records, **options) -> str:
+    """Return the whole HTML page of a game; ``options`` are :func:`game_data`'s (rules,
+    players, title, seat, analysis, analyser).
 
     :raises ValueError: as :func:`game_data`.
     """
-    data = game_data(
-        records,
-        rules=rules,
-        players=players,
-        title=title,
-        seat=seat,
-        analysis=analysis,
-        analyser=analyser,
-    )
+    data = game_data(records, **options)
     return _PAGE.format(
-        title=html.escape(f"hsim: {title}"),
+        title=html.escape(f"hsim: {data['title']}"),
         css=_CSS,
         data=embed_json(data),
         js=_JS,
