@@ -116,6 +116,18 @@ SHOTS = {"hearts": ("pass", "play", "end"), "kierki4": ("play", "lottery"),
          "kierki3": ("deal",), "hearts-broken": ("play",)}  # fmt: skip
 
 
+def moment(want: list[dict], i: int) -> str | None:
+    """``queen-breaks`` when step ``i``'s card is a QS that breaks hearts, ``trick1-heart``
+    when it is a heart played to a deal's first trick that leaves them unbroken."""
+    card = want[i]["trick"][-1][1]
+    first = want[i - want[i]["played"]]["kind"] in ("deal", "pass")
+    if card == "QS" and want[i]["broken"] and not want[i - 1]["broken"]:
+        return "queen-breaks"
+    if first and card[1] == "H" and not want[i]["broken"]:
+        return "trick1-heart"
+    return None
+
+
 @pytest.mark.parametrize("name", list(GAMES))
 def test_every_card_shows_the_recorded_game(browser, pages, tmp_path, name):
     from selenium.webdriver.common.keys import Keys
@@ -146,7 +158,15 @@ def test_every_card_shows_the_recorded_game(browser, pages, tmp_path, name):
         if kind in SHOTS[name] and kind not in taken and wanted.get(kind, True):
             browser.save_screenshot(str(shots(tmp_path) / f"view-{name}-{kind}.png"))
             taken.add(kind)
+        if name == "hearts-broken" and expected["kind"] == "play":
+            label = moment(want, i)
+            if label and label not in taken:
+                browser.save_screenshot(str(shots(tmp_path) / f"view-{name}-{label}.png"))
+                taken.add(label)
         body.send_keys(Keys.ARROW_RIGHT)
+    if name == "hearts-broken":  # the game was picked for these
+        assert {"queen-breaks", "trick1-heart"} <= taken
+        taken -= {"queen-breaks", "trick1-heart"}
     assert taken == set(SHOTS[name])
     kinds = [s["kind"] for s in want]
     assert kinds.count("play") == sum(len(s["trick"]) == 1 for s in want) * (3 if kierki and

@@ -6,8 +6,9 @@ rows of their runs (not from the page's own data).
 - Kierki 4, seed 3, game 0, four random: every deal kind, four trump deals, a lottery.
 - Kierki 3, seed 3, game 0, three random: three hands of 17 cards.
 - Hearts under ``queen_breaks_hearts=true`` and ``first_trick_breaks_hearts=false`` (with
-  ``first_trick_points=allowed``), seed 5, game 7, four random: QH discarded to trick 1
-  (deal 2), which breaks nothing, and QS breaking hearts before any heart (deal 5).
+  ``first_trick_points=allowed``), seed 5, game 7, four random: in deal 2 QH discarded to
+  trick 1 breaks nothing and QS breaks hearts in trick 4; in deal 5 QS breaks them before
+  any heart is played.
 """
 
 from __future__ import annotations
