@@ -161,8 +161,9 @@ def game_data(
     open. analysis: None, or a list of analysed decisions, each ``{"deal", "trick" (0-based
     trick of that deal), "seat", "played" ("QS"), "values" ({card: expected penalty points
     of the deal for the seat}, one per legal card, lower is better), "best", "loss"
-    (played's value minus best's), "blunder" (bool), "worlds" (int)}``; analyser: what
-    made them (e.g. ``pimc(worlds=200)``).
+    (played's value minus best's), "blunder" (bool), "worlds" (int)}``, cards played to
+    tricks only (a Kierki lottery's are not annotated); analyser: what made them (e.g.
+    ``pimc(worlds=200)``).
 
     Cards are names such as ``QS``. Returns ``{"version", "title", "rules", "players",
     "seats", "kierki", "seat", "analyser", "analysis", "deals": [...]}`` (``analysis``: the
