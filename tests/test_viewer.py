@@ -7,11 +7,21 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from hsim.analysis.replay import replay_run
+from hsim.analysis.replay import replay_game, replay_run
 from hsim.analysis.viewer import game_data, render_page
 from hsim.cli import main
 from hsim.model.cards import format_card
-from tests.viewer_games import GAMES, cards, make_run, page_data, recorded
+from hsim.model.rules import canonical, parse_rules
+from hsim.strategy.loader import load_players
+from tests.viewer_games import (
+    BROKEN_RULES,
+    GAMES,
+    cards,
+    engine_broken,
+    make_run,
+    page_data,
+    recorded,
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +44,10 @@ def test_the_page_holds_the_recorded_game(runs, tmp_path, name):
     assert result.output.strip() == str(out)
     data = page_data(out.read_text())
     deals, plays = recorded(runs[name])
+    kierki = parse_rules(GAMES[name]["rules"]).is_kierki
     assert data["players"] == list(GAMES[name]["players"])
-    assert data["rules"] == GAMES[name]["rules"]
+    assert data["rules"] == canonical(parse_rules(GAMES[name]["rules"]))
+    assert data["version"] == 2 and data["analysis"] is None and data["analyser"] is None
     assert [d["deal"] for d in data["deals"]] == sorted(deals.deal.unique())
     for d in data["deals"]:
         rows = deals[deals.deal == d["deal"]].sort_values("seat")
@@ -60,7 +72,7 @@ def test_the_page_holds_the_recorded_game(runs, tmp_path, name):
         for key in ("points", "deal_score", "score"):
             assert d[key] == rows[key].tolist(), key
         assert d["moon"] == [bool(x) for x in rows.moon]
-        if name != "hearts":
+        if kierki:
             assert d["kind"] == rows.kind.iloc[0]
             chooser = rows.trump_chooser.iloc[0]
             assert d["trump_chooser"] == (-1 if chooser != chooser else int(chooser))
@@ -69,6 +81,19 @@ def test_the_page_holds_the_recorded_game(runs, tmp_path, name):
     if name == "hearts":
         assert any(any(d["moon"]) for d in data["deals"])
         assert data["deals"][0]["pass_direction"] == "left" and data["deals"][0]["passes"]
+    elif not kierki:  # a heart in trick 1 breaks nothing; QS before any heart breaks them
+        assert any(
+            any(c[1] == "H" for _, c in d["tricks"][0]["plays"])
+            and d["tricks"][0]["broken"] == [False] * 4
+            for d in data["deals"]
+        )
+        assert any(
+            t["broken"][k] and not any(c[1] == "H" for x in d["tricks"][:i] for _, c in
+                                       x["plays"]) and c == "QS"
+            for d in data["deals"]
+            for i, t in enumerate(d["tricks"])
+            for k, (_, c) in enumerate(t["plays"])
+        )  # fmt: skip
     else:
         assert (
             [len(h) for h in data["deals"][0]["hands"]] == [13] * 4
@@ -181,3 +206,96 @@ def test_a_given_deal_is_a_page_of_one_deal(tmp_path, monkeypatch):
     ]  # fmt: skip
     assert deal["held"][1] == ["QC", "KC", "AC"] + [f"{r}D" for r in "23456789TJ"]
     assert len(deal["tricks"]) == 13 and sum(deal["points"]) in (26, 78)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        "classic",
+        "classic(queen_breaks_hearts=true)",
+        "classic(first_trick_points=allowed,first_trick_breaks_hearts=false)",
+        BROKEN_RULES,
+    ],
+)
+def test_hearts_broken_is_the_engines_after_every_card(rules):
+    """After every card of four random games, the page's hearts-broken flag is the
+    engine's (P_HEARTS_BROKEN); under each option it differs somewhere from "a heart was
+    played", so a viewer ignoring the option fails."""
+    parsed = parse_rules(rules)
+    players = load_players(["random"] * 4, parsed)
+    differs = False
+    for game in range(5, 9):  # two of them with a heart in trick 1
+        records, _ = replay_game(parsed, players, 5, game)
+        data = game_data(records, rules=parsed, players=list("abcd"), title="t")
+        for d, r in zip(data["deals"], records, strict=True):
+            flags = [b for t in d["tricks"] for b in t["broken"]]
+            plays = [c for t in r.tricks for _, c in t.plays]
+            assert flags == engine_broken(rules, r.hands, r.pass_direction, r.passes, plays)
+            naive = [any(format_card(c)[1] == "H" for c in plays[: i + 1]) for i in range(52)]
+            differs |= flags != naive
+    assert differs == (rules != "classic")
+
+
+def test_kierki_has_no_hearts_broken(runs):
+    _, _, records, _, _ = replay_run(runs["kierki4"], 0)
+    data = game_data(records, rules="kierki4", players=list("abcd"), title="t")
+    assert all(t["broken"] is None for d in data["deals"] for t in d["tricks"])
+
+
+def decision(record, trick: int, at: int, values: dict, **more) -> dict:
+    """An analysed decision on the ``at``-th card of ``trick`` of deal ``record``."""
+    seat, c = record.tricks[trick].plays[at]
+    played = format_card(c)
+    best = min(values, key=values.get)
+    out = {"deal": record.deal, "trick": trick, "seat": seat, "played": played,
+           "values": values, "best": best, "loss": values[played] - values[best],
+           "blunder": values[played] - values[best] > 1, "worlds": 50}  # fmt: skip
+    return {**out, **more}
+
+
+def test_an_analysis_is_embedded_in_play_order_best_first(runs):
+    _, _, records, _, _ = replay_run(runs["hearts"], GAMES["hearts"]["game"])
+    r = records[1]
+    _, c = r.tricks[2].plays[1]
+    late = decision(r, 2, 1, {format_card(c): 4.5, "AH": 0.5, "2H": 0.5})
+    early = decision(records[0], 0, 0, {format_card(records[0].tricks[0].plays[0][1]): 0.0})
+    data = game_data(
+        records, rules="classic", players=list("abcd"), title="t",
+        analysis=[late, early], analyser="pimc(worlds=50)",
+    )  # fmt: skip
+    assert data["analyser"] == "pimc(worlds=50)"
+    assert [(x["deal"], x["trick"]) for x in data["analysis"]] == [(0, 0), (1, 2)]
+    assert list(data["analysis"][1]["values"]) == ["AH", "2H", format_card(c)]  # best, tie
+    assert data["analysis"][1]["loss"] == 4.0 and data["analysis"][1]["blunder"] is True
+    seat = late["seat"]
+    mine = game_data(records, rules="classic", players=list("abcd"), title="t", seat=seat,
+                     analysis=[late, early])  # fmt: skip
+    assert [x["seat"] for x in mine["analysis"]] == [seat] * (1 + (early["seat"] == seat))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"deal": 99}, "no such trick"),
+        ({"trick": 13}, "no such trick"),
+        ({"played": "2C"}, "not 2C"),
+        ({"values": {"2C": 1.0}}, "values must be"),
+        ({"values": None}, "values must be"),
+        ({"loss": float("nan")}, "values must be"),
+        ({"worlds": None, "deal": "0"}, "no such trick"),
+    ],
+)
+def test_a_bad_analysis_is_a_clear_error(runs, change, message):
+    _, _, records, _, _ = replay_run(runs["hearts"], GAMES["hearts"]["game"])
+    r = records[0]
+    good = decision(r, 3, 2, {format_card(r.tricks[3].plays[2][1]): 1.0})
+    assert good["played"] != "2C"  # 2C is led to trick 1
+    with pytest.raises(ValueError, match=message):
+        game_data(records, rules="classic", players=list("abcd"), title="t",
+                  analysis=[{**good, **change}])  # fmt: skip
+    with pytest.raises(ValueError, match="missing keys"):
+        game_data(records, rules="classic", players=list("abcd"), title="t",
+                  analysis=[{"deal": 0}])  # fmt: skip
+    with pytest.raises(ValueError, match="analysed twice"):
+        game_data(records, rules="classic", players=list("abcd"), title="t",
+                  analysis=[good, good])  # fmt: skip

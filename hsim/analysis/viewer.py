@@ -2,27 +2,44 @@
 
 :func:`game_data` turns the deal records of :mod:`hsim.analysis.replay` into plain JSON
 data; :func:`render_page` embeds that data in one HTML file with inline CSS and
-JavaScript (no network, no library) that steps through the game: the hands as dealt,
-the passes, every trick, the end of each deal with its scores.
+JavaScript (no network, no library) that steps through the game card by card: the hands
+as dealt, the passes, every card of every trick, the end of each deal with its scores.
 
 The page's steps, in order, for each deal: ``deal`` (the hands as dealt), ``pass`` (Hearts,
-unless a hold deal: who gave which cards to whom, the hands after the pass), one
-``trick`` step per trick, ``lottery`` (a Kierki lottery deal: its plays in order), ``end``
-(points, moon, deal and game scores). Elements tests and users can read: ``#rules``,
-``#players``, ``#step`` (``data-step``, ``data-kind``, ``data-deal``, ``data-trick``),
-``#slider``, ``#prev``, ``#next``, ``#deal-info``, ``#hand-S`` holding ``.card`` elements
-with ``data-card="QS"`` (a face-down card has ``data-card=""``), ``#taken-S``,
-``#trick-cards`` (``.card`` with ``data-seat``), ``#trick-info`` (``data-leader``,
-``data-winner``, ``data-points``), ``#passes``, ``#lottery``, ``#deal-summary`` (at a
-deal's end: ``.deal-points`` with ``data-seat``, ``data-points``, ``data-deal-score``), ``#moon``,
-``#hearts-broken`` (``data-broken``), ``#scores`` (a ``tr[data-deal]`` per finished deal
-with ``td[data-seat]`` game scores).
+unless a hold deal: who gave which cards to whom, the hands after the pass), one ``play``
+step per card played to a trick (the trick's cards so far), one ``lottery`` step per card
+of a Kierki lottery deal, ``end`` (points, moon, deal and game scores). Keys: ←/→ one
+step, ↑/↓ one whole trick (to the previous/next complete trick, or the deal's next step
+that is not a card), PageUp/PageDown one whole deal (to the start of the previous/next
+deal), Home/End; the same moves as buttons, and a slider.
+
+Elements tests and users can read: ``#rules``, ``#players``, ``#step`` (``data-step``,
+``data-kind``, ``data-deal``, ``data-trick``, ``data-played``: how many cards of the trick,
+or of the lottery, are shown), ``#slider``, ``#prev``, ``#next``, ``#prev-trick``,
+``#next-trick``, ``#prev-deal``, ``#next-deal``, ``#deal-info``, ``#hand-S`` holding
+``.card`` elements with ``data-card="QS"`` (a face-down card has ``data-card=""``),
+``#taken-S``, ``#trick-cards`` (``.card`` with ``data-seat``), ``#trick-info``
+(``data-leader`` once a card is led; ``data-winner`` and ``data-points`` only once the trick
+is complete), ``#passes``, ``#lottery`` (the lottery's cards so far; at its last card,
+``.place`` with ``data-seat``, ``data-place``), ``#deal-summary`` (at a deal's end:
+``.deal-points`` with ``data-seat``, ``data-points``, ``data-deal-score``), ``#moon``,
+``#hearts-broken`` (Hearts only, ``data-broken`` after the card shown, by the rules),
+``#scores`` (a ``tr[data-deal]`` per finished deal with ``td[data-seat]`` game scores).
+
+With an analysis (see :func:`game_data`): ``#analysis-summary`` (the analyser,
+``.blunders`` with ``data-seat`` and ``data-count``), an analysed card in the trick has
+class ``analysed`` (and ``blunder``, with a red ``?`` badge), ``data-loss`` and a title
+listing each legal card's expected points; ``#analysis`` is the panel of the card just
+played when it was analysed (``data-deal``, ``data-trick``, ``data-seat``; ``li.value``
+per legal card, best first, with ``data-card``, ``data-value`` and classes ``played``,
+``best``). Without an analysis neither exists.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
 
 from hsim.engine.layout import (
     D_DEAL_SCORE,
@@ -36,17 +53,45 @@ from hsim.engine.layout import (
     MOON_CHOICES,
     TRUMP_CHOICES,
 )
-from hsim.model.cards import format_card
+from hsim.model.cards import HEARTS, QUEEN_SPADES, format_card, suit_of
+from hsim.model.rules import Rules, canonical, parse_rules
 
 #: Bumped when the embedded data's shape changes.
-DATA_VERSION = 1
+DATA_VERSION = 2
+
+#: The keys of one analysed decision (see :func:`game_data`).
+DECISION_KEYS = ("deal", "trick", "seat", "played", "values", "best", "loss", "blunder", "worlds")
 
 
 def _cards(mask: int) -> list[str]:
     return [format_card(c) for c in range(52) if mask >> c & 1]
 
 
-def _deal_data(r, seat: int | None) -> dict:
+def hearts_broken(tricks, rules: Rules) -> list[list[bool]]:
+    """Return, per trick of a Hearts deal, whether hearts are broken after each card
+    played (docs/rules.md A1.6, as the engine's ``breaks_hearts``): a heart breaks them, and
+    QS with ``queen_breaks_hearts``; with ``first_trick_breaks_hearts=false`` nothing played
+    to the deal's first trick does.
+
+    tricks: the deal's :class:`~hsim.analysis.replay.Trick` list. Returns one list of
+    bools per trick, one per play.
+    """
+    broken, out = False, []
+    for k, t in enumerate(tricks):
+        after = []
+        for _, c in t.plays:
+            if k > 0 or rules.first_trick_breaks_hearts:
+                broken = (
+                    broken
+                    or suit_of(c) == HEARTS
+                    or (c == QUEEN_SPADES and rules.queen_breaks_hearts)
+                )
+            after.append(broken)
+        out.append(after)
+    return out
+
+
+def _deal_data(r, seat: int | None, rules: Rules) -> dict:
     """Return one deal's data (see :func:`game_data`); other seats' hands and passes are
     null when ``seat`` is given."""
     seats = len(r.rows)
@@ -63,6 +108,7 @@ def _deal_data(r, seat: int | None) -> dict:
             dealt = sum(1 << c for c in r.hands[s])
             held.append(_cards(dealt & ~r.passes[s] | received[s]))
     trump = TRUMP_CHOICES[int(r.rows[0, D_TRUMP])] if r.trump_chooser >= 0 else None
+    broken = None if rules.is_kierki else hearts_broken(r.tricks, rules)
     return {
         "deal": r.deal,
         "kind": r.kind,
@@ -81,8 +127,9 @@ def _deal_data(r, seat: int | None) -> dict:
                 "plays": [[s, format_card(c)] for s, c in t.plays],
                 "winner": t.winner,
                 "points": t.points,
+                "broken": None if broken is None else broken[k],
             }
-            for t in r.tricks
+            for k, t in enumerate(r.tricks)
         ],
         "lottery": [[s, format_card(c)] for s, c in r.lottery],
         "lottery_place": [int(x) for x in r.rows[:, D_LOTTERY_PLACE]],
@@ -94,42 +141,125 @@ def _deal_data(r, seat: int | None) -> dict:
     }
 
 
-def game_data(records, *, rules: str, players: list[str], title: str, seat=None) -> dict:
+def game_data(
+    records,
+    *,
+    rules: str | Rules,
+    players: list[str],
+    title: str,
+    seat=None,
+    analysis=None,
+    analyser: str | None = None,
+) -> dict:
     """Return the viewer's data for a game's deal records (``replay_game`` and the like).
 
-    rules: the canonical rules string; players: the strategy spec in each seat (4, or 3
-    in 3-player Kierki); title: what is shown (e.g. ``game 3 of run seed 7``); seat: show
-    the game from this seat (the other seats' hands, passes and the trump chooser's
-    preview become null) or None for every hand open.
+    rules: the rules (a :class:`~hsim.model.rules.Rules` or a rules string; the page shows
+    the canonical string); players: the strategy spec in each seat (4, or 3 in
+    3-player Kierki); title: what is shown (e.g. ``game 3 of run seed 7``); seat: show the
+    game from this seat (the other seats' hands, passes and the trump chooser's preview
+    become null, and only this seat's analysed decisions are kept) or None for every hand
+    open. analysis: None, or a list of analysed decisions, each ``{"deal", "trick" (0-based
+    trick of that deal), "seat", "played" ("QS"), "values" ({card: expected penalty points
+    of the deal for the seat}, one per legal card, lower is better), "best", "loss"
+    (played's value minus best's), "blunder" (bool), "worlds" (int)}``, cards played to
+    tricks only (a Kierki lottery's are not annotated); analyser: what made them (e.g.
+    ``pimc(worlds=200)``).
 
     Cards are names such as ``QS``. Returns ``{"version", "title", "rules", "players",
-    "seats", "kierki", "seat", "deals": [...]}``, one dict per deal with: ``deal`` (index),
-    ``kind`` (Kierki deal kind, else null), ``pass_direction`` (Hearts: ``left`` ..
-    ``hold``, else null), ``dealer`` (Kierki, else -1), ``hand_sizes``, ``hands`` (the cards
-    dealt, per seat, in dealing order), ``passes`` (Hearts unless hold: ``{"seat", "to",
-    "cards"}`` per passer), ``held`` (the hands after the pass; empty without one),
-    ``trump`` (``C`` .. ``H`` or ``none``; null without a trump choice),
-    ``trump_chooser`` (-1 if none), ``trump_seen`` (the cards the chooser saw),
-    ``tricks`` (``{"leader", "plays": [[seat, card], ...], "winner", "points"}``),
-    ``lottery`` ([seat, card] in order, a lottery deal), and per seat ``lottery_place``
-    (1, 2 or 0), ``points``, ``moon`` (bool), ``moon_choice`` (``add``, ``subtract`` or
-    null), ``deal_score`` and ``score`` (the game score after the deal).
+    "seats", "kierki", "seat", "analyser", "analysis", "deals": [...]}`` (``analysis``: the
+    decisions in play order, each ``values`` ordered best first, or null), one dict per deal
+    with: ``deal`` (index), ``kind`` (Kierki deal kind, else null), ``pass_direction``
+    (Hearts: ``left`` .. ``hold``, else null), ``dealer`` (Kierki, else -1),
+    ``hand_sizes``, ``hands`` (the cards dealt, per seat, in dealing order), ``passes``
+    (Hearts unless hold: ``{"seat", "to", "cards"}`` per passer), ``held`` (the hands after
+    the pass; empty without one), ``trump`` (``C`` .. ``H`` or ``none``; null without a
+    trump choice), ``trump_chooser`` (-1 if none), ``trump_seen`` (the cards the chooser
+    saw), ``tricks`` (``{"leader", "plays": [[seat, card], ...], "winner", "points",
+    "broken"}``, ``broken``: Hearts, whether hearts are broken after each play, see
+    :func:`hearts_broken`; null in Kierki), ``lottery`` ([seat, card] in order, a lottery
+    deal), and per seat ``lottery_place`` (1, 2 or 0), ``points``, ``moon`` (bool),
+    ``moon_choice`` (``add``, ``subtract`` or null), ``deal_score`` and ``score`` (the game
+    score after the deal).
 
-    :raises ValueError: ``seat`` is not a seat of this game.
+    :raises ValueError: ``seat`` is not a seat of this game; the rules string is not valid;
+        a decision of ``analysis`` is malformed or is not a card played in this game.
     """
     seats = len(players)
     if seat is not None and not 0 <= seat < seats:
         raise ValueError(f"--seat must be a seat of this game, 0..{seats - 1}, not {seat}")
+    if isinstance(rules, str):
+        rules_text, rules = rules, parse_rules(rules)
+    else:
+        rules_text = canonical(rules)
+    decisions = None if analysis is None else _decisions(analysis, records)
+    if decisions is not None and seat is not None:
+        decisions = [x for x in decisions if x["seat"] == seat]  # others' cards stay hidden
     return {
         "version": DATA_VERSION,
         "title": title,
-        "rules": rules,
+        "rules": rules_text,
         "players": list(players),
         "seats": seats,
         "kierki": any(r.kind is not None for r in records),
         "seat": seat,
-        "deals": [_deal_data(r, seat) for r in records],
+        "analyser": None if analysis is None else analyser,
+        "analysis": decisions,
+        "deals": [_deal_data(r, seat, rules) for r in records],
     }
+
+
+def _decisions(analysis, records) -> list[dict]:
+    """Return the analysed decisions checked against the game, in play order, each one's
+    ``values`` ordered best first (ties: the best card, then the deck's order).
+
+    :raises ValueError: a decision is not a dict of :data:`DECISION_KEYS`, or names a
+        deal, trick or seat of no play, or a card other than the one played there, or its
+        values are not finite numbers naming the played and the best card.
+    """
+    deals = {r.deal: r for r in records}
+    order = {format_card(c): c for c in range(52)}
+    seen, out = set(), []
+    for i, x in enumerate(analysis):
+        where = f"analysis decision {i}"
+        if not isinstance(x, dict) or set(DECISION_KEYS) - set(x):
+            missing = sorted(set(DECISION_KEYS) - set(x)) if isinstance(x, dict) else "all"
+            raise ValueError(f"{where}: not a decision (missing keys: {missing})")
+        deal, trick, seat = x["deal"], x["trick"], x["seat"]
+        where += f" (deal {deal}, trick {trick}, seat {seat})"
+        r = deals.get(deal) if isinstance(deal, int) else None
+        if r is None or not isinstance(trick, int) or not 0 <= trick < len(r.tricks):
+            raise ValueError(f"{where}: no such trick in this game")
+        played = {s: format_card(c) for s, c in r.tricks[trick].plays}
+        if seat not in played or played[seat] != x["played"]:
+            raise ValueError(
+                f"{where}: the game has {played.get(seat, 'no card')} there, not {x['played']}"
+            )
+        if (deal, trick, seat) in seen:
+            raise ValueError(f"{where}: analysed twice")
+        seen.add((deal, trick, seat))
+        values = x["values"]
+        if (
+            not isinstance(values, dict)
+            or not {x["played"], x["best"]} <= set(values)
+            or set(values) - set(order)
+            or not all(_finite(v) for v in (*values.values(), x["loss"]))
+        ):
+            raise ValueError(
+                f"{where}: values must be finite numbers per card, the played and the best"
+                " card among them"
+            )
+        best = x["best"]
+        ranked = sorted(values, key=lambda c: (values[c], c != best, order[c]))
+        step = [s for s, _ in r.tricks[trick].plays].index(seat)
+        out.append(
+            (deal, trick, step, {**x, "values": {c: float(values[c]) for c in ranked},
+                                 "loss": float(x["loss"]), "blunder": bool(x["blunder"])})
+        )  # fmt: skip
+    return [d for *_, d in sorted(out, key=lambda t: t[:3])]
+
+
+def _finite(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def embed_json(data: dict) -> str:
@@ -141,14 +271,15 @@ def embed_json(data: dict) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def render_page(records, *, rules: str, players: list[str], title: str, seat=None) -> str:
-    """Return the whole HTML page of a game (see :func:`game_data` for the arguments).
+def render_page(records, **options) -> str:
+    """Return the whole HTML page of a game; ``options`` are :func:`game_data`'s (rules,
+    players, title, seat, analysis, analyser).
 
-    :raises ValueError: ``seat`` is not a seat of this game.
+    :raises ValueError: as :func:`game_data`.
     """
-    data = game_data(records, rules=rules, players=players, title=title, seat=seat)
+    data = game_data(records, **options)
     return _PAGE.format(
-        title=html.escape(f"hsim: {title}"),
+        title=html.escape(f"hsim: {data['title']}"),
         css=_CSS,
         data=embed_json(data),
         js=_JS,
@@ -168,13 +299,24 @@ _PAGE = """<!DOCTYPE html>
   <h1 id="title"></h1>
   <div>rules <code id="rules"></code></div>
   <ol id="players" start="0"></ol>
+  <div id="analysis-summary" hidden></div>
 </header>
 <nav>
-  <button id="prev" type="button" title="previous step (left arrow)">&larr; Prev</button>
+  <button id="prev-deal" type="button"
+    title="start of the previous deal (Page Up)">&#x21E4; Deal</button>
+  <button id="prev-trick" type="button"
+    title="previous whole trick (up arrow)">&#x21A5; Trick</button>
+  <button id="prev" type="button" title="previous card (left arrow)">&larr; Prev</button>
   <input id="slider" type="range" min="0" value="0" aria-label="step">
-  <button id="next" type="button" title="next step (right arrow)">Next &rarr;</button>
+  <button id="next" type="button" title="next card (right arrow)">Next &rarr;</button>
+  <button id="next-trick" type="button"
+    title="next whole trick (down arrow)">Trick &#x21A7;</button>
+  <button id="next-deal" type="button"
+    title="start of the next deal (Page Down)">Deal &#x21E5;</button>
   <span id="step"></span>
 </nav>
+<div id="keys">keys: &larr;/&rarr; one card, &uarr;/&darr; one trick,
+  Page Up/Page Down one deal, Home/End</div>
 <div id="deal-info"></div>
 <main id="table"></main>
 <section id="events">
@@ -183,6 +325,7 @@ _PAGE = """<!DOCTYPE html>
   <div id="deal-summary"></div>
   <div id="moon"></div>
   <div id="hearts-broken"></div>
+  <div id="analysis" hidden></div>
 </section>
 <section>
   <h2>Scores after each deal</h2>
@@ -218,6 +361,18 @@ nav input { flex: 1; max-width: 40em; }
 .card.back { background: repeating-linear-gradient(45deg, #35579b, #35579b 3px, #4a6fbf 3px,
   #4a6fbf 6px); color: transparent; }
 .card.win { outline: 3px solid #ffd54a; }
+.card.analysed { position: relative; box-shadow: 0 0 0 2px #7fb2ff; }
+.card.blunder { box-shadow: 0 0 0 2px #d62828; }
+.card .badge { position: absolute; top: -.7em; right: -.6em; background: #d62828; color: #fff;
+  border-radius: 50%; width: 1.2em; height: 1.2em; line-height: 1.2em; font-size: .8em; }
+#keys { font-size: .8em; color: #555; }
+#analysis { background: #fff; border: 1px solid #bbb; border-radius: .4em; padding: .4em .8em;
+  max-width: 40em; }
+#analysis ol { margin: .3em 0; padding-left: 1.6em; }
+#analysis li.best { font-weight: 700; color: #1d6b2f; }
+#analysis li.played { background: #ffe9a8; }
+#analysis li.played.blunder-pick { background: #f8c6c6; }
+#analysis-summary .blunders { margin-right: .8em; }
 .taken { font-size: .85em; color: #333; }
 #trick-info { margin-top: .4em; }
 #events div { margin: .3em 0; }
@@ -250,32 +405,96 @@ const bySuit = (a, b) => ORDER(a) - ORDER(b);
 function cardText(name) { return (name[0] === "T" ? "10" : name[0]) + SUIT[name[1]]; }
 function seatName(s) { return "seat " + s + " (" + DATA.players[s] + ")"; }
 
-// The steps of the game, in order (see hsim/analysis/viewer.py).
+// The steps of the game, in order (see hsim/analysis/viewer.py): one per card played.
 const STEPS = [];
 DATA.deals.forEach((d, i) => {
   STEPS.push({ kind: "deal", deal: i });
   if (d.passes.length) STEPS.push({ kind: "pass", deal: i });
-  d.tricks.forEach((t, k) => STEPS.push({ kind: "trick", deal: i, trick: k }));
-  if (d.lottery.length) STEPS.push({ kind: "lottery", deal: i });
+  d.tricks.forEach((t, k) => t.plays.forEach((_, j) =>
+    STEPS.push({ kind: "play", deal: i, trick: k, played: j + 1 })));
+  d.lottery.forEach((_, j) => STEPS.push({ kind: "lottery", deal: i, played: j + 1 }));
   STEPS.push({ kind: "end", deal: i });
 });
+// A step that ends a whole trick (or is no card): where the up/down keys stop.
+const wholeTrick = (st) => st.kind === "play"
+  ? st.played === DATA.deals[st.deal].tricks[st.trick].plays.length
+  : st.kind !== "lottery" || st.played === DATA.deals[st.deal].lottery.length;
 
-// The cards each seat holds at a step (null: a hand this view does not show).
+// The analysed decisions by deal, trick and seat.
+const DECISION = new Map();
+for (const x of DATA.analysis || []) DECISION.set(x.deal + "/" + x.trick + "/" + x.seat, x);
+const decisionOf = (deal, trick, seat) => DECISION.get(deal + "/" + trick + "/" + seat);
+
+// The (seat, card) plays made by a step, in order; the tricks complete at it.
+function playedAt(st) {
+  const d = DATA.deals[st.deal];
+  if (st.kind === "deal" || st.kind === "pass") return [];
+  const upTo = st.kind === "play" ? st.trick : d.tricks.length;
+  const out = [];
+  for (const t of d.tricks.slice(0, upTo)) out.push(...t.plays);
+  if (st.kind === "play") out.push(...d.tricks[st.trick].plays.slice(0, st.played));
+  else out.push(...d.lottery.slice(0, st.kind === "lottery" ? st.played : d.lottery.length));
+  return out;
+}
+function tricksDone(st) {
+  const d = DATA.deals[st.deal];
+  if (st.kind === "play") return st.trick + (wholeTrick(st) ? 1 : 0);
+  return st.kind === "deal" || st.kind === "pass" ? 0 : d.tricks.length;
+}
+
+// The cards each seat holds at a step (a hand this view does not show: face-down cards).
 function handsAt(st) {
   const d = DATA.deals[st.deal];
   const start = st.kind === "deal" || !d.passes.length ? d.hands : d.held;
-  const gone = new Set();
-  const played = st.kind === "trick" ? st.trick + 1 : (st.kind === "end" ? d.tricks.length : 0);
-  for (const t of d.tricks.slice(0, played)) for (const [, c] of t.plays) gone.add(c);
-  if (st.kind === "lottery" || st.kind === "end") for (const [, c] of d.lottery) gone.add(c);
+  const plays = playedAt(st);
+  const gone = new Set(plays.map(([, c]) => c));
   return start.map((h, s) => {
     if (h !== null) return h.filter((c) => !gone.has(c));
-    let left = d.hand_sizes[s];
-    for (const t of d.tricks.slice(0, played)) for (const [p] of t.plays) if (p === s) left--;
-    if (st.kind === "lottery" || st.kind === "end")
-      for (const [p] of d.lottery) if (p === s) left--;
+    const left = d.hand_sizes[s] - plays.filter(([p]) => p === s).length;
     return new Array(Math.max(left, 0)).fill("");
   });
+}
+
+// Whether hearts are broken after a step (Hearts; null before the first card, or Kierki).
+function brokenAt(st) {
+  const d = DATA.deals[st.deal];
+  if (DATA.kierki || st.kind === "deal" || st.kind === "pass" || !d.tricks.length) return null;
+  if (st.kind === "play") return d.tricks[st.trick].broken[st.played - 1];
+  const last = d.tricks[d.tricks.length - 1].broken;
+  return last[last.length - 1];
+}
+
+function valuesText(x) {
+  return Object.entries(x.values).map(([c, v]) => cardText(c) + " " + v.toFixed(2) +
+    (c === x.best ? " best" : "") + (c === x.played ? " played" : "")).join("\n");
+}
+function markDecision(e, x) {
+  e.classList.add("analysed");
+  e.dataset.loss = x.loss;
+  if (x.blunder) { e.classList.add("blunder"); e.append(el("span", { class: "badge" }, "?")); }
+  e.title += "\nexpected points (" + x.worlds + " worlds):\n" + valuesText(x);
+}
+function showDecision(x) {
+  const box = $("analysis");
+  box.replaceChildren();
+  box.hidden = !x;
+  if (!x) return;
+  Object.assign(box.dataset, { deal: x.deal, trick: x.trick, seat: x.seat });
+  box.append(el("div", {}, seatName(x.seat) + " played " + cardText(x.played) +
+    " in trick " + (x.trick + 1) + ": " + (x.played === x.best ? "the best card"
+      : "best " + cardText(x.best) + ", " + x.loss.toFixed(2) + " points lost") +
+    (x.blunder ? " \u2014 a blunder" : "") + " (expected points of the deal, " + x.worlds +
+    " worlds, lower is better)"));
+  const list = el("ol");
+  for (const [c, v] of Object.entries(x.values)) {
+    const li = el("li", { class: "value", "data-card": c, "data-value": v });
+    li.append(card(c), document.createTextNode(" " + v.toFixed(2)));
+    if (c === x.best) li.classList.add("best");
+    if (c === x.played) li.classList.add("played");
+    if (c === x.played && x.blunder) li.classList.add("blunder-pick");
+    list.append(li);
+  }
+  box.append(list);
 }
 
 function buildTable() {
@@ -297,6 +516,18 @@ function buildTable() {
   $("title").textContent = DATA.title + (DATA.seat === null ? "" : ", seen from seat " + DATA.seat);
   $("rules").textContent = DATA.rules;
   $("slider").max = STEPS.length - 1;
+  if (!DATA.analysis) { $("analysis").remove(); $("analysis-summary").remove(); }
+  else {
+    const sum = $("analysis-summary");
+    sum.hidden = false;
+    sum.append(el("span", {}, "analysis by " + (DATA.analyser || "an analyser") + " (" +
+      DATA.analysis.length + " cards): blunders "));
+    for (let s = 0; s < N; s++) {
+      const count = DATA.analysis.filter((x) => x.seat === s && x.blunder).length;
+      sum.append(el("span", { class: "blunders", "data-seat": s, "data-count": count },
+                    "seat " + s + ": " + count));
+    }
+  }
 }
 
 function show(i) {
@@ -304,9 +535,12 @@ function show(i) {
   const st = STEPS[i], d = DATA.deals[st.deal];
   const step = $("step");
   step.dataset.step = i; step.dataset.kind = st.kind; step.dataset.deal = d.deal;
-  step.dataset.trick = st.kind === "trick" ? st.trick : "";
-  let what = { deal: "dealt", pass: "passes", lottery: "lottery", end: "end of the deal" }[st.kind];
-  if (st.kind === "trick") what = "trick " + (st.trick + 1) + " of " + d.tricks.length;
+  step.dataset.trick = st.kind === "play" ? st.trick : "";
+  step.dataset.played = st.played || "";
+  let what = { deal: "dealt", pass: "passes", end: "end of the deal" }[st.kind];
+  if (st.kind === "play")
+    what = "trick " + (st.trick + 1) + " of " + d.tricks.length + ", card " + st.played;
+  if (st.kind === "lottery") what = "lottery, card " + st.played + " of " + d.lottery.length;
   step.textContent = "step " + (i + 1) + " of " + STEPS.length + ": deal " + d.deal + ", " + what;
   $("slider").value = i;
 
@@ -325,30 +559,33 @@ function show(i) {
 
   handsAt(st).forEach((h, s) =>
     $("hand-" + s).replaceChildren(...[...h].sort(bySuit).map((c) => card(c))));
-  const played = st.kind === "trick" ? st.trick + 1 : (st.kind === "end" ? d.tricks.length : 0);
+  const done = tricksDone(st);
   const taken = new Array(N).fill(0), tricksWon = new Array(N).fill(0);
-  let broken = false;
-  for (const t of d.tricks.slice(0, played)) {
-    taken[t.winner] += t.points; tricksWon[t.winner]++;
-    if (t.plays.some(([, c]) => c[1] === "H")) broken = true;
-  }
+  for (const t of d.tricks.slice(0, done)) { taken[t.winner] += t.points; tricksWon[t.winner]++; }
   for (let s = 0; s < N; s++)
     $("taken-" + s).textContent = tricksWon[s] + " tricks, " + taken[s] + " points";
 
   const tc = $("trick-cards"), ti = $("trick-info");
   tc.replaceChildren(); ti.textContent = "";
   for (const k of ["leader", "winner", "points"]) delete ti.dataset[k];
-  if (st.kind === "trick") {
-    const t = d.tricks[st.trick];
-    for (const [s, c] of t.plays) {
+  let decision = null;
+  if (st.kind === "play") {
+    const t = d.tricks[st.trick], whole = wholeTrick(st);
+    t.plays.slice(0, st.played).forEach(([s, c], j) => {
       const e = card(c, { "data-seat": s, title: seatName(s) });
-      if (s === t.winner) e.classList.add("win");
+      if (whole && s === t.winner) e.classList.add("win");
+      const x = decisionOf(d.deal, st.trick, s);
+      if (x) { markDecision(e, x); if (j === st.played - 1) decision = x; }
       tc.append(e);
+    });
+    ti.dataset.leader = t.leader;
+    ti.textContent = "seat " + t.leader + " led";
+    if (whole) {
+      ti.dataset.winner = t.winner; ti.dataset.points = t.points;
+      ti.textContent += "; seat " + t.winner + " won, " + t.points + " points";
     }
-    ti.dataset.leader = t.leader; ti.dataset.winner = t.winner; ti.dataset.points = t.points;
-    ti.textContent =
-      "seat " + t.leader + " led; seat " + t.winner + " won, " + t.points + " points";
   }
+  if (DATA.analysis) showDecision(decision);
 
   const passes = $("passes");
   passes.replaceChildren();
@@ -366,9 +603,11 @@ function show(i) {
   const lot = $("lottery");
   lot.replaceChildren();
   if (d.lottery.length && (st.kind === "lottery" || st.kind === "end")) {
+    const shown = st.kind === "lottery" ? st.played : d.lottery.length;
     lot.append(el("span", {}, "lottery plays in order: "));
-    for (const [s, c] of d.lottery) lot.append(card(c, { "data-seat": s, title: seatName(s) }));
-    d.lottery_place.forEach((p, s) => {
+    for (const [s, c] of d.lottery.slice(0, shown))
+      lot.append(card(c, { "data-seat": s, title: seatName(s) }));
+    if (shown === d.lottery.length) d.lottery_place.forEach((p, s) => {
       if (p) lot.append(el("span", { class: "place", "data-seat": s, "data-place": p },
                            " seat " + s + " out " + (p === 1 ? "first" : "second") + ";"));
     });
@@ -395,10 +634,12 @@ function show(i) {
         (d.moon_choice[s] ? " (" + d.moon_choice[s] + ")" : "");
     }
   }
-  const hb = $("hearts-broken");
-  hb.dataset.broken = broken;
-  hb.textContent = st.kind === "trick" || st.kind === "end"
-    ? (broken ? "hearts broken" : "hearts not broken") : "";
+  const hb = $("hearts-broken"), broken = brokenAt(st);
+  if (broken === null) { delete hb.dataset.broken; hb.textContent = ""; }
+  else {
+    hb.dataset.broken = broken;
+    hb.textContent = broken ? "hearts broken" : "hearts not broken";
+  }
 
   const body = $("scores").tBodies[0];
   body.replaceChildren();
@@ -412,22 +653,34 @@ function show(i) {
       "data-seat": s, "data-deal-score": e.deal_score[s], "data-points": e.points[s],
       title: "deal " + e.deal_score[s] + ", points " + e.points[s] }, String(x))));
   }
-  $("prev").disabled = i === 0;
-  $("next").disabled = i === STEPS.length - 1;
+  for (const id of ["prev", "prev-trick", "prev-deal"]) $(id).disabled = i === 0;
+  for (const id of ["next", "next-trick", "next-deal"]) $(id).disabled = i === STEPS.length - 1;
 }
 
 buildTable();
 let current = 0;
 const go = (i) => { current = Math.max(0, Math.min(STEPS.length - 1, i)); show(current); };
-$("prev").addEventListener("click", () => go(current - 1));
-$("next").addEventListener("click", () => go(current + 1));
+// The nearest step after (dir 1) or before (dir -1) the current one that passes the test.
+function seek(dir, test) {
+  for (let i = current + dir; i >= 0 && i < STEPS.length; i += dir) if (test(STEPS[i])) return i;
+  return dir > 0 ? STEPS.length - 1 : 0;
+}
+const MOVES = {
+  prev: () => current - 1, next: () => current + 1,
+  "prev-trick": () => seek(-1, wholeTrick), "next-trick": () => seek(1, wholeTrick),
+  "prev-deal": () => seek(-1, (st) => st.kind === "deal"),
+  "next-deal": () => seek(1, (st) => st.kind === "deal"),
+};
+for (const [id, to] of Object.entries(MOVES)) $(id).addEventListener("click", () => go(to()));
 $("slider").addEventListener("input", (e) => go(Number(e.target.value)));
+const KEYS = { ArrowLeft: "prev", ArrowRight: "next", ArrowUp: "prev-trick",
+               ArrowDown: "next-trick", PageUp: "prev-deal", PageDown: "next-deal" };
 document.addEventListener("keydown", (e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey) return;
   if (e.target === $("slider")) return;  // the slider moves itself with the arrow keys
-  if (e.key === "ArrowRight") { go(current + 1); e.preventDefault(); }
-  else if (e.key === "ArrowLeft") { go(current - 1); e.preventDefault(); }
-  else if (e.key === "Home") go(0);
-  else if (e.key === "End") go(STEPS.length - 1);
+  if (KEYS[e.key]) { go(MOVES[KEYS[e.key]]()); e.preventDefault(); }
+  else if (e.key === "Home") { go(0); e.preventDefault(); }
+  else if (e.key === "End") { go(STEPS.length - 1); e.preventDefault(); }
 });
 go(0);
 """

@@ -54,8 +54,10 @@ def view(
     seat,
 ):
     """Write one self-contained HTML page of a game and print its path: the hands, the
-    passes, every trick step by step (Prev/Next, the arrow keys, a slider), the scores
-    after each deal; for Kierki the deal kinds, trump choices and lottery plays.
+    passes, every card played, one step each (Prev/Next and the left/right arrow keys,
+    up/down a whole trick, Page Up/Page Down a whole deal, a slider), whether hearts are
+    broken, the scores after each deal; for Kierki the deal kinds, trump choices and
+    lottery plays.
 
     The page needs no network: open it in any browser. The game is given as to hsim
     replay.
