@@ -234,3 +234,20 @@ def test_cli_refuses_kierki():
     r = _cli("--rules", "kierki4", "--seed", "3", "--game", "0", "--players",
              "random,random,random,random", "--no-progress")  # fmt: skip
     assert r.exit_code == 2 and "Kierki has no analyser" in r.output
+
+
+def test_cli_html_writes_the_game_page_with_the_analysis(tmp_path):
+    from tests.viewer_games import page_data
+
+    page = tmp_path / "game.html"
+    args = ["--seed", "7", "--game", "3", "--players", "heuristic,random,pimc,duck", "--seat",
+            "1", "--with", SMALL, "--no-progress"]  # fmt: skip
+    r = _cli(*args, "--json", "--forced", "--html", str(page))
+    assert r.exit_code == 0, r.output
+    plays = json.loads(r.stdout)["plays"]
+    data = page_data(page.read_text())
+    assert data["analyser"] == SMALL
+    assert data["analysis"] == plays  # the same decisions, in play order, values best first
+    again = _cli(*args, "--html", str(page))
+    assert again.exit_code == 2 and "--force" in again.output
+    assert page_data(page.read_text()) == data
