@@ -86,7 +86,7 @@ def atlas(
     the table) and each rule set, the same seeded games under the base rules and each
     variant. Per bot and rule set, with 95% intervals: moons per deal, deals per game,
     the winning score, the spread of final scores (highest minus lowest: how close the
-    games are), score per deal by seat, points and moons by pass direction, and the share
+    games are), score per deal by seat, moons by pass direction, and the share
     of games whose winner changes against the base.
 
     \b

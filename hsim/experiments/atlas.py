@@ -12,11 +12,12 @@ Figures per bot and rule set (95% intervals; the definitions are in docs/atlas.m
 deals and games played; the moon rate (moons per deal); game length (deals per game); the
 winning score; the *spread* (per game, the highest final score minus the lowest: how close
 a game is); score per deal by seat (after the moon and bonuses; in self-play every seat
-plays alike, so a seat that differs shows an advantage of its place) and the moon rate and
-points per deal by pass direction; and against the base, the winner-change rate (the share
-of games whose winner set differs). They are computed by the same code as ``hsim report``
-and ``hsim compare-rules`` (:func:`hsim.analysis.report.report_run`,
-:func:`hsim.experiments.compare_rules.compare_runs`).
+plays alike, so a seat that differs shows an advantage of its place) and the moon rate by
+pass direction (moons a seat shoots per deal it plays: in self-play the points per deal
+are the same in every direction, 26 shared by four); and against the base, the
+winner-change rate (the share of games whose winner set differs). They are computed by
+the same code as ``hsim report`` and ``hsim compare-rules``
+(:func:`hsim.analysis.report.report_run`, :func:`hsim.experiments.compare_rules.compare_runs`).
 
 ``out`` holds ``atlas.json`` (settings and figures), ``atlas.parquet`` (one row per
 figure: bot, rules, figure, key, estimate, low, high, n) and ``atlas.md`` (the tables).
@@ -322,11 +323,7 @@ def measure(config: AtlasConfig, out: Path) -> dict[str, Any]:
                         for r in report["by_seat"]
                     ],
                     "by_pass_direction": [
-                        {
-                            "pass_direction": r["pass_direction"],
-                            "points_per_deal": r["points_per_deal"],
-                            "moon_rate": r.get("moon_rate"),
-                        }
+                        {"pass_direction": r["pass_direction"], "moon_rate": r.get("moon_rate")}
                         for r in report.get("by_pass_direction", [])
                     ],
                 }
@@ -381,7 +378,6 @@ def table_rows(atlas: dict[str, Any]) -> list[dict[str, Any]]:
         for r in cell["by_seat"]:
             add(cell, "score_per_deal", f"seat {r['seat']}", r["score_per_deal"])
         for r in cell["by_pass_direction"]:
-            add(cell, "points_per_deal", r["pass_direction"], r["points_per_deal"])
             add(cell, "moon_rate", r["pass_direction"], r["moon_rate"])
     return rows
 
