@@ -13,6 +13,7 @@ from hsim.cli.common import (
     cluster_from_options,
     cluster_option,
     default_out,
+    exit_stopped,
     html_option,
     out_option,
     progress_option,
@@ -127,14 +128,7 @@ def ladder(
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     except LadderStopped as stop:
-        played = stop.result.games_done // rules.players
-        click.echo(
-            f"interrupted: the rung {stop.rung} stopped after {played:,} of {stop.boards:,} "
-            f"boards (no result; `hsim resume {stop.result.run_dir}` finishes its games); "
-            "the rungs after it were not played",
-            err=True,
-        )
-        sys.exit(stop.result.exit_code)
+        exit_stopped(stop, "rung", rules.players)
     what = (
         "score per deal: the deal's Kierki points, higher is better"
         if rules.is_kierki

@@ -14,6 +14,7 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -616,3 +617,17 @@ def html_option(shows: str):
         help=f"Also write one self-contained HTML page (opens offline: {shows}) to this file "
         "(needs the html extra).",
     )
+
+
+def exit_stopped(stop, unit: str, players: int) -> NoReturn:
+    """Say on stderr that a signal stopped a ladder's rung or a gauntlet's pairing
+    (``unit``; ``stop``: :class:`hsim.experiments.ladder.LadderStopped`, ``players``: seats
+    a board is played in) and exit with its run's status (130 or 143)."""
+    played = stop.result.games_done // players
+    click.echo(
+        f"interrupted: the {unit} {stop.rung} stopped after {played:,} of {stop.boards:,} "
+        f"boards (no result; `hsim resume {stop.result.run_dir}` finishes its games); the "
+        f"{unit}s after it were not played",
+        err=True,
+    )
+    sys.exit(stop.result.exit_code)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -14,6 +13,7 @@ from hsim.cli.common import (
     cluster_from_options,
     cluster_option,
     default_out,
+    exit_stopped,
     out_option,
     progress_option,
     rule_option,
@@ -134,14 +134,7 @@ def gauntlet(
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     except LadderStopped as stop:
-        played = stop.result.games_done // rules.players
-        click.echo(
-            f"interrupted: the pairing {stop.rung} stopped after {played:,} of "
-            f"{stop.boards:,} boards (no result; `hsim resume {stop.result.run_dir}` "
-            "finishes its games); the pairings after it were not played",
-            err=True,
-        )
-        sys.exit(stop.result.exit_code)
+        exit_stopped(stop, "pairing", rules.players)
     summaries = {c: panel_summary([p for p in pairings if p.candidate == c], rules)
                  for c in cands}  # fmt: skip
     if as_json:

@@ -29,15 +29,13 @@ from hsim.analysis.stats import Interval, mean_interval
 from hsim.engine.layout import H_DECIDER
 from hsim.errors import ConfigError
 from hsim.experiments.ladder import (
-    LadderStopped,
     board_advantages,
-    rung_config,
+    check_pairs,
+    play_pair,
     rung_players,
     slug,
 )
 from hsim.model.rules import Rules
-from hsim.runner.config import MAX_GAME_STOP, check_int, validate
-from hsim.runner.run import run_tournament
 
 #: The default panel: a moon shooter, OpenSpiel's ISMCTS (the ``openspiel`` extra; 200
 #: simulations a decision keep a default gauntlet to minutes), hsim's heuristic, and
@@ -127,10 +125,7 @@ def check_gauntlet(candidates, panel, boards: int, seed: int, workers: int, rule
         raise ConfigError("a gauntlet needs at least one candidate (--candidates)")
     if not panel:
         raise ConfigError("a gauntlet needs at least one opponent (--panel)")
-    check_int("--boards", boards, 2, MAX_GAME_STOP)
-    for candidate in candidates:
-        for opponent in panel:
-            validate(rung_config(candidate, opponent, boards, seed, rules), workers)
+    check_pairs([(c, o) for c in candidates for o in panel], boards, seed, workers, rules)
 
 
 def measure_pairing(deals: pd.DataFrame, rules: Rules) -> dict:
@@ -199,12 +194,8 @@ def run_pairing(
 
     :raises LadderStopped: a signal stopped the pairing's run.
     """
-    config = rung_config(candidate, opponent, boards, seed, rules)
-    result = run_tournament(
-        config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster
-    )
-    if result.status == "interrupted":
-        raise LadderStopped(pairing_label(candidate, opponent, rules), result, boards)
+    label = pairing_label(candidate, opponent, rules)
+    play_pair(candidate, opponent, boards, seed, workers, out, rules, progress, cluster, label)
     columns = ["game", "board", "deal", "player", "moon", "deal_score"]
     figures = measure_pairing(pd.read_parquet(out / "deals", columns=columns), rules)
     cpu = decision_cpu_ms(candidate, opponent, seed, rules) if timed else None

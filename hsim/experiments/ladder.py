@@ -152,18 +152,36 @@ def run_rung(
     cluster: a :class:`hsim.runner.cluster.DaskCluster` to play on instead of ``workers``
     local processes.
     """
-    # Imported here: importing the runner compiles the engine, which the CLI announces
-    # first (hsim.cli.common.announce_compile).
+    play_pair(upper, lower, boards, seed, workers, out, rules, progress, cluster)
+    deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
+    advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
+    return Rung(upper, lower, advantage, len(deals) // rules.players, out)
 
+
+def play_pair(
+    upper: str,
+    lower: str,
+    boards: int,
+    seed: int,
+    workers: int,
+    out: Path,
+    rules: Rules,
+    progress: bool = False,
+    cluster=None,
+    label: str | None = None,
+) -> None:
+    """Play ``boards`` duplicate boards of ``upper`` against copies of ``lower``
+    (:func:`rung_config`) into run folder ``out``, replaced if it holds a run: a ladder's
+    rung or a gauntlet's pairing. cluster: see :func:`run_rung`.
+
+    :raises LadderStopped: a signal stopped the run (named ``label``, default the rung's).
+    """
     config = rung_config(upper, lower, boards, seed, rules)
     result = run_tournament(
         config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster
     )
     if result.status == "interrupted":
-        raise LadderStopped(rung_label(upper, lower, rules), result, boards)
-    deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
-    advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
-    return Rung(upper, lower, advantage, len(deals) // rules.players, out)
+        raise LadderStopped(label or rung_label(upper, lower, rules), result, boards)
 
 
 class LadderStopped(Exception):
@@ -201,8 +219,18 @@ def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> No
     """
     if isinstance(bots, str) or len(bots) < 2:
         raise ConfigError(f"a ladder needs at least two bots, not {list(bots)!r}")
+    check_pairs(list(zip(bots[1:], bots, strict=False)), boards, seed, workers, rules)
+
+
+def check_pairs(pairs, boards: int, seed: int, workers: int, rules: Rules) -> None:
+    """Check the run of every (upper, lower) pair (:func:`rung_config`) before any is
+    played.
+
+    :raises ConfigError: fewer than 2 boards, or a run's setting out of range.
+        :raises StrategyError: a bot that cannot be loaded or does not play the rules' game.
+    """
     check_int("--boards", boards, 2, MAX_GAME_STOP)
-    for lower, upper in zip(bots, bots[1:], strict=False):
+    for upper, lower in pairs:
         validate(rung_config(upper, lower, boards, seed, rules), workers)
 
 
