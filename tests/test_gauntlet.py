@@ -116,3 +116,19 @@ def test_the_default_panel_holds_outside_opponents():
     panel, notes = default_panel(Rules())  # OpenSpiel cannot play the classic rules
     assert "shooter" in panel and not any("ismcts" in s for s in panel)
     assert len(notes) == 1 and "ismcts" in notes[0] and "--rules openspiel" in notes[0]
+
+
+@pytest.mark.parametrize("unit, code", [("pairing", 130), ("rung", 143)])
+def test_an_interrupted_pairing_or_rung_says_what_it_left(capsys, tmp_path, unit, code):
+    import types
+
+    from hsim.cli.common import exit_stopped
+    from hsim.experiments.ladder import LadderStopped
+
+    result = types.SimpleNamespace(games_done=4 * 7 + 3, run_dir=tmp_path / "r", exit_code=code)
+    with pytest.raises(SystemExit) as stop:
+        exit_stopped(LadderStopped("pimc vs 3 x shooter", result, 50), unit, 4)
+    assert stop.value.code == code
+    err = capsys.readouterr().err
+    assert f"the {unit} pimc vs 3 x shooter stopped after 7 of 50 boards" in err
+    assert f"hsim resume {tmp_path / 'r'}" in err and f"the {unit}s after it" in err
