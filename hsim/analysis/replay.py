@@ -50,7 +50,7 @@ from hsim.engine.rng import SEED_SCHEME
 from hsim.errors import EXIT_USAGE, ReplayError
 from hsim.model.cards import format_card, format_mask
 from hsim.model.notation import PositionSpec, format_deal
-from hsim.model.rules import Rules, canonical
+from hsim.model.rules import Rules, canonical, option_code
 from hsim.model.seating import board_and_rotation, rotate
 from hsim.play.games import PythonDriver
 from hsim.play.kierki_game import seat_card
@@ -130,7 +130,16 @@ def _record(driver: PythonDriver) -> DealRecord:
         cards = plays[seats * t : seats * t + seats]
         mask = sum(1 << c for _, c in cards)
         if kierki:
-            points = trick_points(int(pub[P_KIND]), seats, mask, t, driver.rules.trump_points)
+            r = driver.rules
+            points = trick_points(
+                int(pub[P_KIND]),
+                seats,
+                mask,
+                t,
+                r.trump_points,
+                option_code("point_table", r.point_table),
+                option_code("priced_trick", r.priced_trick),
+            )
         else:
             points = card_points(mask)
         record.tricks.append(
