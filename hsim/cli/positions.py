@@ -16,6 +16,7 @@ from hsim.cli.common import (
     build_rules,
     check_run,
     compile_done,
+    deal_file_option,
     load_one,
     load_specs,
     parse_scores,
@@ -213,6 +214,7 @@ def _replay_specs(run_dir, players, deal_text) -> list[str]:
 @rules_option
 @rule_option
 @position_options
+@deal_file_option
 @click.option(
     "--depth",
     type=click.IntRange(min=0, max=52),
@@ -220,19 +222,22 @@ def _replay_specs(run_dir, players, deal_text) -> list[str]:
     help="Length of the play sequences to count.",
 )
 @click.option("--divide", is_flag=True, help="Print the count under each legal next card.")
-def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, divide):
+def perft(preset, rule_items, deal_text, pass_direction, passes, plays, deal_file, depth, divide):
     """Count the legal play sequences of length --depth from a position.
 
     \b
-    Example:
+    Examples:
       hsim perft --deal 2C3C.../.../.../... --pass-direction hold --depth 4 --divide
+      hsim perft --rules kierki4_servers --deal-file deal.txt --plays '2C' --depth 3
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.play.position import IllegalPlayError
 
     rules, _ = build_rules(preset, rule_items)
     announce_compile(parts=["perft", "the position kernels"])
-    _, position = build_position(deal_text, pass_direction, passes, plays, rules)
+    _, position = build_position(
+        deal_text, pass_direction, passes, plays, rules, deal_file=deal_file
+    )
     try:
         position.perft(0)  # compile (or load) before timing
         compile_done()
@@ -259,6 +264,7 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, d
 @rules_option
 @rule_option
 @position_options
+@deal_file_option
 @seed_option("the strategy's random stream (with --game and the seat)")
 @click.option(
     "--game",
@@ -290,6 +296,7 @@ def choose(
     pass_direction,
     passes,
     plays,
+    deal_file,
     seed,
     game,
     seat,
@@ -308,6 +315,7 @@ def choose(
       hsim choose --strategy heuristic --deal ... --pass-direction left --seat 2
       hsim choose --strategy pimc --rules 'classic(moon=new_moon)' --scores 30,0,0,0 \\
         --deal ... --plays '...all 52 cards of a moon deal...'
+      hsim choose --strategy kierki --rules kierki4 --deal-file deal.txt --plays '5C'
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.play.choose import decide
@@ -315,7 +323,7 @@ def choose(
 
     rules, _ = build_rules(preset, rule_items)
     scores = parse_scores(scores_text)
-    _, position = build_position(deal_text, pass_direction, passes, plays, rules, scores)
+    _, position = build_position(deal_text, pass_direction, passes, plays, rules, scores, deal_file)
     if seat is not None and position.phase != "pass":
         raise click.UsageError(
             f"--seat picks a passer; the position is in its {position.phase} phase"
