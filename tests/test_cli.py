@@ -382,3 +382,20 @@ def test_bad_deal_files_exit_2_with_a_message(tmp_path, text, says):
 def test_a_kierki_rules_deal_without_a_file_says_where_to_give_it():
     r = run("perft", "--rules", "kierki4", "--deal", "x", "--depth", "1")
     assert r.exit_code == 2 and "--deal-file" in r.output
+
+
+def test_replay_and_view_play_a_kierki_deal_file_out(tmp_path):
+    f = tmp_path / "deal.txt"
+    f.write_text(KIERKI_DEAL)
+    r = run(
+        "replay", "--rules", "kierki4_servers", "--deal-file", str(f), "--players",
+        "kierki,random,lowcard,random",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "deal 0  tricks" in r.output and "2H7C7H3STD4D5C" in r.output  # the deal string
+    page = tmp_path / "deal.html"
+    r = run("view", "--rules", "kierki4", "--deal-file", str(f), "--out", str(page))
+    assert r.exit_code == 0, r.output
+    assert page.exists()
+    r = run("replay", "--deal-file", str(f))  # Hearts rules
+    assert r.exit_code == 2 and "4-player Kierki" in r.output

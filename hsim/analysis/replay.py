@@ -179,14 +179,20 @@ def replay_game(rules: Rules, players: list[LoadedStrategy], seed: int, game: in
 
 
 def replay_deal(
-    spec: PositionSpec, rules: Rules, players: list[LoadedStrategy], seed: int = 0, watch=None
+    spec: PositionSpec | Position,
+    rules: Rules,
+    players: list[LoadedStrategy],
+    seed: int = 0,
+    watch=None,
 ):
     """Play the given deal (from its position onwards) to its end; return its record.
 
-    The strategies draw from the streams of game 0 of run ``seed``; ``watch`` as in
+    spec: a Hearts position, or a :class:`Position` of either game (a Kierki deal from
+    :meth:`Position.from_kierki_hands`, docs/rules.md B6), which is played on. The
+    strategies draw from the streams of game 0 of run ``seed``; ``watch`` as in
     :func:`replay_game`.
     """
-    position = Position.from_spec(spec, rules)
+    position = spec if isinstance(spec, Position) else Position.from_spec(spec, rules)
     driver = _WatchedDriver(rules, players, seed, state=position.state, watch=watch)
     driver.start_game(0, deal=False)
     driver.play_deal()

@@ -333,7 +333,8 @@ def cluster_from_options(address: str | None, workers: int | None, default_worke
 
 
 def position_options(fn):
-    """Add the position flags (--deal, --pass-direction, --passes, --plays) to a command."""
+    """Add the position flags (--deal, --deal-file, --pass-direction, --passes, --plays) to
+    a command."""
     fn = click.option(
         "--plays", default="", metavar="CARDS", help="Cards played so far, in order: '2C 5C KC AC'."
     )(fn)
@@ -350,6 +351,7 @@ def position_options(fn):
         type=click.Choice(["left", "right", "across", "hold"]),
         help="Pass direction of the deal.",
     )(fn)
+    fn = deal_file_option(fn)
     fn = click.option(
         "--deal",
         "deal_text",

@@ -16,7 +16,6 @@ from hsim.cli.common import (
     build_rules,
     check_run,
     compile_done,
-    deal_file_option,
     load_one,
     load_specs,
     parse_scores,
@@ -74,6 +73,7 @@ def replay(
     preset,
     rule_items,
     deal_text,
+    deal_file,
     pass_direction,
     passes,
     plays,
@@ -85,6 +85,7 @@ def replay(
     From a run folder:  hsim replay results/RUN --game 12  [--trust]
     From a seed:        hsim replay --seed 7 --game 12 --players random,lowcard,random,lowcard
     One given deal:     hsim replay --deal 2C7C.../.../.../... [--pass-direction left]
+    A Kierki deal:      hsim replay --rules kierki4 --deal-file deal.txt --players kierki,...
 
     A run folder replays only built-in strategies unless --trust is given: its run.json
     may name any strategy file or module, and loading one runs its code.
@@ -97,7 +98,7 @@ def replay(
         trust,
         preset,
         rule_items,
-        (deal_text, pass_direction, passes, plays),
+        (deal_text, pass_direction, passes, plays, deal_file),
         allow_partial,
         "the step-by-step game",
     )
@@ -132,9 +133,9 @@ def replayed_game(
     Returns (deal records, the spec in each seat, the rules, their preset's name, what was
     replayed, e.g. ``game 3 of run seed 7``). Errors are click errors (message, exit code).
     """
-    deal_text, pass_direction, passes, plays = position
+    deal_text, pass_direction, passes, plays, deal_file = position
     announce_compile(
-        [*_replay_specs(run_dir, players, deal_text), *more_specs],
+        [*_replay_specs(run_dir, players, deal_text or deal_file), *more_specs],
         [part] if isinstance(part, str) else part,
         check_specs=run_dir is None,
     )
@@ -149,7 +150,7 @@ def replayed_game(
             ctx = click.get_current_context()
             preset_given = ctx.get_parameter_source("preset") != ParameterSource.DEFAULT
             seed_given = ctx.get_parameter_source("seed") != ParameterSource.DEFAULT
-            if players or rule_items or preset_given or deal_text or seed_given:
+            if players or rule_items or preset_given or deal_text or deal_file or seed_given:
                 raise click.UsageError(
                     "a run folder replays with its own rules, players and seed: drop "
                     "--rules, --rule, --players, --seed and --deal (or replay --seed S "
@@ -168,18 +169,21 @@ def replayed_game(
                     "strategy or hsim changed since the run?",
                     err=True,
                 )
-        elif deal_text:
+        elif deal_text or deal_file:
             rules, preset = build_rules(preset, rule_items)
-            spec, _ = build_position(deal_text, pass_direction, passes, plays, rules)
-            specs = players or "random,random,random,random"
-            loaded = load_specs(specs)
-            records = [rp.replay_deal(spec, rules, loaded, seed, watch)]
+            spec, position = build_position(
+                deal_text, pass_direction, passes, plays, rules, deal_file=deal_file
+            )
+            specs = players or ",".join(["random"] * rules.players)
+            loaded = load_specs(specs, rules)
+            records = [rp.replay_deal(spec or position, rules, loaded, seed, watch)]
             specs = [p.spec for p in loaded]
             what = "given deal"
         else:
             if game is None or players is None:
                 raise click.UsageError(
-                    "give a run folder, or --game and --players (and --seed), or --deal"
+                    "give a run folder, or --game and --players (and --seed), or --deal (or "
+                    "--deal-file)"
                 )
             rules, preset = build_rules(preset, rule_items)
             loaded = load_specs(players, rules)
@@ -214,7 +218,6 @@ def _replay_specs(run_dir, players, deal_text) -> list[str]:
 @rules_option
 @rule_option
 @position_options
-@deal_file_option
 @click.option(
     "--depth",
     type=click.IntRange(min=0, max=52),
@@ -222,7 +225,7 @@ def _replay_specs(run_dir, players, deal_text) -> list[str]:
     help="Length of the play sequences to count.",
 )
 @click.option("--divide", is_flag=True, help="Print the count under each legal next card.")
-def perft(preset, rule_items, deal_text, pass_direction, passes, plays, deal_file, depth, divide):
+def perft(preset, rule_items, deal_text, deal_file, pass_direction, passes, plays, depth, divide):
     """Count the legal play sequences of length --depth from a position.
 
     \b
@@ -264,7 +267,6 @@ def perft(preset, rule_items, deal_text, pass_direction, passes, plays, deal_fil
 @rules_option
 @rule_option
 @position_options
-@deal_file_option
 @seed_option("the strategy's random stream (with --game and the seat)")
 @click.option(
     "--game",
@@ -293,10 +295,10 @@ def choose(
     preset,
     rule_items,
     deal_text,
+    deal_file,
     pass_direction,
     passes,
     plays,
-    deal_file,
     seed,
     game,
     seat,
