@@ -126,6 +126,25 @@ def _cards(hand: str | CardMask | Sequence[int]) -> list[int]:
     return [int(c) for c in hand]
 
 
+def _dealt(hands: Sequence, n: int, size: int) -> list[list[int]]:
+    """Return the cards of ``n`` hands of ``size`` different cards each, none in two hands.
+
+    :raises CardParseError: another count of hands or cards, or a card dealt twice.
+    """
+    if len(hands) != n:
+        raise CardParseError(str(hands), f"need {n} hands, one per seat")
+    dealt = [_cards(h) for h in hands]
+    seen = 0
+    for seat, cards in enumerate(dealt):
+        m = mask_of(cards)
+        if len(cards) != size or bin(m).count("1") != size:
+            raise CardParseError(format_mask(m), f"seat {seat} must hold {size} different cards")
+        if m & seen:
+            raise CardParseError(format_mask(m & seen), "card dealt to two seats")
+        seen |= m
+    return dealt
+
+
 def _mask(hand: str | CardMask | Sequence[int]) -> CardMask:
     return mask_of(_cards(hand))
 
@@ -272,17 +291,7 @@ class Position:
         if kind is not None or leader is not None or trump is not None:
             raise ValueError("kind, leader and trump set up Kierki deals; give Kierki rules")
         p = cls(rules)
-        if len(hands) != 4:
-            raise CardParseError(str(hands), "need 4 hands")
-        dealt = [_cards(h) for h in hands]
-        seen = 0
-        for seat, cards in enumerate(dealt):
-            m = mask_of(cards)
-            if len(cards) != 13 or bin(m).count("1") != 13:
-                raise CardParseError(format_mask(m), f"seat {seat} must hold 13 different cards")
-            if m & seen:
-                raise CardParseError(format_mask(m & seen), "card dealt to two seats")
-            seen |= m
+        dealt = _dealt(hands, 4, 13)
         if pass_direction not in PASS_DIRECTIONS:
             raise ValueError(f"pass direction {pass_direction!r}; use one of {PASS_DIRECTIONS}")
         st = p.state
@@ -340,20 +349,8 @@ class Position:
         n = rules.players
         if kind not in KIERKI_KINDS:
             raise ValueError(f"kind={kind!r}: use one of {', '.join(KIERKI_KINDS)}")
-        size = int(hand_size(n))
-        if len(hands) != n:
-            raise CardParseError(str(hands), f"need {n} hands, one per seat")
-        dealt = [_cards(h) for h in hands]
-        seen = 0
-        for seat, cards in enumerate(dealt):
-            m = mask_of(cards)
-            if len(cards) != size or bin(m).count("1") != size:
-                raise CardParseError(
-                    format_mask(m), f"seat {seat} must hold {size} different cards"
-                )
-            if m & seen:
-                raise CardParseError(format_mask(m & seen), "card dealt to two seats")
-            seen |= m
+        dealt = _dealt(hands, n, int(hand_size(n)))
+        seen = mask_of([c for cards in dealt for c in cards])
         if seen != int(deck_mask(n)):
             raise CardParseError(format_mask(seen), f"not the {n}-player deck (docs/rules.md B1)")
         kinds = [KIERKI_KINDS[int(deal_kind(k, n, 1))] for k in range(int(n_deals(n, 1)))]
