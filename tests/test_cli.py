@@ -322,3 +322,80 @@ def test_a_part_is_warm_once_its_command_has_run(args, part):
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     assert notice.compile_plan(parts=[part], engine=False) == []
+
+
+# --- Kierki deal files (docs/rules.md B6) ----------------------------------------------
+
+KIERKI_DEAL = (
+    "1W\n2H7C7H3S10D4D5CJCJD6SQSKSAS\n2D2S4C5D5S6H8S9S10CQCQDQHAH\n"
+    "3C4S4H5H6C6D7D7S10SJSJHKCKD\n2C3D3H8C8D8H9C9D9H10HKHACAD\n"
+)
+
+
+def test_perft_and_choose_take_a_kierki_deal_file(tmp_path):
+    f = tmp_path / "deal.txt"
+    f.write_text(KIERKI_DEAL)
+    # W (seat 3) leads any of its 13 cards in the no-tricks deal: no ban
+    r = run("perft", "--rules", "kierki4", "--deal-file", str(f), "--depth", "1")
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0] == "13"
+    r = run("choose", "--strategy", "lowcard", "--rules", "kierki4_servers", "--deal-file", str(f))
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0] == "2C"  # seat 3's lowest card
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--rules", "classic"], "4-player Kierki"),
+        (["--rules", "kierki3"], "4-player Kierki"),
+        (["--rules", "kierki4", "--deal", "x"], "not both"),
+        (["--rules", "kierki4", "--pass-direction", "left"], "no passing"),
+        (["--rules", "kierki4", "--plays", "AS"], "cannot play AS"),
+    ],
+)
+def test_deal_file_misuse_exits_2_with_a_message(tmp_path, args, says):
+    f = tmp_path / "deal.txt"
+    f.write_text(KIERKI_DEAL)
+    r = run("perft", "--deal-file", str(f), "--depth", "1", *args)
+    assert r.exit_code == 2 and says in r.output, r.output
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("1W\n2C\n", "5 lines a deal"),
+        (KIERKI_DEAL.replace("1W", "9W"), "deal type 1..7"),
+        (KIERKI_DEAL + KIERKI_DEAL, "holds 2 deals"),
+        (b"\xff\xfe", "cannot read the deal file"),
+    ],
+)
+def test_bad_deal_files_exit_2_with_a_message(tmp_path, text, says):
+    f = tmp_path / "deal.txt"
+    f.write_bytes(text if isinstance(text, bytes) else text.encode())
+    r = run("choose", "--strategy", "random", "--rules", "kierki4", "--deal-file", str(f))
+    assert r.exit_code == 2 and says in r.output, r.output
+    r = run("perft", "--rules", "kierki4", "--deal-file", str(tmp_path / "missing.txt"))
+    assert r.exit_code == 2 and "does not exist" in r.output, r.output
+
+
+def test_a_kierki_rules_deal_without_a_file_says_where_to_give_it():
+    r = run("perft", "--rules", "kierki4", "--deal", "x", "--depth", "1")
+    assert r.exit_code == 2 and "--deal-file" in r.output
+
+
+def test_replay_and_view_play_a_kierki_deal_file_out(tmp_path):
+    f = tmp_path / "deal.txt"
+    f.write_text(KIERKI_DEAL)
+    r = run(
+        "replay", "--rules", "kierki4_servers", "--deal-file", str(f), "--players",
+        "kierki,random,lowcard,random",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "deal 0  tricks" in r.output and "2H7C7H3STD4D5C" in r.output  # the deal string
+    page = tmp_path / "deal.html"
+    r = run("view", "--rules", "kierki4", "--deal-file", str(f), "--out", str(page))
+    assert r.exit_code == 0, r.output
+    assert page.exists()
+    r = run("replay", "--deal-file", str(f))  # Hearts rules
+    assert r.exit_code == 2 and "4-player Kierki" in r.output

@@ -262,12 +262,12 @@ def test_rebel_sums_every_category():
 
 
 def test_trump_trick_value():
-    assert K.default_trump_trick_value(4) == 15
-    assert K.default_trump_trick_value(3) == 20
+    assert K.default_trump_trick_value(4, 0) == 15
+    assert K.default_trump_trick_value(3, 0) == 20
     m = parse_mask("QH KH 4C 5C")
-    assert K.trick_points(K.KIND_TRUMP, 4, m, 0, 15) == 15
-    assert K.trick_points(K.KIND_TRUMP, 3, m, 0, 25) == 25  # the option's value
-    assert K.trick_points(K.KIND_HEARTS, 4, m, 0, 15) == -40
+    assert K.trick_points(K.KIND_TRUMP, 4, m, 0, 15, 0, 0) == 15
+    assert K.trick_points(K.KIND_TRUMP, 3, m, 0, 25, 0, 0) == 25  # the option's value
+    assert K.trick_points(K.KIND_HEARTS, 4, m, 0, 15, 0, 0) == -40
 
 
 # --- B2 stop_when_no_penalties -----------------------------------------------------------
@@ -321,8 +321,8 @@ def test_lottery_no_wrap():
 
 
 def test_lottery_scores():
-    assert [K.lottery_place_score(p, 4) for p in range(4)] == [800, 500, 0, 0]
-    assert [K.lottery_place_score(p, 3) for p in range(3)] == [790, 485, 0]
+    assert [K.lottery_place_score(p, 4, 0) for p in range(4)] == [800, 500, 0, 0]
+    assert [K.lottery_place_score(p, 3, 0) for p in range(3)] == [790, 485, 0]
 
 
 # --- conservation: random legal deals ---------------------------------------------------
@@ -373,7 +373,7 @@ def play_trick_deal(rng, n, kind, trump, must_trump, leader, stop_early=False, k
     hands = deal_hands(rng, n)
     points = [0] * n
     taken = 0
-    value = K.default_trump_trick_value(n)
+    value = K.default_trump_trick_value(n, 0)
     for t in range(K.hand_size(n)):
         if stop_early and K.penalties_exhausted(kind, taken):
             return points, t
@@ -391,7 +391,7 @@ def play_trick_deal(rng, n, kind, trump, must_trump, leader, stop_early=False, k
             in_trick |= 1 << c
             cards[i] = c
         winner = (leader + K.trick_winner(cards, n, trump)) % n
-        points[winner] += K.trick_points(kind, n, in_trick, t, value)
+        points[winner] += K.trick_points(kind, n, in_trick, t, value, 0, 0)
         taken |= in_trick
         leader = winner
     assert not any(hands)
@@ -421,7 +421,7 @@ def play_lottery(rng, n, leader):
         seat = (seat + 1) % n
     points = [0] * n
     for place, s in enumerate(out):
-        points[s] = K.lottery_place_score(place, n)
+        points[s] = K.lottery_place_score(place, n, 0)
     return points
 
 
@@ -438,8 +438,8 @@ def test_full_values_match_items():
         assert v[K.KIND_KING_OF_HEARTS] == K.PTS_KING_OF_HEARTS[p]
         assert v[K.KIND_SEVENTH_AND_LAST] == 2 * K.PTS_SEVENTH_OR_LAST[p]
         assert v[K.KIND_REBEL] == sum(v[k] for k in range(6))
-        assert v[K.KIND_TRUMP] == tricks * K.default_trump_trick_value(n)
-        assert v[K.KIND_LOTTERY] == K.lottery_place_score(0, n) + K.lottery_place_score(1, n)
+        assert v[K.KIND_TRUMP] == tricks * K.default_trump_trick_value(n, 0)
+        assert v[K.KIND_LOTTERY] == K.lottery_place_score(0, n, 0) + K.lottery_place_score(1, n, 0)
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -461,7 +461,7 @@ def test_conservation_trump(n, must_trump):
         for _ in range(8):
             points, _ = play_trick_deal(rng, n, K.KIND_TRUMP, trump, must_trump, rng.randrange(n))
             assert sum(points) == FULL_VALUE[n][K.KIND_TRUMP]
-            assert all(p % K.default_trump_trick_value(n) == 0 for p in points)
+            assert all(p % K.default_trump_trick_value(n, 0) == 0 for p in points)
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -471,8 +471,8 @@ def test_conservation_lottery(n):
         points = play_lottery(rng, n, rng.randrange(n))
         assert sum(points) == FULL_VALUE[n][K.KIND_LOTTERY]
         assert sorted(points, reverse=True)[:2] == [
-            K.lottery_place_score(0, n),
-            K.lottery_place_score(1, n),
+            K.lottery_place_score(0, n, 0),
+            K.lottery_place_score(1, n, 0),
         ]
 
 
@@ -532,7 +532,7 @@ def test_kernels_inline_into_compiled_caller():
         cards[1] = 26
         cards[2] = 11
         w = K.trick_winner(cards, 3, 2)
-        pts = K.trick_points(K.KIND_REBEL, 3, table, 16, 20)
+        pts = K.trick_points(K.KIND_REBEL, 3, table, 16, 20, 0, 0)
         return lo, hi, legal, w, pts, K.penalties_exhausted(K.KIND_QUEENS, table)
 
     lo, hi, legal, w, pts, stop = one_trick(parse_mask("2S 9S 4H"), parse_mask("AC 5S"))

@@ -5,7 +5,17 @@ import random
 import pytest
 
 from hsim.model.cards import CardParseError, format_card
-from hsim.model.notation import PositionSpec, format_deal, format_passes, parse_deal, parse_passes
+from hsim.model.notation import (
+    DEAL_FILE_KINDS,
+    KierkiDeal,
+    PositionSpec,
+    format_deal,
+    format_deal_file,
+    format_passes,
+    parse_deal,
+    parse_deal_file,
+    parse_passes,
+)
 from hsim.play.position import IllegalPlayError, Position
 
 BLOCKS = "/".join("".join(r + s for r in "23456789TJQKA") for s in "CDSH")
@@ -96,3 +106,73 @@ def test_position_applies_passes_and_plays():
     p = Position.from_spec(spec)
     assert p.to_act == 3  # seat 2 received 2C from seat 0 and led it; seat 3 is next
     assert format_card(spec.plays[0]) == "2C"
+
+
+# --- Kierki deal files (docs/rules.md B6) ---------------------------------------------
+
+SERVER_DEAL = """1W
+2H7C7H3S10D4D5CJCJD6SQSKSAS
+2D2S4C5D5S6H8S9S10CQCQDQHAH
+3C4S4H5H6C6D7D7S10SJSJHKCKD
+2C3D3H8C8D8H9C9D9H10HKHACAD
+"""
+
+
+def test_a_server_deal_file_reads_type_leader_and_hands():
+    (deal,) = parse_deal_file(SERVER_DEAL)
+    assert deal.kind == "tricks" and deal.leader == 3  # 1: no tricks; W: seat 3
+    assert [format_card(c) for c in deal.hands[0][:5]] == ["2H", "7C", "7H", "3S", "TD"]
+    assert format_deal_file([deal]) == SERVER_DEAL  # tens back as 10, the order kept
+
+
+def test_deal_files_round_trip():
+    rng = random.Random(2)
+    deals = [
+        KierkiDeal(DEAL_FILE_KINDS[i % 7], i % 4, tuple(tuple(h) for h in random_deal(rng)))
+        for i in range(30)
+    ]
+    text = format_deal_file(deals)
+    assert text.count("\n") == 5 * 30
+    assert parse_deal_file(text) == deals
+    # CRLF line ends, blank lines between deals and lower case are read too
+    loose = text.replace("\n", "\r\n\r\n").lower()
+    assert parse_deal_file(loose) == deals
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "at least one deal"),
+        ("1W\n" + "2C3C\n" * 3, "5 lines a deal"),
+        (SERVER_DEAL.replace("1W", "8W"), "deal type 1..7"),
+        (SERVER_DEAL.replace("1W", "1X"), "deal type 1..7"),
+        (SERVER_DEAL.replace("1W", "1"), "deal type 1..7"),
+        (SERVER_DEAL.replace("2H7C", "2H2H"), "dealt twice"),
+        (SERVER_DEAL.replace("2H7C", "2H1C"), "1C"),
+        (SERVER_DEAL.replace("AS\n", "\n", 1), "12 cards"),
+        (SERVER_DEAL + SERVER_DEAL.replace("1W", "2Q"), "deal 2"),
+    ],
+)
+def test_bad_deal_files_say_what_is_wrong(text, says):
+    with pytest.raises(CardParseError, match=says):
+        parse_deal_file(text)
+
+
+def test_a_kierki_deal_file_needs_a_penalty_kind_and_a_seat():
+    hands = tuple(tuple(h) for h in random_deal(random.Random(3)))
+    with pytest.raises(CardParseError, match="kind"):
+        KierkiDeal("trump", 0, hands)
+    with pytest.raises(CardParseError, match="seat 0..3"):
+        KierkiDeal("tricks", 4, hands)
+
+
+def test_a_deal_file_sets_up_the_position_and_writes_it_back():
+    p = Position.from_deal_file(SERVER_DEAL, "kierki4")
+    assert p.to_act == 3 and p.rules.is_kierki
+    assert p.deal_file() == SERVER_DEAL
+    assert int(p.hand(3)) == sum(1 << c for c in parse_deal_file(SERVER_DEAL)[0].hands[3])
+    assert p.phase == "play"
+    with pytest.raises(ValueError, match="kierki4"):
+        Position.from_deal_file(SERVER_DEAL, "kierki3")
+    with pytest.raises(ValueError, match="no deal 2"):
+        Position.from_deal_file(SERVER_DEAL, "kierki4", index=1)

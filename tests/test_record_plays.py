@@ -141,7 +141,7 @@ def _check_kierki(run: Path, rules) -> dict[str, int]:
                     out.append(int(seat))
             assert len(out) == 2  # the deal ends when the second seat goes out (B4)
             for place, seat in enumerate(out):
-                points[seat] = lottery_place_score(place, n)
+                points[seat] = lottery_place_score(place, n, 0)  # hsim table
                 assert d.lottery_place[seat] == place + 1
             seen["lottery"] += 1
         else:
@@ -153,7 +153,7 @@ def _check_kierki(run: Path, rules) -> dict[str, int]:
                 winner = int(trick.seat.iloc[trick_winner(cards, n, trump)])
                 assert (trick.winner == winner).all() and (trick.leader == leader).all()
                 mask = sum(1 << int(c) for c in cards)
-                points[winner] += trick_points(kind, n, mask, int(t), value)
+                points[winner] += trick_points(kind, n, mask, int(t), value, 0, 0)
                 leader = winner
             seen["tricks"] += 1
         assert list(d.points) == list(points)

@@ -23,6 +23,7 @@ from hsim.model.rules import (
     HEARTS_OPTIONS,
     KIERKI_KINDS,
     KIERKI_OPTIONS,
+    POINT_TABLES,
     PRESETS,
     RULE_FIELDS,
     RULE_NAMES,
@@ -48,7 +49,7 @@ SECTIONS = (
     + [f"A2.{i}" for i in range(1, 6)]
     + ["A3", "A4", "B", "B1", "B2"]
     + [f"B2.{i}" for i in range(1, 8)]
-    + ["B3", "B4", "B5", "C"]
+    + ["B3", "B4", "B5", "B6", "C"]
 )
 SECTION_ANCHORS = {s.lower().replace(".", "-") for s in SECTIONS}
 
@@ -343,7 +344,7 @@ def test_kierki_values_table_matches_the_engine():
         assert kind in per_item or kind in ("rebel", "trump", "lottery")
     for col, n in ((3, 4), (4, 3)):
         first, second = int(lottery[0][col]), int(lottery[1][col])
-        assert first == K.lottery_place_score(0, n) and second == K.lottery_place_score(1, n)
+        assert first == K.lottery_place_score(0, n, 0) and second == K.lottery_place_score(1, n, 0)
         assert int(lottery[0][col + 2]) == first + second
 
 
@@ -371,3 +372,30 @@ def test_preset_table_matches_the_presets():
         )
         diff = differences(Rules(), PRESETS[name])
         assert listed == {k: format_value(v) for k, v in diff.items()}, name
+
+
+def test_point_tables_table_matches_the_code():
+    """docs/rules.md B1's point tables against hsim.model.rules.POINT_TABLES (4 players)."""
+    items = [
+        "trick",
+        "heart",
+        "queen",
+        "man",
+        "king_of_hearts",
+        "seventh_or_last",
+        "trump_trick",
+        "lottery_first",
+        "lottery_second",
+    ]
+    rows = table_after('<a id="b1-tables"></a>')
+    assert len(rows) == len(items) + 1
+    names = list(POINT_TABLES)
+    assert names == list(RULE_FIELDS["point_table"].metadata["choices"])
+    counts = (13, 13, 4, 8, 1, 2)
+    for row, item in zip(rows, items, strict=False):
+        for col, table in enumerate(names, start=1):
+            sign = 1 if item.startswith(("trump", "lottery")) else -1
+            assert int(row[col]) == sign * POINT_TABLES[table][item][1], (item, table)
+    for col, table in enumerate(names, start=1):
+        whole = sum(POINT_TABLES[table][i][1] * c for i, c in zip(items, counts, strict=False))
+        assert int(rows[-1][col]) == -whole, table

@@ -50,7 +50,7 @@ from hsim.engine.rng import SEED_SCHEME
 from hsim.errors import EXIT_USAGE, ReplayError
 from hsim.model.cards import format_card, format_mask
 from hsim.model.notation import PositionSpec, format_deal
-from hsim.model.rules import Rules, canonical
+from hsim.model.rules import Rules, canonical, option_code
 from hsim.model.seating import board_and_rotation, rotate
 from hsim.play.games import PythonDriver
 from hsim.play.kierki_game import seat_card
@@ -130,7 +130,16 @@ def _record(driver: PythonDriver) -> DealRecord:
         cards = plays[seats * t : seats * t + seats]
         mask = sum(1 << c for _, c in cards)
         if kierki:
-            points = trick_points(int(pub[P_KIND]), seats, mask, t, driver.rules.trump_points)
+            r = driver.rules
+            points = trick_points(
+                int(pub[P_KIND]),
+                seats,
+                mask,
+                t,
+                r.trump_points,
+                option_code("point_table", r.point_table),
+                option_code("priced_trick", r.priced_trick),
+            )
         else:
             points = card_points(mask)
         record.tricks.append(
@@ -170,14 +179,20 @@ def replay_game(rules: Rules, players: list[LoadedStrategy], seed: int, game: in
 
 
 def replay_deal(
-    spec: PositionSpec, rules: Rules, players: list[LoadedStrategy], seed: int = 0, watch=None
+    spec: PositionSpec | Position,
+    rules: Rules,
+    players: list[LoadedStrategy],
+    seed: int = 0,
+    watch=None,
 ):
     """Play the given deal (from its position onwards) to its end; return its record.
 
-    The strategies draw from the streams of game 0 of run ``seed``; ``watch`` as in
+    spec: a Hearts position, or a :class:`Position` of either game (a Kierki deal from
+    :meth:`Position.from_kierki_hands`, docs/rules.md B6), which is played on. The
+    strategies draw from the streams of game 0 of run ``seed``; ``watch`` as in
     :func:`replay_game`.
     """
-    position = Position.from_spec(spec, rules)
+    position = spec if isinstance(spec, Position) else Position.from_spec(spec, rules)
     driver = _WatchedDriver(rules, players, seed, state=position.state, watch=watch)
     driver.start_game(0, deal=False)
     driver.play_deal()

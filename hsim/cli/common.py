@@ -20,7 +20,7 @@ import click
 
 from hsim.errors import EXIT_RUN, ConfigError, HsimError, clear_signal, on_sigint
 from hsim.model.cards import CardParseError
-from hsim.model.notation import PositionSpec
+from hsim.model.notation import PositionSpec, parse_deal_file
 from hsim.model.rules import Rules, RulesError, ineffective_options, parse_assignments, parse_rules
 
 #: Every command answers -h as well as --help (set per command: click caches a command's
@@ -334,7 +334,8 @@ def cluster_from_options(address: str | None, workers: int | None, default_worke
 
 
 def position_options(fn):
-    """Add the position flags (--deal, --pass-direction, --passes, --plays) to a command."""
+    """Add the position flags (--deal, --deal-file, --pass-direction, --passes, --plays) to
+    a command."""
     fn = click.option(
         "--plays", default="", metavar="CARDS", help="Cards played so far, in order: '2C 5C KC AC'."
     )(fn)
@@ -351,6 +352,7 @@ def position_options(fn):
         type=click.Choice(["left", "right", "across", "hold"]),
         help="Pass direction of the deal.",
     )(fn)
+    fn = deal_file_option(fn)
     fn = click.option(
         "--deal",
         "deal_text",
@@ -361,17 +363,35 @@ def position_options(fn):
     return fn
 
 
-def build_position(deal_text, pass_direction, passes, plays, rules, scores=(0, 0, 0, 0)):
+def deal_file_option(fn):
+    """Add --deal-file (a Kierki deal in the servers' deal-file format) to a command."""
+    return click.option(
+        "--deal-file",
+        "deal_file",
+        type=click.Path(dir_okay=False, exists=True),
+        default=None,
+        metavar="FILE",
+        help="A 4-player Kierki deal in the Kierki servers' deal-file format (docs/rules.md "
+        "B6), instead of --deal; with --rules kierki4 or another 4-player Kierki preset.",
+    )(fn)
+
+
+def build_position(
+    deal_text, pass_direction, passes, plays, rules, scores=(0, 0, 0, 0), deal_file=None
+):
     """Return (spec, Position) from the position flags (and the game scores before the
-    deal); clear errors for bad input."""
+    deal); clear errors for bad input. With ``deal_file`` (a Kierki deal file's path) the
+    spec is None."""
     # deferred: hsim.play loads numba, which `hsim --help` should not wait for
     from hsim.play.position import IllegalPlayError, Position
 
+    if deal_file is not None:
+        return None, _kierki_position(deal_file, deal_text, pass_direction, passes, plays, rules)
     if rules.is_kierki:
         raise click.UsageError(
-            "positions (--deal, perft, choose) are Hearts deals; Kierki positions are not "
-            "supported: replay a Kierki game with `hsim replay --rules kierki4 --seed S "
-            "--game G --players ...` instead"
+            "--deal is a Hearts deal; give a Kierki deal with --deal-file FILE (docs/rules.md "
+            "B6), or replay a Kierki game with `hsim replay --rules kierki4 --seed S --game G "
+            "--players ...`"
         )
     if not deal_text:
         raise click.UsageError("give the position with --deal (and --passes / --plays)")
@@ -380,6 +400,39 @@ def build_position(deal_text, pass_direction, passes, plays, rules, scores=(0, 0
         return spec, Position.from_spec(spec, rules, scores)
     except (CardParseError, IllegalPlayError) as exc:
         raise user_error(exc) from None
+
+
+def _kierki_position(path, deal_text, pass_direction, passes, plays, rules):
+    """Return the Position of the one deal of Kierki deal file ``path``, ``plays`` played."""
+    # deferred: hsim.play loads numba, which `hsim --help` should not wait for
+    from hsim.play.position import IllegalPlayError, Position
+
+    if deal_text:
+        raise click.UsageError("give the deal with --deal or --deal-file, not both")
+    if not rules.is_kierki or rules.players != 4:
+        raise click.UsageError(
+            "--deal-file holds a 4-player Kierki deal: give --rules kierki4 (or "
+            "kierki4_servers, kierki4_program)"
+        )
+    if passes or pass_direction != "hold":
+        raise click.UsageError("Kierki has no passing: drop --passes and --pass-direction")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.UsageError(f"cannot read the deal file {path}: {exc}") from None
+    try:
+        deals = parse_deal_file(text)
+        if len(deals) != 1:
+            raise click.UsageError(
+                f"{path} holds {len(deals)} deals; --deal-file takes a file of one deal"
+            )
+        position = Position.from_deal_file(text, rules)
+        if plays:
+            position.play(plays)
+        return position
+    except (CardParseError, IllegalPlayError, ValueError) as exc:
+        raise click.UsageError(f"{path}: {exc}") from None
 
 
 def load_specs(specs: str, rules: Rules | None = None) -> list:

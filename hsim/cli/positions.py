@@ -73,6 +73,7 @@ def replay(
     preset,
     rule_items,
     deal_text,
+    deal_file,
     pass_direction,
     passes,
     plays,
@@ -84,6 +85,7 @@ def replay(
     From a run folder:  hsim replay results/RUN --game 12  [--trust]
     From a seed:        hsim replay --seed 7 --game 12 --players random,lowcard,random,lowcard
     One given deal:     hsim replay --deal 2C7C.../.../.../... [--pass-direction left]
+    A Kierki deal:      hsim replay --rules kierki4 --deal-file deal.txt --players kierki,...
 
     A run folder replays only built-in strategies unless --trust is given: its run.json
     may name any strategy file or module, and loading one runs its code.
@@ -96,7 +98,7 @@ def replay(
         trust,
         preset,
         rule_items,
-        (deal_text, pass_direction, passes, plays),
+        (deal_text, pass_direction, passes, plays, deal_file),
         allow_partial,
         "the step-by-step game",
     )
@@ -131,9 +133,9 @@ def replayed_game(
     Returns (deal records, the spec in each seat, the rules, their preset's name, what was
     replayed, e.g. ``game 3 of run seed 7``). Errors are click errors (message, exit code).
     """
-    deal_text, pass_direction, passes, plays = position
+    deal_text, pass_direction, passes, plays, deal_file = position
     announce_compile(
-        [*_replay_specs(run_dir, players, deal_text), *more_specs],
+        [*_replay_specs(run_dir, players, deal_text or deal_file), *more_specs],
         [part] if isinstance(part, str) else part,
         check_specs=run_dir is None,
     )
@@ -148,7 +150,7 @@ def replayed_game(
             ctx = click.get_current_context()
             preset_given = ctx.get_parameter_source("preset") != ParameterSource.DEFAULT
             seed_given = ctx.get_parameter_source("seed") != ParameterSource.DEFAULT
-            if players or rule_items or preset_given or deal_text or seed_given:
+            if players or rule_items or preset_given or deal_text or deal_file or seed_given:
                 raise click.UsageError(
                     "a run folder replays with its own rules, players and seed: drop "
                     "--rules, --rule, --players, --seed and --deal (or replay --seed S "
@@ -167,18 +169,21 @@ def replayed_game(
                     "strategy or hsim changed since the run?",
                     err=True,
                 )
-        elif deal_text:
+        elif deal_text or deal_file:
             rules, preset = build_rules(preset, rule_items)
-            spec, _ = build_position(deal_text, pass_direction, passes, plays, rules)
-            specs = players or "random,random,random,random"
-            loaded = load_specs(specs)
-            records = [rp.replay_deal(spec, rules, loaded, seed, watch)]
+            spec, position = build_position(
+                deal_text, pass_direction, passes, plays, rules, deal_file=deal_file
+            )
+            specs = players or ",".join(["random"] * rules.players)
+            loaded = load_specs(specs, rules)
+            records = [rp.replay_deal(spec or position, rules, loaded, seed, watch)]
             specs = [p.spec for p in loaded]
             what = "given deal"
         else:
             if game is None or players is None:
                 raise click.UsageError(
-                    "give a run folder, or --game and --players (and --seed), or --deal"
+                    "give a run folder, or --game and --players (and --seed), or --deal (or "
+                    "--deal-file)"
                 )
             rules, preset = build_rules(preset, rule_items)
             loaded = load_specs(players, rules)
@@ -220,19 +225,22 @@ def _replay_specs(run_dir, players, deal_text) -> list[str]:
     help="Length of the play sequences to count.",
 )
 @click.option("--divide", is_flag=True, help="Print the count under each legal next card.")
-def perft(preset, rule_items, deal_text, pass_direction, passes, plays, depth, divide):
+def perft(preset, rule_items, deal_text, deal_file, pass_direction, passes, plays, depth, divide):
     """Count the legal play sequences of length --depth from a position.
 
     \b
-    Example:
+    Examples:
       hsim perft --deal 2C3C.../.../.../... --pass-direction hold --depth 4 --divide
+      hsim perft --rules kierki4_servers --deal-file deal.txt --plays '2C' --depth 3
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.play.position import IllegalPlayError
 
     rules, _ = build_rules(preset, rule_items)
     announce_compile(parts=["perft", "the position kernels"])
-    _, position = build_position(deal_text, pass_direction, passes, plays, rules)
+    _, position = build_position(
+        deal_text, pass_direction, passes, plays, rules, deal_file=deal_file
+    )
     try:
         position.perft(0)  # compile (or load) before timing
         compile_done()
@@ -287,6 +295,7 @@ def choose(
     preset,
     rule_items,
     deal_text,
+    deal_file,
     pass_direction,
     passes,
     plays,
@@ -308,6 +317,7 @@ def choose(
       hsim choose --strategy heuristic --deal ... --pass-direction left --seat 2
       hsim choose --strategy pimc --rules 'classic(moon=new_moon)' --scores 30,0,0,0 \\
         --deal ... --plays '...all 52 cards of a moon deal...'
+      hsim choose --strategy kierki --rules kierki4 --deal-file deal.txt --plays '5C'
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.play.choose import decide
@@ -315,7 +325,7 @@ def choose(
 
     rules, _ = build_rules(preset, rule_items)
     scores = parse_scores(scores_text)
-    _, position = build_position(deal_text, pass_direction, passes, plays, rules, scores)
+    _, position = build_position(deal_text, pass_direction, passes, plays, rules, scores, deal_file)
     if seat is not None and position.phase != "pass":
         raise click.UsageError(
             f"--seat picks a passer; the position is in its {position.phase} phase"

@@ -45,6 +45,7 @@ def view(
     preset,
     rule_items,
     deal_text,
+    deal_file,
     pass_direction,
     passes,
     plays,
@@ -67,8 +68,9 @@ def view(
     From a seed:        hsim view --seed 7 --game 12 --players random,lowcard,random,lowcard
     One given deal:     hsim view --deal 2C7C.../.../.../... [--pass-direction left]
     """
-    if out is None and (game is not None or deal_text):
-        out = Path("deal.html" if deal_text and run_dir is None else f"game-{game}.html")
+    if out is None and (game is not None or deal_text or deal_file):
+        given = (deal_text or deal_file) and run_dir is None
+        out = Path("deal.html" if given else f"game-{game}.html")
     if out is not None:  # checked before the replay, which may compile for minutes
         _check_out(out, force)
     records, specs, rules, preset, what = replayed_game(
@@ -79,7 +81,7 @@ def view(
         trust,
         preset,
         rule_items,
-        (deal_text, pass_direction, passes, plays),
+        (deal_text, pass_direction, passes, plays, deal_file),
         allow_partial,
         "the step-by-step game",
     )
@@ -176,6 +178,7 @@ def analyse(
     preset,
     rule_items,
     deal_text,
+    deal_file,
     pass_direction,
     passes,
     plays,
@@ -231,7 +234,7 @@ def analyse(
         trust,
         preset,
         rule_items,
-        (deal_text, pass_direction, passes, plays),
+        (deal_text, pass_direction, passes, plays, deal_file),
         allow_partial,
         ["the step-by-step game", "the analysis"],
         watch=watcher,

@@ -21,9 +21,12 @@ from hsim.engine.common import trick_winner  # noqa: F401  (re-exported: B2, B3)
 from hsim.engine.layout import (  # noqa: F401  (re-exported with the codes)
     HEART_LEAD_BAN_EVERY_HEART,
     HEART_LEAD_BAN_KING_OF_HEARTS,
+    HEART_LEAD_BAN_NONE,
     KIND_NAMES,
     LOTTERY_LEADER_DEALER,
     LOTTERY_LEADER_DEALER_LEFT,
+    POINT_TABLE_HSIM,
+    PRICED_TRICK_SEVENTH,
     TRUMP_CHOOSER_DEALER,
     TRUMP_CHOOSER_DEALER_LEFT,
 )
@@ -40,6 +43,9 @@ from hsim.model.cards import (  # noqa: F401  (re-exported, as the strategies us
     TWO_CLUBS,
     TWOS,
 )
+from hsim.model.rules import POINT_TABLES, RULE_FIELDS
+
+PRICED_TRICKS = RULE_FIELDS["priced_trick"].metadata["choices"]
 
 # Deal kinds (B1). The first six are the penalty deals B2.1-B2.6 in order.
 KIND_TRICKS = 0
@@ -61,17 +67,33 @@ HEART_LEAD_BAN_KING = HEART_LEAD_BAN_KING_OF_HEARTS  # only the KH may not be le
 QUEENS_MASK = TWOS << QUEEN_RANK
 MEN_MASK = (TWOS << JACK_RANK) | (TWOS << KING_RANK)
 
-# B2 points per item, indexed [n_players - 3]: (3 players, 4 players).
-PTS_TRICK = (-15, -20)
-PTS_HEART = (-20, -20)
-PTS_QUEEN = (-60, -60)
-PTS_MAN = (-30, -30)
-PTS_KING_OF_HEARTS = (-140, -150)
-PTS_SEVENTH_OR_LAST = (-70, -75)
-# B3 default trump_trick_value; B4 place scores (first out, second out).
-TRUMP_TRICK_VALUE = (20, 15)
-LOTTERY_FIRST = (790, 800)
-LOTTERY_SECOND = (485, 500)
+
+def _table(item: str, sign: int) -> tuple[int, ...]:
+    """Return the points of ``item`` in every point table (hsim.model.rules.POINT_TABLES),
+    flat: index ``point_table_code * 2 + n_players - 3``, times ``sign``."""
+    return tuple(sign * POINT_TABLES[t][item][p] for t in POINT_TABLES for p in (0, 1))
+
+
+# B2 points per item (signed, <= 0), B3 default trump_trick_value and B4 place scores
+# (first out, second out), indexed by table(point_table, n_players) (docs/rules.md B1).
+PTS_TRICK = _table("trick", -1)
+PTS_HEART = _table("heart", -1)
+PTS_QUEEN = _table("queen", -1)
+PTS_MAN = _table("man", -1)
+PTS_KING_OF_HEARTS = _table("king_of_hearts", -1)
+PTS_SEVENTH_OR_LAST = _table("seventh_or_last", -1)
+TRUMP_TRICK_VALUE = _table("trump_trick", 1)
+LOTTERY_FIRST = _table("lottery_first", 1)
+LOTTERY_SECOND = _table("lottery_second", 1)
+#: The 0-based index of the trick deal 6 prices besides the last, by ``priced_trick`` code.
+PRICED_TRICK_INDEX = tuple(6 if v == "seventh" else 5 for v in PRICED_TRICKS)
+
+
+@kernel
+def table(point_table: int, n_players: int) -> int:
+    """Return the index into the point tuples of ``point_table`` (its option code) for
+    ``n_players`` (3 or 4) (B1)."""
+    return 2 * point_table + n_players - 3
 
 
 # --- B1: the deck and the deal sequence ---------------------------------------------
@@ -193,11 +215,12 @@ def legal_plays(
     already in the trick; ``trump`` the trump suit (-1 none; only a trump deal has one);
     ``must_trump`` the B3 option (0/1); ``kh_first_chance`` the B2 option
     ``king_of_hearts_first_chance`` (0/1); ``heart_lead_ban`` the B2 option's code
-    (``HEART_LEAD_BAN_EVERY_HEART`` or ``HEART_LEAD_BAN_KING``). Empty only when
+    (``HEART_LEAD_BAN_EVERY_HEART``, ``HEART_LEAD_BAN_KING`` or ``HEART_LEAD_BAN_NONE``,
+    which lifts the ban). Empty only when
     ``hand`` is.
     """
     if led_suit < 0:
-        if no_heart_lead(kind):
+        if heart_lead_ban != HEART_LEAD_BAN_NONE and no_heart_lead(kind):
             banned = KH_BIT if heart_lead_ban == HEART_LEAD_BAN_KING else HEARTS_MASK
             others = hand & ~banned
             if others:
@@ -227,14 +250,19 @@ def legal_plays(
 
 
 @kernel
-def trick_penalty(kind: int, n_players: int, trick_cards: int, trick_index: int) -> int:
+def priced_trick_penalty(
+    kind: int, n_players: int, trick_cards: int, trick_index: int, point_table: int, sixth: int
+) -> int:
     """Return the penalty points (<= 0) of a finished trick for the seat that took it (B2).
 
-    ``trick_cards``: the mask of the trick's cards; ``trick_index``: 0-based (the 7th
-    trick is 6, the last is :func:`hand_size` - 1). The rebel sums every category of
-    B2.1-B2.6 that the trick fits. 0 for trump and lottery kinds.
+    ``trick_cards``: the mask of the trick's cards; ``trick_index``: 0-based (the last is
+    :func:`hand_size` - 1). ``point_table``: the B1 option's code (``POINT_TABLE_HSIM``
+    ...); ``sixth``: the ``priced_trick`` code (``PRICED_TRICK_SEVENTH``: deal 6 prices
+    the 7th trick, index 6; ``PRICED_TRICK_SIXTH``: the 6th, index 5). The rebel sums every
+    category of B2.1-B2.6 that the trick fits, so a seat taking both priced tricks of
+    deal 6 loses twice the item. 0 for trump and lottery kinds.
     """
-    p = n_players - 3
+    p = table(point_table, n_players)
     rebel = kind == KIND_REBEL
     total = 0
     if kind == KIND_TRICKS or rebel:
@@ -248,7 +276,7 @@ def trick_penalty(kind: int, n_players: int, trick_cards: int, trick_index: int)
     if (kind == KIND_KING_OF_HEARTS or rebel) and trick_cards & KH_BIT:
         total += PTS_KING_OF_HEARTS[p]
     if kind == KIND_SEVENTH_AND_LAST or rebel:
-        if trick_index == 6:
+        if trick_index == PRICED_TRICK_INDEX[sixth]:
             total += PTS_SEVENTH_OR_LAST[p]
         if trick_index == hand_size(n_players) - 1:
             total += PTS_SEVENTH_OR_LAST[p]
@@ -256,19 +284,40 @@ def trick_penalty(kind: int, n_players: int, trick_cards: int, trick_index: int)
 
 
 @kernel
-def default_trump_trick_value(n_players: int) -> int:
-    """Return the default ``trump_trick_value``: +15 per trick (4p), +20 (3p) (B3)."""
-    return TRUMP_TRICK_VALUE[n_players - 3]
+def trick_penalty(kind: int, n_players: int, trick_cards: int, trick_index: int) -> int:
+    """Return :func:`priced_trick_penalty` in hsim's table with the 7th trick priced (B2,
+    the defaults; the Kierki bot weighs cards with it).
+    """
+    return priced_trick_penalty(
+        kind, n_players, trick_cards, trick_index, POINT_TABLE_HSIM, PRICED_TRICK_SEVENTH
+    )
+
+
+@kernel
+def default_trump_trick_value(n_players: int, point_table: int) -> int:
+    """Return the default ``trump_trick_value`` of ``point_table`` (B1, B3): hsim +15 per
+    trick (4p), +20 (3p); servers +1; program +5."""
+    return TRUMP_TRICK_VALUE[table(point_table, n_players)]
 
 
 @kernel
 def trick_points(
-    kind: int, n_players: int, trick_cards: int, trick_index: int, trump_trick_value: int
+    kind: int,
+    n_players: int,
+    trick_cards: int,
+    trick_index: int,
+    trump_trick_value: int,
+    point_table: int,
+    sixth: int,
 ) -> int:
-    """Return the points of a finished trick for its taker: B2 penalty or B3 trump value."""
+    """Return the points of a finished trick for its taker: B2 penalty or B3 trump value.
+
+    ``point_table`` and ``sixth``: the codes of the options ``point_table`` and
+    ``priced_trick`` (:func:`priced_trick_penalty`).
+    """
     if kind == KIND_TRUMP:
         return trump_trick_value
-    return trick_penalty(kind, n_players, trick_cards, trick_index)
+    return priced_trick_penalty(kind, n_players, trick_cards, trick_index, point_table, sixth)
 
 
 @kernel
@@ -341,13 +390,16 @@ def lottery_legal(hand: int, table: int, start_rank: int, n_players: int) -> int
 
 
 @kernel
-def lottery_place_score(place: int, n_players: int) -> int:
-    """Return the lottery score of going out ``place``-th (0 = first) (B4).
+def lottery_place_score(place: int, n_players: int, point_table: int) -> int:
+    """Return the lottery score of going out ``place``-th (0 = first) (B4) in
+    ``point_table`` (the option's code, B1).
 
-    First +800 (3 players +790), second +500 (+485), any later place 0.
+    hsim: first +800 (3 players +790), second +500 (+485); servers +62, +38; program +10,
+    +5; any later place 0.
     """
+    p = table(point_table, n_players)
     if place == 0:
-        return LOTTERY_FIRST[n_players - 3]
+        return LOTTERY_FIRST[p]
     if place == 1:
-        return LOTTERY_SECOND[n_players - 3]
+        return LOTTERY_SECOND[p]
     return 0

@@ -82,7 +82,7 @@ P_PLAY_SEAT = P_PLAY_CARD + 52
 P_TRICK_LEADER = P_PLAY_SEAT + 52
 P_TRICK_WINNER = P_TRICK_LEADER + MAX_TRICKS
 P_RULES = P_TRICK_WINNER + MAX_TRICKS
-RULES_LEN = 32
+RULES_LEN = 48  # room for options to come: len(RULE_NAMES) <= RULES_LEN, the rest 0
 P_KIND = P_RULES + RULES_LEN
 P_DEALER = P_KIND + 1
 P_TRUMP = P_KIND + 2
@@ -117,7 +117,7 @@ H_EXTRA = H_SCRATCH + 16
 # Each other scoring k owns hidden[H_EXTRA + k * EXTRA_STRIDE :]: its rules vector
 # (RULES_LEN), then its game scores (4), whether its game ended, deals counted.
 MAX_EXTRA = 8
-X_SCORES = 32  # == RULES_LEN
+X_SCORES = RULES_LEN
 X_ENDED = X_SCORES + 4
 X_DEALS = X_SCORES + 5
 EXTRA_STRIDE = X_SCORES + 8
@@ -163,6 +163,8 @@ R_LOTTERY_LEADER = RULE_INDEX["lottery_leader"]
 R_STOP_WHEN_NO_PENALTIES = RULE_INDEX["stop_when_no_penalties"]
 R_KING_OF_HEARTS_FIRST_CHANCE = RULE_INDEX["king_of_hearts_first_chance"]
 R_HEART_LEAD_BAN = RULE_INDEX["heart_lead_ban"]
+R_POINT_TABLE = RULE_INDEX["point_table"]
+R_PRICED_TRICK = RULE_INDEX["priced_trick"]
 assert len(RULE_NAMES) <= RULES_LEN
 assert X_SCORES == RULES_LEN
 
@@ -189,6 +191,12 @@ LOTTERY_LEADER_DEALER = option_code("lottery_leader", "dealer")
 LOTTERY_LEADER_DEALER_LEFT = option_code("lottery_leader", "dealer_left")
 HEART_LEAD_BAN_EVERY_HEART = option_code("heart_lead_ban", "every_heart")
 HEART_LEAD_BAN_KING_OF_HEARTS = option_code("heart_lead_ban", "king_of_hearts")
+HEART_LEAD_BAN_NONE = option_code("heart_lead_ban", "none")
+POINT_TABLE_HSIM = option_code("point_table", "hsim")
+POINT_TABLE_SERVERS = option_code("point_table", "servers")
+POINT_TABLE_PROGRAM = option_code("point_table", "program")
+PRICED_TRICK_SEVENTH = option_code("priced_trick", "seventh")
+PRICED_TRICK_SIXTH = option_code("priced_trick", "sixth")
 
 PASS_LEFT, PASS_RIGHT, PASS_ACROSS, PASS_HOLD = 0, 1, 2, 3
 

@@ -13,6 +13,19 @@ text form is ``key=value`` pairs joined by ``;``::
 
 On the command line the same parts are the flags ``--deal``, ``--pass-direction``,
 ``--passes`` and ``--plays``. Parsing and printing round-trip.
+
+A **Kierki deal file** is the deal format of the open Kierki servers (4 players,
+docs/rules.md B6): per deal, a first line ``<type><leader>``, the deal type ``1``..``7``
+(no tricks, no hearts, no queens, no men, no king of hearts, no 7th and last trick, the
+rebel) and the leader's seat ``N``, ``E``, ``S`` or ``W``; then one line of cards per
+seat, ``N`` ``E`` ``S`` ``W`` in that order (hsim's seats 0..3), each 13 card codes run
+together, tens written ``10``::
+
+    1W
+    2H7C7H3S10D4D5CJCJD6SQSKSAS
+    ...three more hands...
+
+A file may hold several deals, one after the other (a server plays them in turn).
 """
 
 from __future__ import annotations
@@ -31,7 +44,7 @@ from hsim.model.cards import (
     parse_card,
     split_cards,
 )
-from hsim.model.rules import PASS_DIRECTIONS
+from hsim.model.rules import KIERKI_KINDS, PASS_DIRECTIONS
 
 N_SEATS = 4
 HAND_SIZE = 13
@@ -183,3 +196,99 @@ class PositionSpec:
         if self.plays:
             out += ["--plays", " ".join(format_card(c) for c in self.plays)]
         return out
+
+
+#: The deal types of a Kierki deal file, ``1``..``7``, as hsim's deal kinds (docs/rules.md B2).
+DEAL_FILE_KINDS = KIERKI_KINDS[:7]
+#: The seats of a Kierki deal file, hsim's seats 0..3 in clockwise order.
+DEAL_FILE_SEATS = "NESW"
+
+
+@dataclasses.dataclass(frozen=True)
+class KierkiDeal:
+    """One deal of a Kierki deal file: its kind (a penalty kind of docs/rules.md B2, the
+    rebel included), the seat 0..3 that leads trick 1, and the 4 hands (13 cards each, in
+    the file's order).
+
+    :raises CardParseError: an unknown kind, a leader outside 0..3, or hands that are not
+        52 different cards, 13 each.
+    """
+
+    kind: str
+    leader: int
+    hands: tuple[tuple[Card, ...], ...]
+
+    def __post_init__(self) -> None:
+        if self.kind not in DEAL_FILE_KINDS:
+            raise CardParseError(
+                self.kind, f"a deal file's kind is one of {', '.join(DEAL_FILE_KINDS)}"
+            )
+        if isinstance(self.leader, bool) or self.leader not in range(N_SEATS):
+            raise CardParseError(str(self.leader), "the leader is a seat 0..3")
+        parse_deal(format_deal(self.hands))  # 4 x 13 different cards, or a clear error
+
+    @property
+    def type_code(self) -> str:
+        """The deal file's first line: the type digit and the leader's letter (``1W``)."""
+        return f"{DEAL_FILE_KINDS.index(self.kind) + 1}{DEAL_FILE_SEATS[self.leader]}"
+
+
+def _server_card(c: Card) -> str:
+    code = format_card(c)
+    return "10" + code[1] if code[0] == "T" else code
+
+
+def format_deal_file(deals: Sequence[KierkiDeal]) -> str:
+    """Return the text of a Kierki deal file holding ``deals`` (5 lines each, ``\n``-ended).
+
+    :func:`parse_deal_file` reads it back.
+    """
+    lines = []
+    for d in deals:
+        lines.append(d.type_code)
+        lines += ["".join(_server_card(c) for c in hand) for hand in d.hands]
+    return "".join(line + "\n" for line in lines)
+
+
+def parse_deal_file(text: str) -> list[KierkiDeal]:
+    """Read a Kierki deal file: one or more deals of 5 lines each (blank lines and a
+    ``\r`` at line ends are ignored).
+
+    :raises CardParseError: no deal, a line count that is not a multiple of 5, a first
+        line that is not a type ``1``..``7`` and a seat ``N``/``E``/``S``/``W``, or hands
+        that are not 52 different cards, 13 each; the message names the deal and line.
+    """
+    lines = [line.strip() for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        raise CardParseError(text, "a deal file holds at least one deal (5 lines)")
+    if len(lines) % 5:
+        raise CardParseError(
+            lines[-1],
+            f"a deal file holds 5 lines a deal (the type and leader, then the hands of N, E, "
+            f"S, W), not {len(lines)} lines",
+        )
+    deals = []
+    for i in range(0, len(lines), 5):
+        head, hands = lines[i], lines[i + 1 : i + 5]
+        where = f"deal {i // 5 + 1}"
+        if len(head) != 2 or head[0] not in "1234567" or head[1].upper() not in DEAL_FILE_SEATS:
+            raise CardParseError(
+                head,
+                f"{where}: the first line is the deal type 1..7 and the leader's seat N, E, "
+                "S or W, e.g. 1W",
+            )
+        try:
+            cards = parse_deal("/".join(hands))
+        except CardParseError as exc:
+            err = CardParseError(exc.text)
+            err.args = (f"{where}: {exc}",)  # the reason as is, with the deal named
+            raise err from None
+        deals.append(
+            KierkiDeal(
+                DEAL_FILE_KINDS[int(head[0]) - 1],
+                DEAL_FILE_SEATS.index(head[1].upper()),
+                tuple(tuple(h) for h in cards),
+            )
+        )
+    return deals

@@ -60,9 +60,56 @@ DEFAULT_COUNT_MAX = 10_000
 PLAYER_COUNTS = (3, 4)
 
 
-def default_trump_points(players: int) -> int:
-    """Return the docs/rules.md B3 points per trump-deal trick: 20 for 3 players, else 15."""
-    return 20 if players == 3 else 15
+#: Kierki's point tables (docs/rules.md B1, option ``point_table``): for each table and
+#: item, the points as ``(3 players, 4 players)``. Penalty items (B2) are what the taker
+#: loses, so the engine negates them; ``trump_trick`` (B3, when ``trump_trick_value=0``)
+#: and the lottery places (B4) are gains. ``hsim``: hsim's own values; ``servers``: the
+#: table the open Kierki servers share (they play B2 only; their trump and lottery values
+#: are hsim's divided by 13, the ratio of the penalty totals, 1300 to 100, rounded);
+#: ``program``: the values of an open Kierki program (trump 5 a trick; its lottery 10
+#: and 5 for the first two seats out). The same values for 3 players in both.
+POINT_TABLES: dict[str, dict[str, tuple[int, int]]] = {
+    "hsim": {
+        "trick": (15, 20),
+        "heart": (20, 20),
+        "queen": (60, 60),
+        "man": (30, 30),
+        "king_of_hearts": (140, 150),
+        "seventh_or_last": (70, 75),
+        "trump_trick": (20, 15),
+        "lottery_first": (790, 800),
+        "lottery_second": (485, 500),
+    },
+    "servers": {
+        "trick": (1, 1),
+        "heart": (1, 1),
+        "queen": (5, 5),
+        "man": (2, 2),
+        "king_of_hearts": (18, 18),
+        "seventh_or_last": (10, 10),
+        "trump_trick": (1, 1),
+        "lottery_first": (62, 62),
+        "lottery_second": (38, 38),
+    },
+    "program": {
+        "trick": (2, 2),
+        "heart": (2, 2),
+        "queen": (5, 5),
+        "man": (3, 3),
+        "king_of_hearts": (16, 16),
+        "seventh_or_last": (9, 9),
+        "trump_trick": (5, 5),
+        "lottery_first": (10, 10),
+        "lottery_second": (5, 5),
+    },
+}
+
+
+def default_trump_points(players: int, point_table: str = "hsim") -> int:
+    """Return the docs/rules.md B3 points per trump-deal trick of ``point_table`` (B1):
+    hsim 20 for 3 players, else 15; servers 1; program 5.
+    """
+    return POINT_TABLES[point_table]["trump_trick"][players - 3]
 
 
 def _count_ok(name: str, value: Any) -> bool:
@@ -189,10 +236,23 @@ class Rules:
     )
     heart_lead_ban: str = _opt(
         "every_heart",
-        ("every_heart", "king_of_hearts"),
+        ("every_heart", "king_of_hearts", "none"),
         "Kierki: in deals 2, 5, 7 no heart may be led while holding another suit; "
-        "king_of_hearts: only the KH may not",
+        "king_of_hearts: only the KH may not; none: any lead",
         "B2",
+    )
+    point_table: str = _opt(
+        "hsim",
+        tuple(POINT_TABLES),
+        "Kierki: the points of each item: hsim (20/20/60/30/150/75), servers "
+        "(1/1/5/2/18/10), program (2/2/5/3/16/9)",
+        "B1",
+    )
+    priced_trick: str = _opt(
+        "seventh",
+        ("seventh", "sixth"),
+        "Kierki: deal 6 and the rebel price this trick and the last one",
+        "B2.6",
     )
 
     def __post_init__(self) -> None:
@@ -234,9 +294,10 @@ class Rules:
     @property
     def trump_points(self) -> int:
         """Points per trick in a Kierki trump deal: ``trump_trick_value``, or when it is 0
-        the docs/rules.md B3 default, +15 for 4 players and +20 for 3.
+        the default of the ``point_table`` (docs/rules.md B1, B3): hsim +15 for 4 players and
+        +20 for 3, servers +1, program +5.
         """
-        return self.trump_trick_value or default_trump_points(self.players)
+        return self.trump_trick_value or default_trump_points(self.players, self.point_table)
 
     @property
     def is_kierki(self) -> bool:
@@ -295,8 +356,8 @@ def rules_from_array(vector: Any) -> Rules:
 
     ``vector``: ints, length ``len(RULE_NAMES)`` (or longer, the engine's ``RULES_LEN``
     slot, the rest ignored). ``trump_trick_value`` comes back as 0 when it is the
-    default for the player count (the vector holds the resolved points, docs/rules.md
-    B3), so ``rules_from_array(r.to_array()).to_array()`` equals ``r.to_array()``.
+    default for the player count and point table (the vector holds the resolved points,
+    docs/rules.md B3), so ``rules_from_array(r.to_array()).to_array()`` equals ``r.to_array()``.
 
     :raises RulesError: too short a vector, or a code outside an option's values.
     """
@@ -320,7 +381,9 @@ def rules_from_array(vector: Any) -> Rules:
             options[name] = bool(code)
         else:
             options[name] = code
-    if options["trump_trick_value"] == default_trump_points(options["players"]):
+    if options["trump_trick_value"] == default_trump_points(
+        options["players"], options["point_table"]
+    ):
         options["trump_trick_value"] = 0
     try:
         return Rules(**options)
@@ -336,6 +399,8 @@ PRESETS: dict[str, Rules] = {
     "openspiel": Rules(queen_breaks_hearts=True, first_trick_only_points="any"),
     "kierki4": Rules(game="kierki"),
     "kierki3": Rules(game="kierki", players=3),
+    "kierki4_servers": Rules(game="kierki", point_table="servers", heart_lead_ban="none"),
+    "kierki4_program": Rules(game="kierki", point_table="program", priced_trick="sixth"),
 }
 PRESET_MEANINGS = {
     "classic": "Hearts with every default of docs/rules.md part A: the optional rules off",
@@ -344,6 +409,10 @@ PRESET_MEANINGS = {
     "kierki4": "Kierki for 4 players, every default of docs/rules.md part B (11 deals, 13 "
     "cards each)",
     "kierki3": "Kierki for 3 players: no 2C, 17 cards each, the 3-player values (10 deals)",
+    "kierki4_servers": "Kierki for 4 as the open Kierki servers score it: the servers' point "
+    "table, any lead allowed",
+    "kierki4_program": "Kierki for 4 as an open Kierki program scores it: its point table, "
+    "the 6th and the last trick priced in deal 6",
 }
 
 

@@ -105,6 +105,8 @@ from hsim.engine.layout import (
     R_LOTTERY_LEADER,
     R_MUST_TRUMP,
     R_PLAYERS,
+    R_POINT_TABLE,
+    R_PRICED_TRICK,
     R_REBEL,
     R_STOP_WHEN_NO_PENALTIES,
     R_TRUMP_CHOOSER,
@@ -250,7 +252,15 @@ def play_trick_card(public, private, rules, seat: int, c: int) -> bool:
     winner = trick_taker(public, n, public[P_TRUMP])
     kind = public[P_KIND]
     cards = public[P_TRICK_CARDS]
-    points = trick_points(kind, n, cards, public[P_TRICK], rules[R_TRUMP_TRICK_VALUE])
+    points = trick_points(
+        kind,
+        n,
+        cards,
+        public[P_TRICK],
+        rules[R_TRUMP_TRICK_VALUE],
+        rules[R_POINT_TABLE],
+        rules[R_PRICED_TRICK],
+    )
     t = close_trick(public, winner, points)
     if t + 1 == hand_size(n):
         return True
@@ -276,7 +286,7 @@ def play_lottery_card(public, private, rules, seat: int, c: int) -> bool:
         for s in range(n):
             place += public[P_OUT + s] > 0
         public[P_OUT + seat] = place + 1
-        public[P_POINTS + seat] = lottery_place_score(place, n)
+        public[P_POINTS + seat] = lottery_place_score(place, n, rules[R_POINT_TABLE])
         if place == 1:
             return True
     for step in range(1, n + 1):

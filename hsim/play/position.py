@@ -24,13 +24,16 @@ True
 
 from __future__ import annotations
 
+import copy
 import shlex
 from collections.abc import Sequence
 
 import numpy as np
 
 from hsim.engine import perft as pf
+from hsim.engine.common import reset_deal
 from hsim.engine.hearts import legal_plays, start_play
+from hsim.engine.kierki import deal_kind, deck_mask, hand_size, n_deals
 from hsim.engine.layout import (
     DEAL_COLS,
     GAME_COLS,
@@ -39,11 +42,20 @@ from hsim.engine.layout import (
     H_PASS_SEAT,
     H_PENDING_PASS,
     H_PHASE,
+    H_TRUMP_CHOICE,
+    P_DEAL,
+    P_DEALER,
+    P_KIND,
     P_N_PLAYS,
+    P_OUT,
     P_PASS_DIR,
     P_PLAY_CARD,
     P_SCORES,
+    P_START_RANK,
     P_TO_ACT,
+    P_TRICK_LEADER,
+    P_TRUMP,
+    P_TRUMP_CHOOSER,
     PASS_DIRECTIONS,
     PASS_HOLD,
     PH_DEAL_START,
@@ -58,6 +70,8 @@ from hsim.engine.layout import (
     ST_NEED_PLAY,
     ST_NEED_TRUMP,
     ST_OK,
+    TRUMP_CHOICES,
+    TRUMP_NONE,
     V_DEALT,
     V_HAND,
     V_PASSED,
@@ -74,11 +88,17 @@ from hsim.model.cards import (
     mask_of,
     parse_cards,
 )
-from hsim.model.notation import PositionSpec
-from hsim.model.rules import Rules, canonical, parse_rules
+from hsim.model.notation import (
+    DEAL_FILE_KINDS,
+    KierkiDeal,
+    PositionSpec,
+    format_deal_file,
+    parse_deal_file,
+)
+from hsim.model.rules import KIERKI_KINDS, Rules, canonical, parse_rules
 from hsim.play.games import GameState, PythonDriver
 from hsim.play.hearts_game import new_game, submit_moon, submit_pass, submit_play
-from hsim.play.kierki_game import kierki_legal, submit_kierki_play
+from hsim.play.kierki_game import kierki_legal, new_kierki_game, submit_kierki_play
 from hsim.strategy.loader import LoadedStrategy, load_players
 
 #: The decision kind of each engine status (``Position.from_game(until=...)``).
@@ -106,6 +126,25 @@ def _cards(hand: str | CardMask | Sequence[int]) -> list[int]:
     return [int(c) for c in hand]
 
 
+def _dealt(hands: Sequence, n: int, size: int) -> list[list[int]]:
+    """Return the cards of ``n`` hands of ``size`` different cards each, none in two hands.
+
+    :raises CardParseError: another count of hands or cards, or a card dealt twice.
+    """
+    if len(hands) != n:
+        raise CardParseError(str(hands), f"need {n} hands, one per seat")
+    dealt = [_cards(h) for h in hands]
+    seen = 0
+    for seat, cards in enumerate(dealt):
+        m = mask_of(cards)
+        if len(cards) != size or bin(m).count("1") != size:
+            raise CardParseError(format_mask(m), f"seat {seat} must hold {size} different cards")
+        if m & seen:
+            raise CardParseError(format_mask(m & seen), "card dealt to two seats")
+        seen |= m
+    return dealt
+
+
 def _mask(hand: str | CardMask | Sequence[int]) -> CardMask:
     return mask_of(_cards(hand))
 
@@ -127,6 +166,7 @@ class Position:
         self._deals = np.zeros((4, DEAL_COLS), np.int64)
         self._games = np.zeros((4, GAME_COLS), np.int64)
         self._origin: str | None = None  # from_game's call, for repr()
+        self._kierki: tuple | None = None  # from_kierki_hands' kind, leader, trump
 
     @classmethod
     def from_text(
@@ -222,28 +262,36 @@ class Position:
         cls,
         hands: Sequence[str | CardMask | Sequence[int]],
         pass_direction: str = "hold",
-        rules: Rules | None = None,
+        rules: Rules | str | None = None,
         scores: Sequence[int] = (0, 0, 0, 0),
+        *,
+        kind: str | None = None,
+        leader: int | None = None,
+        trump: str | None = None,
     ) -> Position:
         """Deal ``hands`` (seat 0 first; card codes or card lists in dealing order, or masks).
 
         pass_direction: left, right, across or hold. scores: game scores before the deal.
+        rules: a Rules or a rules string (default classic). Under Kierki rules
+        (docs/rules.md part B) the deal is one of ``kind`` (a name of
+        :data:`hsim.model.rules.KIERKI_KINDS`, default ``tricks``) with ``leader`` (a
+        seat) leading; ``trump`` (``C``, ``D``, ``S``, ``H``, or ``none`` with
+        ``allow_no_trump``) names a trump deal's trump: see :meth:`from_kierki_hands`.
 
         :raises CardParseError: a hand is not 13 distinct cards, or cards repeat across
             hands, or the 52 cards are not all dealt.
+        :raises ValueError: ``kind``, ``leader`` or ``trump`` with Hearts rules.
         """
-        p = cls(rules or Rules())
-        if len(hands) != 4:
-            raise CardParseError(str(hands), "need 4 hands")
-        dealt = [_cards(h) for h in hands]
-        seen = 0
-        for seat, cards in enumerate(dealt):
-            m = mask_of(cards)
-            if len(cards) != 13 or bin(m).count("1") != 13:
-                raise CardParseError(format_mask(m), f"seat {seat} must hold 13 different cards")
-            if m & seen:
-                raise CardParseError(format_mask(m & seen), "card dealt to two seats")
-            seen |= m
+        rules = _rules(rules)
+        if rules.is_kierki:
+            p = cls.from_kierki_hands(hands, rules, kind or "tricks", leader, trump, scores=scores)
+            if pass_direction != "hold":
+                raise ValueError("Kierki has no passing (docs/rules.md B1): leave pass_direction")
+            return p
+        if kind is not None or leader is not None or trump is not None:
+            raise ValueError("kind, leader and trump set up Kierki deals; give Kierki rules")
+        p = cls(rules)
+        dealt = _dealt(hands, 4, 13)
         if pass_direction not in PASS_DIRECTIONS:
             raise ValueError(f"pass direction {pass_direction!r}; use one of {PASS_DIRECTIONS}")
         st = p.state
@@ -263,6 +311,135 @@ class Position:
             st.hidden[H_PHASE] = PH_PASS
             st.hidden[H_PASS_SEAT] = 0
         return p
+
+    @classmethod
+    def from_kierki_hands(
+        cls,
+        hands: Sequence[str | CardMask | Sequence[int]],
+        rules: Rules | str,
+        kind: str = "tricks",
+        leader: int | None = None,
+        trump: str | None = None,
+        scores: Sequence[int] = (0, 0, 0, 0),
+        plays: str | Sequence[int] = "",
+    ) -> Position:
+        """Set up a Kierki deal (docs/rules.md part B) from given hands, ready for its first
+        card.
+
+        hands: one per seat, seat 0 first (3 or 4 as ``rules.players``), each 13 cards
+        (3 players: 17; all of B1's deck, no card twice), card codes or lists in dealing
+        order, or masks. kind: the deal kind (``tricks`` ... ``lottery``,
+        :data:`hsim.model.rules.KIERKI_KINDS`). The deal sits where that kind first comes
+        in a game (B1's table), so the deals after it follow as in a game. leader: the seat
+        that leads trick 1 (the lottery: plays the first card); default the seat B1 gives.
+        The dealer is the seat right of the leader (in the lottery with
+        ``lottery_leader=dealer``, the leader). trump: a trump deal's trump suit ``C``,
+        ``D``, ``S``, ``H``, or ``none`` (with ``allow_no_trump``), named by the seat
+        ``trump_chooser`` gives; required for a trump deal, refused for the others.
+        scores: the game scores before the deal. plays: cards to play from there
+        (:meth:`play`).
+
+        :raises CardParseError: hands that are not the deck dealt evenly.
+        :raises ValueError: rules not Kierki, an unknown kind or trump, a bad leader.
+        :raises IllegalPlayError: one of ``plays`` is not legal.
+        """
+        rules = _rules(rules)
+        if not rules.is_kierki:
+            raise ValueError("from_kierki_hands sets up Kierki deals; give Kierki rules")
+        n = rules.players
+        if kind not in KIERKI_KINDS:
+            raise ValueError(f"kind={kind!r}: use one of {', '.join(KIERKI_KINDS)}")
+        dealt = _dealt(hands, n, int(hand_size(n)))
+        seen = mask_of([c for cards in dealt for c in cards])
+        if seen != int(deck_mask(n)):
+            raise CardParseError(format_mask(seen), f"not the {n}-player deck (docs/rules.md B1)")
+        kinds = [KIERKI_KINDS[int(deal_kind(k, n, 1))] for k in range(int(n_deals(n, 1)))]
+        k = kinds.index(kind) - (1 if kind in ("trump", "lottery") and not rules.rebel else 0)
+        by_dealer = kind == "lottery" and rules.lottery_leader == "dealer"
+        if leader is None:
+            dealer = k % n
+            leader = dealer if by_dealer else (dealer + 1) % n
+        if isinstance(leader, bool) or leader not in range(n):
+            raise ValueError(f"leader={leader!r}: give a seat 0..{n - 1}")
+        dealer = leader if by_dealer else (leader - 1) % n
+        choices = TRUMP_CHOICES if rules.allow_no_trump else TRUMP_CHOICES[:-1]
+        if kind == "trump":
+            if trump not in choices:
+                raise ValueError(f"trump={trump!r}: a trump deal needs one of {', '.join(choices)}")
+        elif trump is not None:
+            raise ValueError(f"trump={trump!r}: only a trump deal has a trump")
+        p = cls(rules)
+        st = p.state
+        new_kierki_game(st.public, st.private, st.hidden, st.rngs, p.rules_array, seed_to_u64(0), 0)
+        pub = st.public
+        pub[P_DEAL] = k
+        for seat, cards in enumerate(dealt):  # H_DECK keeps the dealing order (B1)
+            st.private[seat, V_HAND] = st.private[seat, V_DEALT] = mask_of(cards)
+            for j, c in enumerate(cards):
+                st.hidden[H_DECK + j * n + (seat - dealer - 1) % n] = c
+            pub[P_OUT + seat] = 0
+            pub[P_SCORES + seat] = scores[seat]
+        reset_deal(pub, n, leader)
+        pub[P_KIND] = KIERKI_KINDS.index(kind)
+        pub[P_DEALER] = dealer
+        pub[P_PASS_DIR] = pub[P_TRUMP] = pub[P_TRUMP_CHOOSER] = pub[P_START_RANK] = -1
+        st.hidden[H_TRUMP_CHOICE] = -1
+        if kind == "lottery":
+            pub[P_TRICK_LEADER] = -1  # the lottery has no tricks
+        if kind == "trump":
+            choice = TRUMP_CHOICES.index(trump)
+            st.hidden[H_TRUMP_CHOICE] = choice
+            pub[P_TRUMP] = choice if choice < TRUMP_NONE else -1
+            pub[P_TRUMP_CHOOSER] = dealer if rules.trump_chooser == "dealer" else (dealer + 1) % n
+        st.hidden[H_PHASE] = PH_PLAY
+        p._kierki = (kind, leader, trump)
+        if plays:
+            p.play(plays)
+        return p
+
+    @classmethod
+    def from_deal_file(cls, text: str, rules: Rules | str = "kierki4", index: int = 0) -> Position:
+        """Set up deal ``index`` (0-based) of a Kierki deal file (the open Kierki servers'
+        format, :func:`hsim.model.notation.parse_deal_file`; docs/rules.md B6) under
+        ``rules`` (Kierki for 4 players).
+
+        :raises CardParseError: a malformed file. :raises ValueError: rules not Kierki
+            for 4, or no deal ``index``.
+        """
+        rules = _rules(rules)
+        if not rules.is_kierki or rules.players != 4:
+            raise ValueError("a Kierki deal file holds 4-player Kierki deals: give rules kierki4")
+        deals = parse_deal_file(text)
+        if not 0 <= index < len(deals):
+            raise ValueError(f"the deal file holds {len(deals)} deal(s); no deal {index + 1}")
+        d = deals[index]
+        return cls.from_kierki_hands(list(d.hands), rules, d.kind, d.leader)
+
+    def deal_file(self) -> str:
+        """Return this Kierki deal as a Kierki deal file (the hands as dealt; the plays are
+        not part of the format), which :meth:`from_deal_file` reads back.
+
+        :raises ValueError: not a 4-player Kierki deal of kinds 1-7 (B2).
+        """
+        kind = KIERKI_KINDS[int(self.state.public[P_KIND])] if self.rules.is_kierki else None
+        if self.rules.players != 4 or kind not in DEAL_FILE_KINDS:
+            raise ValueError("only 4-player Kierki penalty deals (B2) have a deal file")
+        leader = int(self.state.public[P_TRICK_LEADER])
+        return format_deal_file([KierkiDeal(kind, leader, self.dealt_hands())])
+
+    def dealt_hands(self) -> tuple[tuple[int, ...], ...]:
+        """Return each seat's hand as dealt, in dealing order (seat 0 first)."""
+        st, n = self.state, self.rules.players
+        if not self.rules.is_kierki:
+            return tuple(
+                tuple(int(c) for c in st.hidden[H_DECK + 13 * s : H_DECK + 13 * s + 13])
+                for s in range(4)
+            )
+        dealer, size = int(st.public[P_DEALER]), int(hand_size(n))
+        return tuple(
+            tuple(int(st.hidden[H_DECK + j * n + (s - dealer - 1) % n]) for j in range(size))
+            for s in range(n)
+        )
 
     # -- reading --------------------------------------------------------------------------
     @property
@@ -311,10 +488,7 @@ class Position:
         if self.rules.is_kierki:
             raise ValueError("Kierki positions have no deal notation; use repr() instead")
         st = self.state
-        hands = tuple(
-            tuple(int(c) for c in st.hidden[H_DECK + 13 * s : H_DECK + 13 * s + 13])
-            for s in range(4)
-        )
+        hands = self.dealt_hands()
         direction = PASS_DIRECTIONS[int(st.public[P_PASS_DIR])]
         passes = tuple(int(st.private[s, V_PASSED]) for s in range(4))
         if not any(passes) and self.phase == "pass":  # passes made, the exchange not yet
@@ -328,9 +502,28 @@ class Position:
         """Return the one-line position string; :meth:`from_text` reads it back."""
         return self.spec().to_text()
 
+    def _kierki_call(self) -> str:
+        """Return the Python call that builds this Kierki position again."""
+        if self._kierki is None:
+            return self._origin or f"<Kierki position, rules {canonical(self.rules)}>"
+        kind, leader, trump = self._kierki
+        hands = [" ".join(format_card(c) for c in h) for h in self.dealt_hands()]
+        extra = f", trump={trump!r}" if trump else ""
+        n = int(self.state.public[P_N_PLAYS])
+        plays = " ".join(
+            format_card(int(c)) for c in self.state.public[P_PLAY_CARD : P_PLAY_CARD + n]
+        )
+        extra += f", plays={plays!r}" if plays else ""
+        if any(self.scores):
+            extra += f", scores={self.scores!r}"
+        return (
+            f"Position.from_kierki_hands({hands!r}, {canonical(self.rules)!r}, kind={kind!r}, "
+            f"leader={leader}{extra})"
+        )
+
     def __str__(self) -> str:
-        if self._origin is not None and self.rules.is_kierki:
-            return self._origin
+        if self.rules.is_kierki:
+            return self._kierki_call()
         flags = self.spec().flags()
         if self.rules != Rules():
             flags = ["--rules", canonical(self.rules), *flags]
@@ -339,8 +532,8 @@ class Position:
         return " ".join(shlex.quote(f) for f in flags)
 
     def __repr__(self) -> str:
-        if self.rules.is_kierki and self._origin is not None:
-            return self._origin
+        if self.rules.is_kierki:
+            return self._kierki_call()
         extra = "" if self.rules == Rules() else f", rules={canonical(self.rules)!r}"
         if any(self.scores):
             extra += f", scores={self.scores!r}"
@@ -425,6 +618,8 @@ class Position:
                 f"the position is in its {self.phase} phase; perft counts plays "
                 "(give --passes for a deal with a pass)"
             )
+        if self.rules.is_kierki:
+            return self._kierki_perft(depth, divide)
         st = self.state
         pf.perft(st.public, st.private, self.rules_array, 0)  # compile (or load) first
         if not (divide and depth > 0):
@@ -433,3 +628,15 @@ class Position:
         total = int(pf.divide(st.public, st.private, self.rules_array, depth, out))
         legal = self.legal()
         return total, {c: int(out[c]) for c in range(52) if legal >> c & 1}
+
+    def _kierki_perft(self, depth: int, divide: bool) -> tuple[int, dict[int, int]]:
+        """:meth:`perft` of a Kierki deal, through the same kernels as play (B2-B4), in
+        Python: a copy of the position per node, so keep ``depth`` small (about 5)."""
+        per_card = {}
+        if depth > 0 and self.phase == "play":
+            for c in cards_of(int(self.legal())):
+                child = copy.deepcopy(self)
+                child.play(c)
+                per_card[c] = child._kierki_perft(depth - 1, False)[0]
+        total = sum(per_card.values()) if depth > 0 else 1
+        return total, per_card if divide else {}

@@ -53,7 +53,6 @@ from hsim.engine.layout import (
     PASS_DIRECTIONS,
     PRIVATE_LEN,
     PUBLIC_LEN,
-    RULES_LEN,
     TRUMP_NONE,
     V_DEALT,
     V_HAND,
@@ -386,7 +385,7 @@ def _arrays(m: dict, rules_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pub[P_SCORES + s] = m["scores"][s]
         pub[P_TAKEN + s] = mask(m["taken"][s], "taken")
         pub[P_VOIDS + s] = sum(1 << SUITS.index(x) for x in m["voids"][s])
-    pub[P_RULES : P_RULES + RULES_LEN] = rules_array[:RULES_LEN]
+    pub[P_RULES : P_RULES + len(rules_array)] = rules_array  # the rest of RULES_LEN: 0
     pub[P_KIND] = KIND_NAMES.index(m["kind"]) if "kind" in m else -1
     pub[P_DEALER] = m.get("dealer", -1)
     trump = m.get("trump")

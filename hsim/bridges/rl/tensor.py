@@ -47,6 +47,7 @@ from hsim.engine.layout import (
     P_TRUMP_CHOOSER,
     P_VOIDS,
     R_ALLOW_NO_TRUMP,
+    RULES_LEN,
     ST_NEED_MOON,
     ST_NEED_PASS,
     ST_NEED_PLAY,
@@ -114,7 +115,7 @@ _SPEC = (
     ("lottery_out", 4, "Kierki lottery: per relative seat, place when out (1 or 2) / 2"),
     ("moon_shooter", 4, "1 at the relative seat asked its New Moon choice"),
     ("three_players", 1, "1 with three seats (Kierki 3)"),
-    ("rules", len(RULE_NAMES), "the rules vector, each option scaled to about 0..1"),
+    ("rules", RULES_LEN, "the rules vector, each option scaled to about 0..1 (0s: unused)"),
 )
 
 
@@ -157,11 +158,13 @@ O_RULES = FIELD["rules"].offset
 
 
 def rules_scale() -> np.ndarray:
-    """Return float32[len(RULE_NAMES)]: what each rules-vector entry is multiplied by in
+    """Return float32[RULES_LEN]: what each rules-vector entry is multiplied by in
     the observation. A switch stays 0/1, an enumerated option's code ``k`` of ``m``
     values becomes ``k / (m - 1)``, a count (``end_score``, ``max_deals``, ...) is
-    divided by 100."""
-    out = np.ones(len(RULE_NAMES), np.float32)
+    divided by 100; the slots past the last option are 0 (the field keeps its size as
+    options are added)."""
+    out = np.zeros(RULES_LEN, np.float32)
+    out[: len(RULE_NAMES)] = 1
     for i, name in enumerate(RULE_NAMES):
         choices = RULE_FIELDS[name].metadata["choices"]
         if choices is None or name in COUNT_MAX:
