@@ -251,3 +251,69 @@ def test_cli_html_writes_the_game_page_with_the_analysis(tmp_path):
     again = _cli(*args, "--html", str(page))
     assert again.exit_code == 2 and "--force" in again.output
     assert page_data(page.read_text()) == data
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    from hsim.model.rules import parse_rules as rules_of
+    from hsim.runner.config import RunConfig
+    from hsim.runner.run import run_tournament
+
+    out = tmp_path_factory.mktemp("analyse-run") / "run"
+    config = RunConfig(
+        rules=rules_of("classic"), players=("random",) * 4, games=6, seed=4, chunk_size=3
+    )
+    run_tournament(config, out, workers=1, progress=False)
+    return out
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("run.json", "inside the run folder"),
+        ("games/part-000000000000.parquet", "inside the run folder"),
+        ("page.html", "inside the run folder"),
+        ("", "--html needs a file name"),
+        ("/no/such/folder/x.html", "--html /no/such/folder/x.html: the folder"),
+    ],
+)
+def test_cli_html_never_writes_into_a_run_folder(small_run, target, message):
+    before = {p: p.read_bytes() for p in small_run.rglob("*") if p.is_file()}
+    html = target if target.startswith("/") or not target else str(small_run / target)
+    r = _cli(str(small_run), "--game", "0", "--seat", "0", "--with", SMALL, "--html", html,
+             "--force", "--no-progress")  # fmt: skip
+    assert r.exit_code == 2 and message in r.output, r.output
+    after = {p: p.read_bytes() for p in small_run.rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_cli_an_existing_page_names_the_html_option(small_run, tmp_path):
+    page = tmp_path / "g.html"
+    page.write_text("mine")
+    r = _cli(str(small_run), "--game", "0", "--with", SMALL, "--html", str(page))
+    assert r.exit_code == 2 and "another --html" in r.output and page.read_text() == "mine"
+
+
+def test_cli_threshold_nan_is_refused():
+    r = _cli("--seed", "7", "--game", "0", "--players", "random,random,random,random",
+             "--threshold", "nan")  # fmt: skip
+    assert r.exit_code == 2 and "--threshold" in r.output and "nan" in r.output
+
+
+def test_cli_a_game_a_stopped_run_never_played_is_refused(small_run, tmp_path):
+    import shutil
+
+    partial = tmp_path / "partial"
+    shutil.copytree(small_run, partial)
+    manifest = json.loads((partial / "run.json").read_text())
+    gone = manifest["parts"].pop()  # games 3..5, as a run stopped after its first chunk
+    manifest["status"] = "interrupted"
+    (partial / "run.json").write_text(json.dumps(manifest))
+    for dataset in ("deals", "games"):
+        (partial / gone[dataset]["file"]).unlink()
+    r = _cli(str(partial), "--game", "4", "--allow-partial", "--with", SMALL, "--no-progress")
+    assert r.exit_code == 2, r.output
+    assert "game 4 was not played before the run stopped (games played: 0..2)" in r.output
+    ok = _cli(str(partial), "--game", "2", "--seat", "0", "--allow-partial", "--with", SMALL,
+              "--no-progress")  # fmt: skip
+    assert ok.exit_code == 0, ok.output

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from hsim.cli import main
+from hsim.errors import ConfigError
 from hsim.experiments.atlas import (
     ATLAS_FILE,
     MARKDOWN_FILE,
     TABLE_FILE,
     AtlasConfig,
-    AtlasError,
     option_variants,
     run_atlas,
 )
@@ -37,9 +38,9 @@ def atlas(tmp_path_factory):
     return out, run_atlas(config(), out)
 
 
-def _runs(cell):
-    deals = pd.read_parquet(f"{cell['run_dir']}/deals")
-    games = pd.read_parquet(f"{cell['run_dir']}/games")
+def _runs(out, cell):
+    deals = pd.read_parquet(out / cell["run_dir"] / "deals")
+    games = pd.read_parquet(out / cell["run_dir"] / "games")
     return deals, games
 
 
@@ -47,7 +48,7 @@ def test_every_figure_equals_pandas_on_the_run_folders(atlas):
     out, result = atlas
     assert len(result["cells"]) == 2 * 3
     for cell in result["cells"]:
-        deals, games = _runs(cell)
+        deals, games = _runs(out, cell)
         per_deal = deals.groupby(["game", "deal"])
         assert cell["deals"] == per_deal.ngroups
         assert cell["games"] == games.game.nunique() == GAMES
@@ -76,13 +77,13 @@ def _winners(games: pd.DataFrame) -> pd.Series:
 
 
 def test_winner_change_is_the_share_of_games_whose_winner_set_differs(atlas):
-    _, result = atlas
+    out, result = atlas
     for bot in ("random", "duck"):
         cells = [c for c in result["cells"] if c["bot"] == bot]
         assert cells[0]["base"] and cells[0]["winner_change"] is None
-        base = _winners(_runs(cells[0])[1])
+        base = _winners(_runs(out, cells[0])[1])
         for cell in cells[1:]:
-            other = _winners(_runs(cell)[1])
+            other = _winners(_runs(out, cell)[1])
             share = (base != other.reindex(base.index)).mean()
             assert cell["winner_change"]["estimate"] == pytest.approx(share)
     omnibus = [c for c in result["cells"] if c["rules"] == "classic(omnibus=true)"]
@@ -121,15 +122,45 @@ def test_another_atlas_is_refused_unless_overwrite(tmp_path):
     out = tmp_path / "a"
     run_atlas(config(variants=("omnibus=true", "moon=new_moon"), bots=("random",)), out)
     other = config(variants=("omnibus=true",), bots=("random",))
-    with pytest.raises(AtlasError, match="other settings"):
+    with pytest.raises(ConfigError, match="other settings"):
         run_atlas(other, out)
     run_atlas(other, out, overwrite=True)
     assert not (out / "01-random" / "variant-2").exists()
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "notes.txt").write_text("mine")
-    with pytest.raises(AtlasError, match="no atlas"):
+    with pytest.raises(ConfigError, match="does not write .notes.txt"):
         run_atlas(other, tmp_path / "b", overwrite=True)
     assert (tmp_path / "b" / "notes.txt").read_text() == "mine"
+
+
+def test_a_damaged_atlas_file_is_replaced_only_with_overwrite(tmp_path):
+    out = tmp_path / "a"
+    cfg = config(variants=("omnibus=true",), bots=("random",), games=20)
+    first = run_atlas(cfg, out)
+    (out / ATLAS_FILE).write_text('{"settings": ')  # cut short, as by a full disk
+    with pytest.raises(ConfigError, match="missing or damaged; give --overwrite"):
+        run_atlas(cfg, out)
+    assert run_atlas(cfg, out, overwrite=True)["cells"] == first["cells"]
+    assert json.loads((out / ATLAS_FILE).read_text())["status"] == "complete"
+
+
+def test_an_interrupted_atlas_says_so_in_its_file(tmp_path, monkeypatch):
+    from hsim.experiments import atlas as at
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(at, "measure", stop)
+    out = tmp_path / "a"
+    with pytest.raises(at.AtlasStopped, match="run the same command again") as info:
+        run_atlas(config(variants=("omnibus=true",), bots=("random",), games=20), out)
+    assert info.value.exit_code == 130
+    assert json.loads((out / ATLAS_FILE).read_text())["status"] == "interrupted"
+
+
+def test_too_few_games_are_refused():
+    with pytest.raises(ConfigError, match="at least 20 games"):
+        config(games=19).validate()
 
 
 def test_option_variants_are_every_effective_other_value():
@@ -144,11 +175,11 @@ def test_option_variants_are_every_effective_other_value():
 
 def test_kierki_atlas_has_no_moons_and_no_pass_directions(tmp_path):
     base = parse_rules("kierki4")
-    cfg = AtlasConfig(base, (parse_variant("must_trump=true", base),), ("random",), 4, seed=2)
+    cfg = AtlasConfig(base, (parse_variant("must_trump=true", base),), ("random",), 20, seed=2)
     result = run_atlas(cfg, tmp_path / "k")
     for cell in result["cells"]:
         assert cell["moon_rate"] is None and cell["by_pass_direction"] == []
-        assert cell["deals"] == 4 * 11
+        assert cell["deals"] == 20 * 11
 
 
 def _cli(*args):
@@ -169,12 +200,19 @@ def test_cli_deals_sizes_the_games_from_a_pilot(tmp_path):
     doc = json.loads(r.stdout)
     base = doc["cells"][0]
     assert 400 <= base["deals"] <= 650  # about 500: a pilot's mean game length sizes it
+    r = _cli("--variant", "omnibus=true", "--bots", "random", "--deals", "2", "--out",
+             str(tmp_path / "b"))  # fmt: skip
+    assert r.exit_code == 0, r.output
+    said = re.search(r"(\d+) games per rule set and bot: about ([\d,]+) deals", r.stderr)
+    assert said and int(said[1]) == 20  # at least 20 games, and says how many deals that is
+    played = json.loads((tmp_path / "b" / ATLAS_FILE).read_text())["cells"][0]["deals"]
+    assert abs(int(said[2].replace(",", "")) - played) < 0.3 * played
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--variant", "omnibus=true", "--deals", "10", "--games", "10"], "not both"),
+        (["--variant", "omnibus=true", "--deals", "10", "--games", "20"], "not both"),
         (["--variant", "no_such=1"], "no_such"),
         (["--variant", "omnibus=false"], "same rule set"),
         (["--variant", "omnibus=true", "--bots", "nobody"], "nobody"),
@@ -183,7 +221,7 @@ def test_cli_deals_sizes_the_games_from_a_pilot(tmp_path):
 )
 def test_cli_bad_input_exits_2(tmp_path, args, message):
     r = (
-        _cli(*args, "--games", "4", "--out", str(tmp_path / "a"))
+        _cli(*args, "--games", "20", "--out", str(tmp_path / "a"))
         if "--deals" not in args
         else _cli(*args, "--out", str(tmp_path / "a"))
     )

@@ -139,14 +139,17 @@ def test_panel_design_averages_the_paired_differences_over_the_opponents(tmp_pat
             )
             mean.append(deals[deals.player == 0].groupby("board").deal_score.mean())
         per_opponent.append(mean[1] - mean[0])  # Hearts: lower is better
-        ci = one.by_opponent[i]
+        name, ci = one.by_opponent[i]
+        assert name == opponent
         assert ci.estimate == pytest.approx(float(per_opponent[-1].mean()))
     board = sum(per_opponent) / len(panel)
     assert one.advantage.estimate == pytest.approx(float(board.mean()))
     doc = json.loads((tmp_path / "w1" / SPRT_FILE).read_text())
     assert doc["config"]["panel"] == list(panel)
     assert doc["config"]["design"] == "paired over a panel"
-    assert [d["advantage"] for d in doc["by_opponent"]] == [c.estimate for c in one.by_opponent]
+    assert [(d["opponent"], d["advantage"]) for d in doc["by_opponent"]] == [
+        (name, c.estimate) for name, c in one.by_opponent
+    ]
     # a test of another design may --overwrite the panel's folder
     code, doc, output = sprt(
         "--candidate", "heuristic", "--baseline", "duck", "--bounds", "0,0.5", "--max-boards",
@@ -208,8 +211,10 @@ def test_kierki_sign_follows_higher_is_better(tmp_path):
         (["--bounds", "0,0.5", "--opponents", "random,random"], "other seats"),
         (["--bounds", "0,0.5", "--rule", "no_such=1"], "no_such"),
         (["--bounds", "0,0.5", "--panel", "random", "--opponents", "duck"], "not both"),
-        (["--bounds", "0,0.5", "--panel", ",".join(["random"] * 9)], "1 to 8 opponents"),
+        (["--bounds", "0,0.5", "--panel", ",".join(f"random_{i}" for i in range(9))],
+         "1 to 8 opponents"),
         (["--bounds", "0,0.5", "--panel", "random,,duck"], "--panel"),
+        (["--bounds", "0,0.5", "--panel", "random,duck,random"], "random more than once"),
     ],
 )
 def test_usage_errors_exit_2(tmp_path, args, message):

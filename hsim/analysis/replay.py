@@ -230,6 +230,18 @@ def replay_run(run_dir: Path, game: int, trust: bool = False, watch=None):
             f"game {game} is not in this run (games {first}..{first + games - 1})",
             exit_code=EXIT_USAGE,
         )
+    parts = manifest.get("parts")
+    if manifest.get("status") != "complete" and isinstance(parts, list):
+        board = game // per
+        played = sorted((e["start"], e["stop"]) for e in parts if isinstance(e, dict))
+        if not any(a <= board < b for a, b in played):
+            done = ", ".join(f"{a * per}..{b * per - 1}" for a, b in played) or "none"
+            raise ReplayError(
+                f"game {game} was not played before the run stopped (games played: {done}); "
+                "`hsim resume` the run first, or give --seed, --game and --players to play "
+                "it without the run folder",
+                exit_code=EXIT_USAGE,
+            )
     specs = [_from_run_folder(p["spec"], manifest, run_dir) for p in manifest["players"]]
     if not trust:
         code = untrusted_code(specs)

@@ -27,12 +27,12 @@ is complete), ``#passes``, ``#lottery`` (the lottery's cards so far; at its last
 ``#scores`` (a ``tr[data-deal]`` per finished deal with ``td[data-seat]`` game scores).
 
 With an analysis (see :func:`game_data`): ``#analysis-summary`` (the analyser,
-``.blunders`` with ``data-seat`` and ``data-count``), an analysed card in the trick has
-class ``analysed`` (and ``blunder``, with a red ``?`` badge), ``data-loss`` and a title
-listing each legal card's expected points; ``#analysis`` is the panel of the card just
-played when it was analysed (``data-deal``, ``data-trick``, ``data-seat``; ``li.value``
-per legal card, best first, with ``data-card``, ``data-value`` and classes ``played``,
-``best``). Without an analysis neither exists.
+``.blunders`` with ``data-seat`` and ``data-count``, empty for a seat not analysed), an
+analysed card in the trick has class ``analysed`` (and ``blunder``, with a red ``?``
+badge), ``data-loss`` and a title listing each legal card's expected points;
+``#analysis`` is the panel of the card just played when it was analysed (``data-deal``,
+``data-trick``, ``data-seat``; ``li.value`` per legal card, best first, with ``data-card``,
+``data-value`` and classes ``played``, ``best``). Without an analysis neither exists.
 """
 
 from __future__ import annotations
@@ -523,9 +523,11 @@ function buildTable() {
     sum.append(el("span", {}, "analysis by " + (DATA.analyser || "an analyser") + " (" +
       DATA.analysis.length + " cards): blunders "));
     for (let s = 0; s < N; s++) {
-      const count = DATA.analysis.filter((x) => x.seat === s && x.blunder).length;
-      sum.append(el("span", { class: "blunders", "data-seat": s, "data-count": count },
-                    "seat " + s + ": " + count));
+      const mine = DATA.analysis.filter((x) => x.seat === s);
+      const count = mine.filter((x) => x.blunder).length;
+      sum.append(el("span", { class: "blunders", "data-seat": s,
+                              "data-count": mine.length ? count : "" },
+                    "seat " + s + ": " + (mine.length ? count : "not analysed")));
     }
   }
 }

@@ -56,9 +56,9 @@ from hsim.model.rules import RulesError
 )
 @click.option(
     "--games",
-    type=click.IntRange(min=2, max=10**12),
+    type=click.IntRange(min=20, max=10**12),
     default=None,
-    help="Games per rule set and bot, instead of --deals.",
+    help="Games per rule set and bot (at least 20), instead of --deals.",
 )
 @seed_option("the deals, the same under every rule set")
 @workers_option
@@ -86,8 +86,8 @@ def atlas(
     the table) and each rule set, the same seeded games under the base rules and each
     variant. Per bot and rule set, with 95% intervals: moons per deal, deals per game,
     the winning score, the spread of final scores (highest minus lowest: how close the
-    games are), score per deal by seat, moons by pass direction, and the share
-    of games whose winner changes against the base.
+    games are), and the share of games whose winner changes against the base; also in
+    atlas.json, the score per deal by seat and the moons by pass direction.
 
     \b
     Every rule set and bot is an ordinary run folder under --out; running the same
@@ -133,9 +133,13 @@ def atlas(
     try:
         if games is None:
             wanted = deals or 100_000
-            games = max(at.games_for_deals(base, bot, wanted, seed) for bot in bot_specs)
             if echo is not None:
-                echo(f"{games:,} games per rule set and bot: about {wanted:,} deals under the base")
+                echo(f"sizing the games: {at.PILOT_GAMES} games of each bot under the base")
+            sized = [at.games_for_deals(base, bot, wanted, seed) for bot in bot_specs]
+            games, length = max(sized)
+            if echo is not None:
+                echo(f"{games:,} games per rule set and bot: about {round(games * length):,} "
+                     "deals under the base")  # fmt: skip
         config = at.AtlasConfig(base, tuple(variants), bot_specs, games, seed, preset_name)
         config.validate(workers or 1)
     except StrategyError as exc:

@@ -484,15 +484,16 @@ def parse_scores(text: str | None) -> tuple[int, ...]:
 allow_partial_option = click.option(
     "--allow-partial",
     is_flag=True,
-    help="Analyse an incomplete run (interrupted, parts missing) with a warning saying how "
-    "much is missing, instead of refusing it.",
+    help="Use an incomplete run (stopped before its end) with a warning saying how much is "
+    "missing, instead of refusing it.",
 )
 
 
-def check_run(run_dir, allow_partial: bool, checksums: bool = False) -> None:
+def check_run(run_dir, allow_partial: bool, checksums: bool = False, quiet: bool = False) -> None:
     """Refuse an incomplete or damaged run folder before a command reads it (see
     :func:`hsim.runner.verify.require_complete`; ``checksums``: every part's sha256 too,
-    for a command that reads every part); print the warnings of a partial one.
+    for a command that reads every part); print the warnings of a partial one, unless
+    ``quiet`` (a command on one game, which refuses a game the run did not play).
 
     :raises click.ClickException: the folder is damaged, or incomplete without
         ``allow_partial``.
@@ -502,7 +503,8 @@ def check_run(run_dir, allow_partial: bool, checksums: bool = False) -> None:
 
     try:
         for warning in require_complete(run_dir, allow_partial, checksums=checksums):
-            click.echo(f"warning: {warning}", err=True)
+            if not quiet:
+                click.echo(f"warning: {warning}", err=True)
     except RunCheckError as exc:
         raise user_error(exc) from None
 

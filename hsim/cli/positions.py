@@ -156,7 +156,7 @@ def replayed_game(
                     "--rules, --rule, --players, --seed and --deal (or replay --seed S "
                     "--game G without it)"
                 )
-            check_run(run_dir, allow_partial)
+            check_run(run_dir, allow_partial, quiet=True)
             manifest, rules, records, game_rows, recorded = rp.replay_run(
                 run_dir, game, trust, watch
             )

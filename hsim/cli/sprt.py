@@ -367,11 +367,11 @@ def _print_table(config, result) -> None:
         ("time", f"{result.elapsed_s:.1f} s"),
         ("run folder", f"{result.run_dir}  (seed {config.seed})"),
     ]
-    for i, ci in enumerate(result.by_opponent or []):
+    for i, (name, ci) in enumerate(result.by_opponent or []):
         rows.insert(
             6 + i,
             (
-                f"  vs {config.panel[i]}",
+                f"  vs {name}",
                 "n/a" if ci is None else f"{ci.estimate:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]",
             ),
         )

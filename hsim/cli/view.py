@@ -72,7 +72,7 @@ def view(
         given = (deal_text or deal_file) and run_dir is None
         out = Path("deal.html" if given else f"game-{game}.html")
     if out is not None:  # checked before the replay, which may compile for minutes
-        _check_out(out, force)
+        _check_out(out, force, "--out", run_dir)
     records, specs, rules, preset, what = replayed_game(
         run_dir,
         game,
@@ -99,11 +99,42 @@ def view(
     click.echo(str(out))
 
 
-def _check_out(out: Path, force: bool) -> None:
+def _finite(value: float, option: str) -> float:
+    """Return ``value``; :raises click.BadParameter: it is NaN (a range lets NaN through)."""
+    if value != value:
+        raise click.BadParameter("give a number, not nan", param_hint=option)
+    return value
+
+
+def _check_out(out: Path, force: bool, option: str = "--out", run_dir=None) -> None:
+    """Refuse a page target before any work: an empty name, a folder, a missing or
+    unwritable folder, a file that exists (without ``force``), or a place inside a run
+    folder (``run_dir`` or any folder holding a ``run.json``: its files are the run's own).
+    ``option``: the option that names it, for the messages."""
+    # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
+    from hsim.runner.lock import run_folder_above
+
+    if not str(out).strip() or out.name in ("", ".", ".."):
+        raise click.UsageError(f"{option} needs a file name, such as game.html")
+    if out.is_dir():
+        raise click.UsageError(f"{option} {out} is a directory; give a file name such as game.html")
+    parent = out.resolve().parent
+    run = run_folder_above(out) or (
+        Path(run_dir).resolve()
+        if run_dir is not None and (Path(run_dir) / "run.json").is_file()
+        else None
+    )
+    if run is not None and (run == parent or run in parent.parents):
+        raise click.UsageError(
+            f"{option} {out} is inside the run folder {run}, which holds the run's own "
+            "files; write the page elsewhere"
+        )
     if out.exists() and not force:
-        raise click.UsageError(f"{out} exists; give --force to replace it, or another --out")
-    if not out.parent.is_dir():
-        raise click.UsageError(f"--out {out}: the folder {out.parent} does not exist")
+        raise click.UsageError(f"{out} exists; give --force to replace it, or another {option}")
+    if not parent.is_dir():
+        raise click.UsageError(f"{option} {out}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write {out}: the folder {parent} is not writable", EXIT_RUN)
 
 
 def _write_new(path: Path, text: str, replace: bool) -> None:
@@ -155,6 +186,7 @@ def _write_new(path: Path, text: str, replace: bool) -> None:
     type=click.FloatRange(min=0, max=1000),
     default=1.0,
     show_default=True,
+    callback=lambda ctx, param, value: _finite(value, "--threshold"),
     help="A play that loses at least this many points to the best card is a blunder.",
 )
 @click.option("--forced", is_flag=True, help="List the plays with one legal card too.")
@@ -220,7 +252,7 @@ def analyse(
     except StrategySpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--with") from None
     if html_file is not None:  # checked before the replay, which may compile for minutes
-        _check_out(html_file, force)
+        _check_out(html_file, force, "--html", run_dir)
     # deferred: as above
     from hsim.analysis import analyse as an
     from hsim.runner.progress import progress_bar
@@ -252,18 +284,6 @@ def analyse(
     from hsim.model.rules import canonical
 
     rules_text = canonical(rules, preset)
-    if html_file is not None:
-        from hsim.analysis.viewer import render_page  # deferred: as above
-
-        page = render_page(
-            records,
-            rules=rules_text,
-            players=specs,
-            title=what,
-            analysis=[a.as_dict(threshold) for a in analyses],
-            analyser=spec,
-        )
-        _write_new(html_file, page, force)
     if as_json:
         data = {
             "what": what,
@@ -278,5 +298,16 @@ def analyse(
     else:
         click.echo(f"{what}, rules {rules_text}; analyser {spec}, blunder >= {threshold:g} points")
         click.echo("\n".join(an.format_analysis(analyses, specs, shown, threshold, forced)))
-    if html_file is not None:
+    if html_file is not None:  # after the results: a page that cannot be written loses none
+        from hsim.analysis.viewer import render_page  # deferred: as above
+
+        page = render_page(
+            records,
+            rules=rules_text,
+            players=specs,
+            title=what,
+            analysis=[a.as_dict(threshold) for a in analyses],
+            analyser=spec,
+        )
+        _write_new(html_file, page, force)
         click.echo(f"page: {html_file}", err=True)

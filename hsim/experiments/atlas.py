@@ -19,7 +19,8 @@ winner-change rate (the share of games whose winner set differs). They are compu
 the same code as ``hsim report`` and ``hsim compare-rules``
 (:func:`hsim.analysis.report.report_run`, :func:`hsim.experiments.compare_rules.compare_runs`).
 
-``out`` holds ``atlas.json`` (settings and figures), ``atlas.parquet`` (one row per
+``out`` holds ``atlas.json`` (settings, ``status``, and per bot and rule set the figures
+with ``run_dir``, the run folder relative to ``out``), ``atlas.parquet`` (one row per
 figure: bot, rules, figure, key, estimate, low, high, n) and ``atlas.md`` (the tables).
 """
 
@@ -67,8 +68,15 @@ MARKDOWN_FILE = "atlas.md"
 DEFAULT_BOTS = ("random", "duck", "heuristic")
 #: Games of the pilot that sizes ``--deals`` (deals per game of the base, per bot).
 PILOT_GAMES = 200
+#: Games per rule set and bot at least: fewer give intervals too wide to read (a t
+#: interval over 2 games spans impossible values).
+MIN_GAMES = 20
 #: The name of an atlas's run folder, under its bot's folder.
 RUN_NAME = re.compile(r"base|variant-[0-9]+")
+#: The name of a bot's folder (:meth:`AtlasConfig.bot_folder`).
+BOT_FOLDER = re.compile(r"[0-9]{2,}-[A-Za-z0-9_]*")
+#: The temporary name of an atlas file being written.
+ATLAS_TMP = re.compile(r"\.atlas\.(json|parquet|md)\.tmp")
 #: The atlas format's version (``atlas.json``), bumped when its figures change.
 ATLAS_VERSION = 1
 
@@ -121,6 +129,11 @@ class AtlasConfig:
             raise ConfigError("an atlas needs at least one bot (--bots)")
         if not self.variants:
             raise ConfigError("an atlas needs at least one variant (--variant)")
+        if not (isinstance(self.games, int) and self.games >= MIN_GAMES):
+            raise ConfigError(
+                f"an atlas plays at least {MIN_GAMES} games per rule set and bot (fewer "
+                f"give intervals too wide to read), not {self.games}"
+            )
         check_seed(self.seed, "--seed")
         for bot, _, config in self.cells():
             try:
@@ -166,10 +179,11 @@ class AtlasConfig:
         }
 
 
-def games_for_deals(base: Rules, bot: str, deals: int, seed: int) -> int:
-    """Return the games that give about ``deals`` deals under ``base`` with four ``bot``
-    seats: ``deals`` over the mean game length of a pilot of :data:`PILOT_GAMES` games
-    (games ``2**40`` on of run ``seed``, never part of the atlas), at least 2."""
+def games_for_deals(base: Rules, bot: str, deals: int, seed: int) -> tuple[int, float]:
+    """Return (games, the base's mean game length in deals): the games that give about
+    ``deals`` deals under ``base`` with four ``bot`` seats, from a pilot of
+    :data:`PILOT_GAMES` games (games ``2**40`` on of run ``seed``, never part of the
+    atlas); at least :data:`MIN_GAMES`."""
     # deferred: importing a game module compiles the engine
     from hsim.play.games import play_range
     from hsim.strategy.loader import load_players
@@ -178,12 +192,13 @@ def games_for_deals(base: Rules, bot: str, deals: int, seed: int) -> int:
     start = 1 << 40
     _, games = play_range(base, players, seed, start, start + PILOT_GAMES)
     length = float(np.mean(games[:, G_DEALS]))
-    return max(2, math.ceil(deals / length))
+    return max(MIN_GAMES, math.ceil(deals / length)), length
 
 
 def _check_folder(out: Path, settings: dict[str, Any], overwrite: bool) -> None:
-    """Refuse ``out`` when it holds another atlas (other settings; ``overwrite`` lets the
-    cells be replaced) or anything that is not an atlas."""
+    """Refuse ``out`` when it holds another atlas (other settings; ``overwrite`` lets its
+    runs be replaced, and a damaged ``atlas.json`` too), or anything that is not an
+    atlas's (exit 2)."""
     if not out.exists():
         return
     if not out.is_dir():
@@ -191,20 +206,38 @@ def _check_folder(out: Path, settings: dict[str, Any], overwrite: bool) -> None:
     entries = [p for p in out.iterdir() if not p.name.startswith(".hsim")]
     if not entries:
         return
-    path = out / ATLAS_FILE
-    try:
-        recorded = json.loads(path.read_text())["settings"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise AtlasError(
-            f"--out {out} holds files but no atlas ({ATLAS_FILE} missing or damaged); "
+    foreign = sorted(p.name for p in entries if not _atlas_entry(p))
+    if foreign:
+        raise ConfigError(
+            f"--out {out} holds files an atlas does not write ({', '.join(foreign[:3])}); "
             "choose another folder"
+        )
+    try:
+        recorded = json.loads((out / ATLAS_FILE).read_text())["settings"]
+    except (OSError, ValueError, KeyError, TypeError):
+        if overwrite:
+            return
+        raise ConfigError(
+            f"--out {out} holds an atlas whose {ATLAS_FILE} is missing or damaged; give "
+            "--overwrite to play it again there, or choose another folder"
         ) from None
     if recorded != settings and not overwrite:
-        raise AtlasError(
+        raise ConfigError(
             f"--out {out} holds an atlas with other settings ({json.dumps(recorded)}); run "
             "that one again to resume it, choose another folder, or give --overwrite to "
             "replace its runs"
         )
+
+
+def _atlas_entry(path: Path) -> bool:
+    """Whether ``path``, in an atlas folder, is one of the atlas's: its files (and their
+    temporary names) or a bot's folder of run folders."""
+    name = path.name
+    if name in (ATLAS_FILE, TABLE_FILE, MARKDOWN_FILE) or ATLAS_TMP.fullmatch(name):
+        return path.is_file()
+    if not (BOT_FOLDER.fullmatch(name) and path.is_dir() and not path.is_symlink()):
+        return False
+    return all(RUN_NAME.fullmatch(run.name) and run.is_dir() for run in path.iterdir())
 
 
 def run_atlas(
@@ -234,6 +267,7 @@ def run_atlas(
         lock = claim(out)
     except FolderError as exc:
         raise AtlasError(str(exc)) from None
+    status = "failed"
     try:
         _write_json(out / ATLAS_FILE, {"settings": settings, "status": "running"})
         cells = config.cells()
@@ -245,14 +279,30 @@ def run_atlas(
                 echo(f"run {k} of {len(cells)}: {bot} x {run_config.rules.players}, "
                      f"{canonical(run_config.rules, config.preset)} -> {folder}")  # fmt: skip
             _play(run_config, folder, workers, progress, cluster, argv, overwrite)
-        atlas = measure(config, out)
-        atlas["status"] = "complete"
+        if echo is not None:
+            echo(f"computing the figures of {len(cells)} runs")
+        try:
+            atlas = measure(config, out)
+        except KeyboardInterrupt:
+            raise AtlasStopped(
+                "interrupted while computing the figures (every run is complete); run the "
+                "same command again to compute them",
+                exit_code=130,
+            ) from None
+        atlas["status"] = status = "complete"
         _write_json(out / ATLAS_FILE, atlas)
         _write_table(out / TABLE_FILE, atlas)
-        (out / MARKDOWN_FILE).write_text("\n".join(format_markdown(atlas)) + "\n")
+        _write_text(out / MARKDOWN_FILE, "\n".join(format_markdown(atlas)) + "\n")
         return atlas
+    except (AtlasStopped, KeyboardInterrupt):
+        status = "interrupted"
+        raise
     finally:
-        lock.release()
+        try:
+            if status != "complete":
+                _write_json(out / ATLAS_FILE, {"settings": settings, "status": status})
+        finally:
+            lock.release()
 
 
 def _remove_other_runs(out: Path, keep: set[str]) -> None:
@@ -279,7 +329,9 @@ def _play(config: RunConfig, folder: Path, workers, progress, cluster, argv, ove
                 argv=argv, cluster=cluster,
             )  # fmt: skip
     except RunError as exc:
-        raise AtlasError(f"{folder}: {exc}") from None
+        raise AtlasError(
+            f"{folder}: {exc} (running the same hsim atlas command again resumes the atlas)"
+        ) from None
     if result.status == "interrupted":
         raise AtlasStopped(
             f"interrupted in {folder}; run the same command again to resume the atlas",
@@ -310,7 +362,7 @@ def measure(config: AtlasConfig, out: Path) -> dict[str, Any]:
                     "bot": bot,
                     "rules": canonical(rules, config.preset),
                     "base": name == "base",
-                    "run_dir": str(folder),
+                    "run_dir": str(folder.relative_to(out)),
                     "games": summary["games"],
                     "deals": sum(r["seat_deals"] for r in report["by_seat"]) // rules.players,
                     "moon_rate": summary.get("moon_rate"),
@@ -390,8 +442,13 @@ def _write_table(path: Path, atlas: dict[str, Any]) -> None:
 
 
 def _write_json(path: Path, doc: dict[str, Any]) -> None:
+    _write_text(path, json.dumps(doc, indent=1, allow_nan=False) + "\n")
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write ``path`` through a temporary name and a rename: never half a file."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
+    tmp.write_text(text)
     tmp.replace(path)
 
 

@@ -151,6 +151,9 @@ class SprtConfig:
         if self.panel is not None:
             if self.opponents is not None:
                 raise ValueError("give --opponents or --panel, not both")
+            twice = sorted({x for x in self.panel if self.panel.count(x) > 1})
+            if twice:
+                raise ValueError(f"--panel names {', '.join(twice)} more than once")
             if not 1 <= len(self.panel) <= MAX_PANEL:
                 raise ValueError(f"a panel holds 1 to {MAX_PANEL} opponents, not {len(self.panel)}")
 
@@ -184,8 +187,9 @@ class SprtResult:
     test used; deals: deals they hold (each counted once, not once per seat; both tables
     in the paired design). advantage: the candidate's mean advantage per deal with its 95%
     interval over those boards. trace: (boards, LLR) at every look. status: complete or
-    interrupted. by_opponent: over a panel, per opponent (in panel order) the candidate's
-    advantage against it over the same boards, an Interval (None under 2 boards); else None.
+    interrupted. by_opponent: over a panel, per opponent (in panel order) its spec and the
+    candidate's advantage against it over the same boards, an Interval (None under 2
+    boards); else None.
     """
 
     verdict: str | None
@@ -199,7 +203,7 @@ class SprtResult:
     elapsed_s: float
     run_dir: Path
     status: str = "complete"
-    by_opponent: list[Interval | None] | None = None
+    by_opponent: list[tuple[str, Interval | None]] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -225,7 +229,7 @@ class SprtResult:
             "trace": [[n, _json_float(v)] for n, v in self.trace],
             "by_opponent": None
             if self.by_opponent is None
-            else [_interval_dict(ci) for ci in self.by_opponent],
+            else [{"opponent": name, **_interval_dict(ci)} for name, ci in self.by_opponent],
         }
 
 
@@ -598,7 +602,7 @@ def _by_opponent(config: SprtConfig, per_opponent: dict, used: int):
     out = []
     for i in range(len(config.panel)):
         values = [sign * v for s in starts for v in per_opponent[s][i]][:used]
-        out.append(mean_interval(values) if len(values) >= 2 else None)
+        out.append((config.panel[i], mean_interval(values) if len(values) >= 2 else None))
     return out
 
 
