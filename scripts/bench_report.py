@@ -98,7 +98,7 @@ def main() -> None:
     try:
         import duckdb  # noqa: F401  # deferred: DuckDB is only this benchmark's reference
     except ImportError:
-        print("(duckdb is not installed: pip install duckdb for that reference)")
+        print("(duckdb is not installed: its reference is left out)")
     else:
         references["duckdb"] = best("duckdb")
     references["pyarrow"] = best("pyarrow")
