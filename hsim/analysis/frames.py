@@ -248,13 +248,23 @@ def _scoring_rules(label, rules: Rules) -> Rules:
 def _scoring_mask(games: pd.DataFrame, wanted: Rules, rules: Rules) -> np.ndarray:
     if "scoring" not in games.columns:
         return np.full(len(games), wanted == rules)
+    column = games["scoring"]
+    if isinstance(column.dtype, pd.CategoricalDtype):  # one verdict per category
+        values = column.cat.categories.tolist()
+        codes = column.cat.codes.to_numpy()
+    else:
+        values = list(dict.fromkeys(column.tolist()))
+        codes = None
     verdict = {}
-    for value in dict.fromkeys(games["scoring"].tolist()):
+    for value in values:
         try:
             verdict[value] = _scoring_rules(value, rules) == wanted
         except RulesError:
             verdict[value] = False
-    return games["scoring"].map(verdict).fillna(wanted == rules).to_numpy(bool)
+    if codes is not None:
+        table = np.array([verdict[v] for v in values] + [wanted == rules], bool)
+        return table[codes]  # code -1 (null): the last entry
+    return column.map(verdict).fillna(wanted == rules).to_numpy(bool)
 
 
 # --------------------------------------------------------------------------- re-scoring
@@ -928,13 +938,57 @@ class SummaryTally:
             seats = int(d["seat"].max()) + 1 if "seat" in d.columns and len(d) else N_SEATS
             self._add_moons(d, seats)
 
+    def add_games(self, games: pd.DataFrame) -> None:
+        """Add the games rows of a batch (no deals): what :meth:`add` adds from them,
+        per game with ``bincount`` and ``reduceat`` over the rows instead of pandas'
+        groupby. Rows of a game must be together (a batch sorted by game is)."""
+        if not len(games):
+            return
+        cens = games["censored"].to_numpy(bool) if "censored" in games else None
+        if cens is not None and cens.any():
+            self.censored += len(np.unique(games["game"].to_numpy()[cens]))
+            games = games[~cens]
+            if not len(games):
+                return
+        game = games["game"].to_numpy()
+        order = np.argsort(game, kind="stable")
+        if np.any(order != np.arange(len(order))):
+            games, game = games.iloc[order], game[order]
+        starts = np.concatenate([[0], np.flatnonzero(game[1:] != game[:-1]) + 1])
+        self.games += len(starts)
+        self.length.add(games["deals"].to_numpy()[starts])
+        if "ended_by" in games:
+            first = games["ended_by"].to_numpy()[starts]
+            values, index, counts = np.unique(
+                first.astype(str), return_index=True, return_counts=True
+            )
+            for i in np.argsort(index, kind="stable"):
+                self.ended_by[str(values[i])] += int(counts[i])
+        score = games["score"].to_numpy().astype(np.int64)
+        size = np.diff(np.append(starts, len(game)))
+        total = np.add.reduceat(score, starts)
+        for n in np.unique(size):
+            self.final.add(total[size == n], scale=int(n))
+        best = np.maximum if self.kierki else np.minimum
+        self.winning.add(best.reduceat(score, starts))
+        values, counts = np.unique(score, return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
+            self.scores[v] += c
+
     def _add_moons(self, d: pd.DataFrame, seats: int) -> None:
         if not len(d):
             return
         per = d.groupby("game", sort=False)["moon"].agg(["sum", "size"])
-        size = per["size"].to_numpy(np.int64)
-        x = size // seats if not np.any(size % seats) else size / seats
-        self.moon.add(per["sum"].to_numpy(np.int64), x)
+        self.add_moons(per["sum"].to_numpy(np.int64), per["size"].to_numpy(np.int64), seats)
+
+    def add_moons(self, moons: np.ndarray, rows: np.ndarray, seats: int) -> None:
+        """Add the moons of games already counted by :meth:`add` (given no deals): per
+        game, in game order, its moon flags summed (int) and its deal rows (int);
+        seats: rows per deal."""
+        if not len(rows):
+            return
+        x = rows // seats if not np.any(rows % seats) else rows / seats
+        self.moon.add(moons, x)
 
     def result(self, quantiles=QUANTILES) -> dict[str, Any]:
         """Return the summary (the keys of :func:`games_summary`)."""

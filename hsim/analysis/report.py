@@ -34,7 +34,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from hsim.analysis.cells import DealCells, rescored_cells, table_cells
 from hsim.analysis.frames import (
     ANALYSIS_DEAL_COLUMNS,
     N_SEATS,
@@ -57,7 +60,7 @@ from hsim.analysis.frames import (
 )
 from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
-from hsim.analysis.tally import ClusteredRatios
+from hsim.analysis.tally import ClusteredRatios, _codes, _game_codes
 from hsim.errors import HsimError, install_hint
 from hsim.model.rules import (
     KIERKI_KINDS,
@@ -80,6 +83,8 @@ REPORT_GAME_COLUMNS = (
     "winner", "deals", "ended_by",
 )  # fmt: skip
 PASS_DIRECTIONS = ("left", "right", "across", "hold")
+#: The deals columns a re-scoring reads.
+_RESCORE_COLUMNS = ["game", "deal", "seat", "after_end", *ANALYSIS_DEAL_COLUMNS]
 
 
 def _is_base(scoring: str | None) -> bool:
@@ -143,27 +148,46 @@ def report_batches(
         raise RunFolderError(no_games_message(folder))
     rules = report_rules(folder.rules, scoring)
     if rules is not None:
-        deal_columns = ["game", "deal", "seat", "after_end", *ANALYSIS_DEAL_COLUMNS]
+        deal_columns = _RESCORE_COLUMNS
     else:
         deal_columns = ["game", "seat", "after_end", *REPORT_DEAL_COLUMNS]
     deals = folder.batches("deals", deal_columns, rows)
     if rules is not None:
         for table in deals:
-            frame = _frame(table)
-            result = rescore_frames(frame, rules, folder.rules)
-            counted = result.deals["counted"].to_numpy(bool)
-            yield result.deals[counted], result.games
+            yield _rescored_frames(table, rules, folder.rules)
         return
+    for d, g in _played_tables(folder, deals, rows):
+        yield _frame(d), g
+
+
+def _rescored_frames(table: pa.Table, rules: Rules, played: Rules):
+    """Return (the counted deals, the games) of a batch of deal rows re-scored."""
+    result = rescore_frames(_frame(table), rules, played)
+    counted = result.deals["counted"].to_numpy(bool)
+    return result.deals[counted], result.games
+
+
+def _played_tables(
+    folder: RunFolder, deals: Iterator[pa.Table], rows: int
+) -> Iterator[tuple[pa.Table | None, pd.DataFrame]]:
+    """Yield (the deals of the games as played, a pyarrow table without the ``after_end``
+    rows; their games rows of the played scoring, a frame) batch by batch."""
     games = folder.batches("games", REPORT_GAME_COLUMNS, rows)
     for d, g in aligned(deals, games):
-        d = _frame(d)
         g = _frame(g)
-        if "after_end" in d.columns:
-            d = d[~d["after_end"].to_numpy(bool)]
+        if d is not None and "after_end" in d.column_names:
+            d = d.filter(pc.invert(d.column("after_end")))
         if len(g):
             g = g[_scoring_mask(g, folder.rules, folder.rules)]
             g = g.assign(censored=False)
         yield d, g
+
+
+def _report_tables(folder: RunFolder, rows: int = BATCH_ROWS):
+    """Yield what :func:`report_batches` gives without a re-scoring, with the deals as
+    pyarrow tables (for :meth:`ReportTally.add_table`)."""
+    deal_columns = ["game", "seat", "after_end", *REPORT_DEAL_COLUMNS]
+    return _played_tables(folder, folder.batches("deals", deal_columns, rows), rows)
 
 
 def _frame(table) -> pd.DataFrame:
@@ -224,6 +248,48 @@ class KeyTally:
         for (key, place), n in per.items():
             self.place_counts[(_plain(key), int(place))] += int(n)
 
+    def add_games(self, games: pd.DataFrame) -> None:
+        """Add the games rows of a batch of whole games: what :meth:`add` adds from
+        them, counted with ``bincount`` over codes instead of pandas' groupby."""
+        if not len(games):
+            return
+        by = self.by
+        codes, names = _codes(games[by])
+        cast = str if by == "strategy" else _plain
+        _count(self.all_games, codes, names, cast)
+        if by != "strategy":
+            pairs = _codes(games["strategy"])
+            width = len(pairs[1])
+            both = np.flatnonzero(np.bincount(codes * width + pairs[0]))
+            for code in both:
+                key = _plain(names[code // width])
+                self.strategies.setdefault(key, set()).add(str(pairs[1][code % width]))
+        done = ~games["censored"].to_numpy(bool) if "censored" in games else None
+        if done is not None and not done.any():
+            return
+        sub = games if done is None or done.all() else games[done]
+        if done is not None and not done.all():
+            codes = codes[done]
+        place = sub["place"].to_numpy().astype(np.int64)
+        game, n_games = _game_codes(sub["game"].to_numpy())
+        self.places.add_cells(game, n_games, [(codes, names)], {"place": place})
+        won = sub["winner"].to_numpy().astype(bool)
+        _count(self.wins, codes[won], names, cast)
+        top = int(place.max()) + 1
+        per = np.bincount(codes * top + place)
+        for code in np.flatnonzero(per):
+            key = (_plain(names[code // top]), int(code % top))
+            self.place_counts[key] += int(per[code])
+
+    def add_cells(self, cells: DealCells, seat_cells: tuple) -> None:
+        """Add the counted deals of whole games as cells (the games go to :meth:`add`).
+
+        seat_cells: ``cells.by_seat()``."""
+        present, rows, sums = seat_cells
+        game = present // cells.seats
+        keys = [cells.seat_keys(self.by, present)]
+        self.deals.add_cells(game, len(cells.games), keys, sums, rows)
+
     def keys(self) -> list:
         """Return the values of ``by`` seen, sorted."""
         seen = {k[0] for k in self.deals.groups()} | set(self.all_games)
@@ -272,6 +338,13 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
+def _count(counter: Counter, codes: np.ndarray, names: np.ndarray, cast) -> None:
+    """Add to ``counter`` the rows of each code (nulls, -1, left out), keyed by name."""
+    per = np.bincount(codes[codes >= 0], minlength=len(names))
+    for code in np.flatnonzero(per):
+        counter[cast(names[code])] += int(per[code])
+
+
 def _counts(frame: pd.DataFrame, by: str) -> dict:
     cast = str if by == "strategy" else _plain
     return {cast(k): int(v) for k, v in frame[by].value_counts().items() if v}
@@ -290,6 +363,21 @@ class SplitTally:
         if not len(deals):
             return
         self.ratios.add(deals)
+
+    def add_cells(self, cells: DealCells) -> None:
+        """Add the counted deals of whole games as cells (``by`` must be strategy)."""
+        flat = cells.rows.ravel()
+        present = np.flatnonzero(flat)
+        width = len(cells.split) + 1
+        split = present % width
+        split = np.where(split == width - 1, -1, split)
+        seat_cell = present // width
+        keys = [
+            (cells.strategy.ravel()[seat_cell], cells.strategies),
+            (split, cells.split),
+        ]
+        sums = {v: s.ravel()[present] for v, s in cells.sums.items()}
+        self.ratios.add_cells(seat_cell // cells.seats, len(cells.games), keys, sums, flat[present])
 
     def rows(self) -> list[dict]:
         """Return the rows, sorted by ``by``, then ``column`` in ``order`` (values not in
@@ -398,6 +486,41 @@ class ReportTally:
         if self.plots:
             self._add_plots(deals, games)
 
+    def add_table(self, deals: pa.Table, games: pd.DataFrame) -> None:
+        """Add a batch: the counted deals as a pyarrow table, the games rows of the same
+        whole games. Sums the deals per cell (:mod:`hsim.analysis.cells`), or as frames
+        with :meth:`add` when the table does not fit the cell form or the charts need
+        every deal's points."""
+        cells = None
+        if self.plots in (False, "games") and deals is not None and len(deals):
+            split = self.split.column
+            cells = table_cells(deals, split, ["points", "deal_score", "moon"])
+        if cells is None:
+            self.add(_frame(deals) if deals is not None else pd.DataFrame(), games)
+            return
+        self.add_cells(cells, games)
+
+    def add_cells(self, cells: DealCells, games: pd.DataFrame) -> None:
+        """Add a batch: the counted deals as cells, the games rows of the same whole
+        games (:meth:`add` with the deals summed per cell)."""
+        self.summary.add_games(games)
+        if self.summary.moons and len(games):
+            rows, sums, top = cells.game_totals()
+            done = _done(games)["game"].unique()
+            keep = np.isin(cells.games, done) & (rows > 0)
+            if keep.any() and "moon" in sums:
+                seats = int(top[keep].max()) + 1
+                moons = sums["moon"][keep].astype(np.int64)
+                self.summary.add_moons(moons, rows[keep], seats)
+        seat_cells = cells.by_seat()
+        empty = pd.DataFrame()
+        for tally in self.keys.values():
+            tally.add_games(games)
+            tally.add_cells(cells, seat_cells)
+        self.split.add_cells(cells)
+        if self.plots:
+            self._add_plots(empty, games)
+
     def _add_plots(self, deals: pd.DataFrame, games: pd.DataFrame) -> None:
         done = _done(games) if len(games) else games
         if len(done):
@@ -459,12 +582,16 @@ def report_tally(
     plots: bool | str = False,
     rows: int = BATCH_ROWS,
     progress: bool = False,
+    cells: bool = True,
 ) -> tuple[dict[str, Any], ReportTally]:
     """Return (the report of :func:`build_report`, the filled :class:`ReportTally`) in one
     pass over the run; plots: keep the histograms (for :func:`plot_report`), or with
     ``"games"`` only those of whole games, final scores and lengths (the HTML page of
     :mod:`hsim.analysis.pages`: the points per deal, counted over every deal row, are most
-    of the cost). The tally's ``played`` is the run's own rules.
+    of the cost). The tally's ``played`` is the run's own rules. cells: sum the deals per
+    (game, seat, pass direction) cell first (:mod:`hsim.analysis.cells`; the same figures
+    in a fraction of the time); False sums pandas frames of every row, the reference the
+    tests hold the cells to.
 
     :raises RulesError: as :func:`build_report`. :raises RunFolderError: as
         :func:`build_report`.
@@ -478,9 +605,26 @@ def report_tally(
     scorings = 1 + len(folder.manifest.get("score_also") or [])
     total = folder.rows.get("games", 0) // (folder.rules.players * scorings)
     bar = progress_bar(total, progress and total > 0)
-    for deals, games in report_batches(folder, scoring, rows):
-        tally.add(deals, games)
-        bar.update(int(games["game"].nunique()) if len(games) else 0)
+    if not cells:
+        for deals, games in report_batches(folder, scoring, rows):
+            tally.add(deals, games)
+            bar.update(int(games["game"].nunique()) if len(games) else 0)
+    elif rescoring is None:
+        if not folder.rows.get("games"):
+            raise RunFolderError(no_games_message(folder))
+        for deals, games in _report_tables(folder, rows):
+            tally.add_table(deals, games)
+            bar.update(int(games["game"].nunique()) if len(games) else 0)
+    else:
+        for table in folder.batches("deals", _RESCORE_COLUMNS, rows):
+            fast = None
+            if tally.plots in (False, "games"):
+                fast = rescored_cells(table, rescoring, folder.rules, tally.split.column)
+            if fast is None:
+                tally.add(*_rescored_frames(table, rescoring, folder.rules))
+            else:
+                tally.add_cells(*fast)
+            bar.update(len(np.unique(table.column("game").to_numpy())))
     bar.close()
     played = canonical(folder.rules, folder.manifest.get("rules", {}).get("preset"))
     summary = tally.summary.result()

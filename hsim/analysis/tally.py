@@ -169,21 +169,49 @@ class ClusteredRatios:
         key is null are left out."""
         if not len(frame):
             return
-        values = [v for v in self.values if v in frame.columns]
+        values = {v: frame[v].to_numpy() for v in self.values if v in frame.columns}
+        games, n_games = _game_codes(frame["game"].to_numpy())
+        self.add_cells(games, n_games, [_codes(frame[c]) for c in self.keys], values)
+
+    def add_cells(
+        self,
+        games: np.ndarray,
+        n_games: int,
+        keys: list[tuple[np.ndarray, np.ndarray]],
+        values: dict[str, np.ndarray],
+        rows: np.ndarray | None = None,
+    ) -> None:
+        """Add cells of whole games: each cell some rows of one game and one group.
+
+        games: int64[m], the cell's game as a code 0..n_games-1; keys: per key column,
+        (int64[m] codes, -1 for null; the values they stand for); values: per value
+        column, float or int [m], the sum of its rows in the cell; rows: int[m], the rows
+        in the cell (None: one each, cells are rows). Cells with a null key are left out.
+        """
+        if not len(games):
+            return
+        values = {v: w for v, w in values.items() if v in self.values}
         # Sums per (group, game) cluster with bincount over integer codes: one pass per
         # column in C, whatever the number of groups and games.
-        games, n_games = _game_codes(frame["game"].to_numpy())
-        code = np.zeros(len(frame), np.int64)
-        keep = np.ones(len(frame), bool)
+        code = np.zeros(len(games), np.int64)
+        keep = np.ones(len(games), bool)
         names = []
-        for column in self.keys:
-            codes, uniques = _codes(frame[column])
+        for codes, uniques in keys:
             keep &= codes >= 0
             code = code * len(uniques) + codes
             names.append(uniques)
         if not keep.all():
             code, games = code[keep], games[keep]
-        group_codes, groups = pd.factorize(code, sort=False)
+            rows = None if rows is None else rows[keep]
+            values = {v: w[keep] for v, w in values.items()}
+        span = int(np.prod([len(u) for u in names]))
+        if span <= 4 * len(code) + 1024:  # few groups: number them without hashing
+            seen = np.flatnonzero(np.bincount(code, minlength=span))
+            index = np.zeros(span, np.int64)
+            index[seen] = np.arange(len(seen))
+            group_codes, groups = index[code], seen
+        else:
+            group_codes, groups = pd.factorize(code, sort=False)
         m = len(groups)
         ids = group_codes * n_games + games
         if m * n_games <= 4 * len(ids) + 1024:  # dense ids: count without hashing
@@ -196,16 +224,17 @@ class ClusteredRatios:
             clusters, cluster_ids = pd.factorize(ids, sort=False)
         owner = cluster_ids // n_games  # the group of each cluster
         # float64 sums of integers are exact below 2**53
-        x = np.bincount(clusters).astype(np.float64)
+        if rows is None:
+            x = np.bincount(clusters).astype(np.float64)
+        else:
+            x = np.bincount(clusters, weights=rows.astype(np.float64), minlength=len(cluster_ids))
         sums = {
             "n": np.bincount(owner, minlength=m),
             "sx": np.bincount(owner, weights=x, minlength=m),
             "sxx": np.bincount(owner, weights=x * x, minlength=m),
         }
-        for v in values:
-            w = frame[v].to_numpy()
-            w = (w[keep] if not keep.all() else w).astype(np.float64)
-            y = np.bincount(clusters, weights=w, minlength=len(x))
+        for v, w in values.items():
+            y = np.bincount(clusters, weights=w.astype(np.float64), minlength=len(x))
             sums[v] = tuple(np.bincount(owner, weights=t, minlength=m) for t in (y, y * y, x * y))
         radix = [len(u) for u in names]
         for i, g in enumerate(groups):
