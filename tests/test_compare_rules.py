@@ -171,3 +171,42 @@ def test_an_interrupted_comparison_exits_as_an_interrupted_run(tmp_path, sig, co
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
     assert "Traceback" not in err and "the base run was interrupted" in err
+
+
+def test_play_changed_by_keys_equals_the_merge_of_the_frames():
+    import numpy as np
+    import pandas as pd
+
+    from hsim.experiments import compare_rules as cr
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    a = pd.DataFrame({
+        "game": np.repeat(np.arange(n // 12), 12),
+        "deal": np.tile(np.repeat(np.arange(3), 4), n // 12),
+        "seat": np.tile(np.arange(4), n // 4), "passed": rng.integers(0, 1 << 52, n),
+        "tricks": rng.integers(0, 3, n),
+        "trump": pd.Categorical(rng.choice(["C", "D", None], n)),
+        "lottery_place": np.where(rng.random(n) < 0.5, np.nan, rng.integers(0, 3, n)),
+    })  # fmt: skip
+    b = a.copy()
+    b["trump"] = pd.Categorical(b["trump"].astype(object), categories=["D", "C", "H"])
+    rows = rng.choice(n, 200, replace=False)  # some seats' play differs
+    b.loc[rows[:80], "tricks"] += 1
+    b.loc[rows[80:140], "passed"] ^= 1 << 51  # a high bit: exact as float64
+    b.loc[rows[140:], "lottery_place"] = np.where(
+        b.loc[rows[140:], "lottery_place"].isna(), 1, np.nan
+    )
+    b = b.sample(frac=0.9, random_state=1)  # some deals in one run only, rows shuffled
+    fast = cr.play_changed(a, b)
+    cols = [c for c in cr.PLAY_FACTS if c in a.columns]
+    assert cr._play_changed_by_keys(a, b, cols) == fast
+    keys = ["game", "deal", "seat"]
+    both = a[keys + cols].merge(b[keys + cols], on=keys, suffixes=("_a", "_b"))
+    differs = np.zeros(len(both), bool)
+    for c in cols:
+        x, y = both[f"{c}_a"].astype(object), both[f"{c}_b"].astype(object)
+        differs |= ~((x == y).fillna(False).to_numpy(bool) | (x.isna() & y.isna()).to_numpy(bool))
+    per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()]).any()
+    assert fast == {"deals": int(per_deal.sum()), "compared": len(per_deal)}
+    assert 100 < fast["deals"] < fast["compared"]

@@ -291,8 +291,11 @@ def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int
     columns of :data:`PLAY_FACTS` that are present). Returns {"deals": changed,
     "compared": deals in both}.
     """
-    keys = ["game", "deal", "seat"]
     cols = [c for c in PLAY_FACTS if c in base_deals.columns and c in deals.columns]
+    fast = _play_changed_by_keys(base_deals, deals, cols)
+    if fast is not None:
+        return fast
+    keys = ["game", "deal", "seat"]
     both = base_deals[keys + cols].merge(deals[keys + cols], on=keys, suffixes=("_a", "_b"))
     differs = np.zeros(len(both), bool)
     for c in cols:
@@ -303,6 +306,47 @@ def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int
     per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()])
     per_deal = per_deal.any()
     return {"deals": int(per_deal.sum()), "compared": int(len(per_deal))}
+
+
+def _deal_keys(frame: pd.DataFrame) -> np.ndarray:
+    """Return int64 keys ordering rows by (game, deal, seat): game << 16 | deal << 2 | seat."""
+    game = frame["game"].to_numpy(np.int64)
+    return (game << 16) | (frame["deal"].to_numpy(np.int64) << 2) | frame["seat"].to_numpy(np.int64)
+
+
+def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Return (values, missing) of a column as arrays that compare across two runs."""
+    missing = column.isna().to_numpy(bool)
+    if isinstance(column.dtype, pd.CategoricalDtype) or column.dtype == object:
+        return column.astype(object).to_numpy(), missing  # categories differ between runs
+    return column.to_numpy(np.float64, na_value=np.nan), missing  # masks < 2**52: exact
+
+
+def _play_changed_by_keys(base_deals, deals, cols) -> dict[str, int] | None:
+    """:func:`play_changed` by sorted keys and numpy (no merge of the two frames), or None
+    when the keys do not fit (a game index of 2**47 or more, a deal index of 2**14)."""
+    for frame in (base_deals, deals):
+        if len(frame) and (frame["game"].max() >= 1 << 47 or frame["deal"].max() >= 1 << 14):
+            return None
+    ka, kb = _deal_keys(base_deals), _deal_keys(deals)
+    for k in (ka, kb):  # a row per (game, deal, seat), as a run writes them
+        ordered = k if np.all(k[1:] > k[:-1]) else np.sort(k)
+        if np.any(ordered[1:] == ordered[:-1]):
+            return None
+    keys, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    differs = np.zeros(len(keys), bool)
+    for c in cols:
+        a, a_missing = _comparable(base_deals[c])
+        b, b_missing = _comparable(deals[c])
+        a, a_missing, b, b_missing = a[ia], a_missing[ia], b[ib], b_missing[ib]
+        same = (a_missing & b_missing) | (~a_missing & ~b_missing & (a == b))
+        differs |= ~same
+    deal_keys = keys >> 2  # sorted, as keys are
+    if not len(deal_keys):
+        return {"deals": 0, "compared": 0}
+    starts = np.flatnonzero(np.r_[True, deal_keys[1:] != deal_keys[:-1]])
+    changed = np.logical_or.reduceat(differs, starts)
+    return {"deals": int(changed.sum()), "compared": int(len(starts))}
 
 
 def play_label(variant: dict[str, Any]) -> str:
