@@ -169,9 +169,9 @@ def sprt(
     and baseline each play the board against those opponents and the advantage is their
     paired difference; with --panel, the same against each panel opponent in turn (three
     copies of it), the board's advantage being the mean over the panel, and the table
-    also shows the advantage against each opponent. After every --batch boards the LLR of H1 (advantage D1) over H0
-    (advantage D0) is computed from the first boards in board order, so the verdict and
-    its board count are the same for any --workers.
+    also shows the advantage against each opponent. After every --batch boards the LLR of
+    H1 (advantage D1) over H0 (advantage D0) is computed from the first boards in board
+    order, so the verdict and its board count are the same for any --workers.
     \b
     Recipes:
       gain:            --bounds 0,0.3
