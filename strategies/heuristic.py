@@ -94,6 +94,10 @@ from hsim.engine.hearts import (
     QUEEN_SPADES,
     SPADES_MASK,
     card_points,
+    deal_bonus_card,
+    game_score,
+    jack_taker_of,
+    moon_seat_score,
     score_ends_game,
 )
 from hsim.engine.layout import (
@@ -117,13 +121,10 @@ from hsim.engine.layout import (
     P_TRICK_WINNER,
     P_TRICKS_WON,
     P_VOIDS,
-    R_CLAMP_AT_ZERO,
     R_FIRST_TRICK_POINTS,
-    R_JACK_IN_MOON_DEAL,
     R_MOON_REQUIRES_JACK,
     R_NO_DRAW,
     R_OMNIBUS,
-    R_PERFECT_100,
     RULES_LEN,
     V_DEALT,
     V_HAND,
@@ -320,14 +321,16 @@ def known_voids(public, me: int, s: int) -> int:
 
 @kernel
 def jack_blocks_moon(public, seat: int) -> bool:
-    """Return whether ``seat`` can no longer shoot because another seat took the JD."""
+    """Return whether ``seat`` can no longer shoot because another seat took the bonus
+    card (JD, or TD with ``omnibus_card=TD``; A2.2).
+    """
     if public[P_RULES + R_OMNIBUS] == 0 or public[P_RULES + R_MOON_REQUIRES_JACK] == 0:
         return False
     others = 0
     for s in range(4):
         if s != seat:
             others |= public[P_TAKEN + s]
-    return others & JD_BIT != 0
+    return (others >> deal_bonus_card(public)) & 1 != 0
 
 
 @out_of_line
@@ -1081,19 +1084,11 @@ def pass_cards(public, private, rng, params):
 
 @kernel
 def score_after(public, me: int, s: int, choice: int, jack: int) -> int:
-    """Return seat ``s``'s game score after this moon deal scored with ``choice``."""
-    if choice == MOON_ADD:
-        d = 0 if s == me else 26
-    else:
-        d = -26 if s == me else 0
-    if public[P_RULES + R_OMNIBUS] and public[P_RULES + R_JACK_IN_MOON_DEAL] and jack == s:
-        d -= 10
-    new = public[P_SCORES + s] + d
-    if public[P_RULES + R_CLAMP_AT_ZERO] and new < 0:
-        new = 0
-    if public[P_RULES + R_PERFECT_100] and new == 100:
-        new = 50
-    return new
+    """Return seat ``s``'s game score after this moon deal scored with ``choice`` (the
+    engine's own moon and clamp rules, A2.2-A2.5; ``jack`` took the bonus card).
+    """
+    rules = public[P_RULES : P_RULES + RULES_LEN]
+    return game_score(rules, public[P_SCORES + s], moon_seat_score(rules, me, choice, jack, s))
 
 
 @kernel
@@ -1129,10 +1124,7 @@ def moon_choice(public, private, rng, params):
     """New Moon: win the game now if one outcome does; avoid ending it with a loss; else
     add when that leaves us strictly lowest, subtract otherwise."""
     me = private[V_SEAT]
-    jack = -1
-    for s in range(4):
-        if (public[P_TAKEN + s] >> JACK_DIAMONDS) & 1:
-            jack = s
+    jack = jack_taker_of(public)
     add = moon_outcome(public, me, MOON_ADD, jack)
     sub = moon_outcome(public, me, MOON_SUBTRACT, jack)
     if add % 10 == 2:

@@ -103,13 +103,14 @@ from hsim.engine.hearts import (
     ALL_CARDS,
     HEARTS_MASK,
     HIGH_SPADES,
-    JD_BIT,
     POINTS_MASK,
     QS_BIT,
     QUEEN_SPADES,
     SPADES_MASK,
     SUIT_MASK,
+    bonus_card,
     card_points,
+    deal_bonus_card,
     game_end,
     jack_taker_of,
     legal_plays,
@@ -187,8 +188,9 @@ S_TCARDS = 17  # mask of the trick's cards
 S_BROKEN = 18
 S_TRICK = 19
 S_TO_ACT = 20
-S_JACK = 21  # seat that took JD, -1
+S_JACK = 21  # seat that took the bonus card (JD, or TD with omnibus_card=TD), -1
 S_PLAYED = 22
+S_BONUS = 23  # the bonus card's bit (docs/rules.md A2.3)
 S_LEN = 24
 BREAK_QUEEN = 1  # break_flags: QS breaks hearts (queen_breaks_hearts)
 BREAK_NOT_TRICK_1 = 2  # nothing played to trick 1 breaks them (first_trick_breaks_hearts=false)
@@ -323,6 +325,7 @@ def init_state(public, hands, st):
     st[S_TO_ACT] = public[P_TO_ACT]
     st[S_JACK] = jack_taker_of(public)
     st[S_PLAYED] = public[P_PLAYED]
+    st[S_BONUS] = 1 << deal_bonus_card(public)
 
 
 @njit(cache=True)
@@ -368,7 +371,7 @@ def _step(st, c, breaks):
     cards = st[S_TCARDS]
     st[S_POINTS + w] += card_points(cards)
     st[S_TRICKS + w] += 1
-    if cards & JD_BIT:
+    if cards & st[S_BONUS]:
         st[S_JACK] = w
     st[S_TRICK] += 1
     st[S_TLEN] = 0
@@ -661,7 +664,7 @@ def _setup(public):
     before = public[P_SCORES : P_SCORES + 4].copy()
     special = QS_BIT
     if rules[R_OMNIBUS]:
-        special |= JD_BIT
+        special |= 1 << bonus_card(rules)
     return scratch, rules, before, special
 
 

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hsim.model.rules import Rules, canonical
-from hsim.runner.columns import plain_strings
+from hsim.runner.columns import written_schema
 from hsim.runner.sink import DEALS_SCHEMA, GAMES_SCHEMA, _labels, part_name
 
 PLAYERS = ("random", "lowcard", "random", "lowcard")
@@ -159,4 +159,4 @@ def _schema4(cols: dict, schema: pa.Schema) -> pa.Table:
     the synthetic run stands for a run written before schema 5, which hsim still reads."""
     plain = {k: v.cast(pa.string()) if isinstance(v, pa.DictionaryArray) else v
              for k, v in cols.items()}  # fmt: skip
-    return pa.table(plain, schema=plain_strings(schema))
+    return pa.table(plain, schema=written_schema(schema, 4))

@@ -79,11 +79,28 @@ ALL_ON_STRICT = dataclasses.replace(
     first_trick_only_points="queen",
     no_trick_bonus="no_tricks",
 )
+# The named Hearts variants (docs/rules.md A1.2, A2.2, A2.3): every pass direction rule,
+# every moon outcome, the other bonus card and value.
+VARIANTS = {
+    "passing_left_moon_off": Rules(passing="left", moon="off", omnibus=True),
+    "passing_right_moon_smart": Rules(
+        passing="right",
+        moon="smart",
+        omnibus=True,
+        omnibus_card="TD",
+        omnibus_value=5,
+        moon_requires_jack=False,
+        jack_in_moon_deal=True,
+        perfect_100=True,
+    ),
+    "shooter_gains_ten": Rules(moon="shooter_gains", omnibus=True, omnibus_card="TD"),
+}
 RULE_SETS = {
     "classic": PRESETS["classic"],
     "openspiel": PRESETS["openspiel"],
     "all_on": ALL_ON,
     "all_on_strict": ALL_ON_STRICT,
+    **VARIANTS,
 }
 
 # info[] slots written by the walk

@@ -393,6 +393,29 @@ def test_pimc_decides_determined_endings_exactly():
             assert pimc.play(public, private[0], legal, rng, SMALL) == C(answer)
 
 
+# Seat 1 led 5D, seat 2 played TD, seat 3 6D; seat 0 holds 4D and AD, the others one club
+# each. AD takes the trick with TD in it; 4D leaves it to seat 2. No points remain.
+TEN = dict(hands=["4D AD", "2C", "3C", "5C"], trick=[(1, "5D"), (2, "TD"), (3, "6D")])
+
+
+@pytest.mark.parametrize(
+    ("card", "values"), [("TD", {"4D": 0, "AD": -10}), ("JD", {"4D": 0, "AD": 0})]
+)
+def test_pimc_values_taking_the_bonus_card_of_omnibus_card(card, values):
+    """docs/rules.md A2.3, ``omnibus_card``: pimc's own deal state follows the bonus card of
+    the rules vector, so with ``omnibus_card=TD`` winning the trick holding TD is worth
+    -10 to it (and it plays AD); with the JD as bonus card TD is worth nothing.
+    """
+    public, private = ending(**TEN, voids=(0, 2, 2, 2))
+    rules = Rules(omnibus=True, omnibus_card=card).to_array()
+    public[P_RULES : P_RULES + len(rules)] = rules
+    assert exact(public, private) == {C(c): v for c, v in values.items()}
+    if card == "TD":
+        rng = np.array([5], np.uint64)
+        legal = mask_of(parse_cards("4D AD"))
+        assert pimc.play(public, private[0], legal, rng, SMALL) == C("AD")
+
+
 # -- legality, determinism, strength ----------------------------------------------------------
 RULE_VARIANTS = [
     Rules(),
@@ -408,6 +431,9 @@ RULE_VARIANTS = [
         new_moon_any_score=True,
         end_when="exceeded",
     ),
+    Rules(passing="right", moon="smart", omnibus=True, omnibus_card="TD", omnibus_value=5),
+    Rules(passing="left", moon="off", omnibus=True, omnibus_card="TD"),
+    Rules(moon="shooter_gains", omnibus=True, jack_in_moon_deal=True),
 ]
 
 

@@ -108,6 +108,25 @@ def test_pass_direction_kernel_by_option():
     assert [pass_direction(none, k) for k in range(9)] == [3] * 9
 
 
+@pytest.mark.parametrize(("passing", "direction"), [("left", 0), ("right", 1)])
+def test_passing_left_and_right_pass_that_way_every_deal(passing, direction):
+    """A1.2, option ``passing``: ``left`` and ``right`` pass that way in every deal (no
+    across, no hold), each seat's three cards reaching the seat on that side; ``cycle``
+    would hold in deal 4. Checked on whole games with the lowcard bot."""
+    players = load_players(["lowcard"] * 4)
+    deals, _ = play_range(Rules(passing=passing), players, seed=3, first=0, stop=1)
+    assert len(set(deals[:, D_DEAL])) >= 5  # past deal 4, a hold deal under cycle
+    assert (deals[:, D_PASS_DIR] == direction).all()
+    to = 1 if passing == "left" else 3
+    for i in range(0, len(deals), 4):
+        rows = deals[i : i + 4]
+        for s in range(4):
+            assert bin(int(rows[s, D_PASSED])).count("1") == 3
+            assert rows[(s + to) % 4, D_RECEIVED] == rows[s, D_PASSED]
+    rules = Rules(passing=passing).to_array()
+    assert [pass_direction(rules, k) for k in range(9)] == [direction] * 9
+
+
 @pytest.mark.parametrize(("direction", "offset"), [("left", 1), ("right", -1), ("across", 2)])
 def test_pass_moves_cards_in_its_direction_and_new_two_clubs_holder_leads(direction, offset):
     """A1.2, A1.3: left gives to seat+1, right to seat-1, across to seat+2; after the

@@ -68,7 +68,7 @@ def test_manifest_describes_the_run(tmp_path):
     assert m["rules"]["string"] == "classic(omnibus=true,end_score=50)"
     assert m["rules"]["options"]["omnibus"] is True
     assert [p["spec"] for p in m["players"]] == list(PLAYERS)
-    assert m["seed"] == 7 and m["schema_version"] == SCHEMA_VERSION == 6 and m["seed_scheme"] == 1
+    assert m["seed"] == 7 and m["schema_version"] == SCHEMA_VERSION == 7 and m["seed_scheme"] == 1
     assert {"hsim", "numba", "numpy", "pyarrow", "hsim_git"} <= set(m["versions"])
     assert result.summary[1]["strategy"] == "lowcard"
     games = _read(tmp_path / "a", "games")

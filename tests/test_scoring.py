@@ -32,6 +32,7 @@ from hsim.engine.layout import (
     D_POINTS,
     D_QUEEN_SPADES,
     D_SCORE,
+    D_TAKEN,
     D_TRICKS,
     G_DEALS,
     G_ENDED_BY,
@@ -42,7 +43,7 @@ from hsim.engine.layout import (
     MOON_DEFAULT,
     MOON_SUBTRACT,
 )
-from hsim.model.cards import mask_of, parse_cards
+from hsim.model.cards import mask_of, parse_card, parse_cards
 from hsim.model.rules import Rules
 from hsim.play.position import Position
 
@@ -427,6 +428,125 @@ def test_jack_in_moon_deal_keeps_minus_ten_in_a_moon_deal(omnibus, shooter_deal_
 
     p = blocks_moon(scores=(50, 50, 50, 50), omnibus=omnibus, jack_in_moon_deal=False)
     assert column(p, D_DEAL_SCORE) == [0, 26, 26, 26]
+
+
+# ---------------------------------------------------------------------------------------
+# A2.2 and A2.3: the moon outcomes off, shooter_gains, smart; the bonus card and its value
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("moon", "deal_score"), [("off", [26, 0, 0, 0]), ("classic", [0, 26, 26, 26])]
+)
+def test_moon_off_scores_26_like_any_points(moon, deal_score):
+    """A2.2, option ``moon=off``: a seat that takes all 26 points has shot nothing; it
+    scores its 26 (``classic``: 0, the others 26)."""
+    p = blocks_moon(scores=(30, 5, 6, 7), moon=moon)
+    assert p.phase != "moon"
+    assert column(p, D_MOON) == [int(moon != "off"), 0, 0, 0]
+    assert column(p, D_MOON_CHOICE) == [0 if moon == "off" else MOON_ADD, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == deal_score
+    assert column(p, D_SCORE) == [b + d for b, d in zip((30, 5, 6, 7), deal_score, strict=True)]
+
+
+@pytest.mark.parametrize(
+    ("moon", "shooter"), [("off", [16, -5, -5, -5]), ("classic", [0, 26, 26, 26])]
+)
+def test_moon_off_keeps_the_bonuses_of_an_ordinary_deal(moon, shooter):
+    """A2.2, A2.3: under ``moon=off`` the 26-point deal is an ordinary one, so omnibus and
+    ``no_trick_bonus`` apply: the taker of all points and of JD scores 26 - 10, the others
+    -5 for no points (``classic``: a moon, no bonus)."""
+    p = blocks_moon(scores=(50, 50, 50, 50), moon=moon, omnibus=True, no_trick_bonus="no_points")
+    assert column(p, D_DEAL_SCORE) == shooter
+
+
+@pytest.mark.parametrize(("clamp", "score"), [(True, 0), (False, -16)])
+def test_moon_shooter_gains_scores_minus_26(clamp, score):
+    """A2.2, option ``moon=shooter_gains``: the shooter scores -26, the others 0, at any
+    game score and without asking; the clamp (A2.4) still applies."""
+    p = blocks_moon(scores=(10, 5, 6, 7), moon="shooter_gains", clamp_at_zero=clamp)
+    assert p.phase != "moon"
+    assert column(p, D_MOON) == [1, 0, 0, 0]
+    assert column(p, D_MOON_CHOICE) == [MOON_SUBTRACT, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == [-26, 0, 0, 0]
+    assert column(p, D_SCORE) == [score, 5, 6, 7]
+    p = blocks_moon(scores=(10, 5, 6, 7), moon="classic", clamp_at_zero=clamp)
+    assert column(p, D_DEAL_SCORE) == [0, 26, 26, 26]
+
+
+@pytest.mark.parametrize(
+    ("options", "before", "outcome", "after"),
+    [
+        # +26 ends the game (111) with seat 0 lowest, a loss: subtract.
+        ({}, [85, 40, 50, 80], MOON_SUBTRACT, [59, 40, 50, 80]),
+        # +26 ends the game with the shooter alone lowest: add (subtracting goes on).
+        ({}, [60, 80, 90, 70], MOON_ADD, [60, 106, 116, 96]),
+        # The clamp wastes the subtraction (20 - 26 -> 0, a lead of 0 against 6): add.
+        ({}, [20, 0, 10, 30], MOON_ADD, [20, 26, 36, 56]),
+        # Without the clamp the lead is 6 either way: a tie adds.
+        ({"clamp_at_zero": False}, [20, 0, 10, 30], MOON_ADD, [20, 26, 36, 56]),
+        # Perfect 100 turns seat 1's 74 + 26 into 50: a lead of 20 against 70: subtract.
+        ({"perfect_100": True, "end_score": 200}, [30, 74, 80, 85], MOON_SUBTRACT, [4, 74, 80, 85]),
+        ({"end_score": 200}, [30, 74, 80, 85], MOON_ADD, [30, 100, 106, 111]),
+    ],
+)
+def test_moon_smart_picks_the_outcome_better_for_the_shooter(options, before, outcome, after):
+    """A2.2, option ``moon=smart``: the shooter (seat 0) gets the outcome that wins the
+    game now, else the one that does not lose it now, else the larger lead over the best
+    other seat after clamp and Perfect 100; a tie adds. ``moon=classic`` always adds."""
+    rules = Rules(moon="smart", **options)
+    got, _, scores = kernel_score(rules, [26, 0, 0, 0], [13, 0, 0, 0], -1, before)
+    assert (got, scores) == (outcome, after)
+    classic = Rules(**options)
+    got, _, _ = kernel_score(classic, [26, 0, 0, 0], [13, 0, 0, 0], -1, before)
+    assert got == MOON_ADD
+
+
+def test_moon_smart_played_out_asks_no_strategy():
+    """A2.2, ``moon=smart`` on a played deal: no moon choice is asked and the row records
+    the outcome applied (seat 0 on 85 subtracts: +26 would end the game with it last)."""
+    p = blocks_moon(scores=(85, 40, 50, 80), moon="smart")
+    assert p.phase != "moon"
+    assert column(p, D_MOON_CHOICE) == [MOON_SUBTRACT, 0, 0, 0]
+    assert column(p, D_SCORE) == [59, 40, 50, 80]
+
+
+@pytest.mark.parametrize(
+    ("card", "moon", "deal_score"),
+    [
+        ("JD", 0, [26, -10, 0, 0]),  # seat 0 has 26 points without JD: no moon
+        ("TD", 1, [-10, 26, 26, 26]),  # seat 0 took TD: a moon, and TD's -10 stays
+    ],
+)
+def test_omnibus_card_ten_of_diamonds_is_the_bonus_card(card, moon, deal_score):
+    """A2.3, option ``omnibus_card``: with ``TD`` the ten of diamonds is the bonus card
+    for omnibus, ``moon_requires_jack`` and ``jack_in_moon_deal``; JD is an ordinary card.
+    In NO_JACK seat 1 takes JD in trick 1 and seat 0 takes TD in trick 10."""
+    p = play_script(
+        NO_JACK, scores=(20, 20, 20, 20), omnibus=True, omnibus_card=card, jack_in_moon_deal=True
+    )
+    assert column(p, D_TAKEN)[0] >> parse_card("TD") & 1
+    assert column(p, D_JACK_DIAMONDS) == [0, 1, 0, 0]  # the column names JD whatever the rule
+    assert column(p, D_MOON) == [moon, 0, 0, 0]
+    assert column(p, D_DEAL_SCORE) == deal_score
+
+
+@pytest.mark.parametrize(("value", "deal_score"), [(10, [16, 10, -10, 0]), (5, [16, 10, -5, 0])])
+def test_omnibus_value_five(value, deal_score):
+    """A2.3, option ``omnibus_value``: the bonus card takes 10 (default) or 5 off its
+    taker's deal score (seat 2 takes JD in SPREAD)."""
+    p = play_script(SPREAD, scores=(20, 20, 20, 20), omnibus=True, omnibus_value=value)
+    assert column(p, D_DEAL_SCORE) == deal_score
+    p = blocks_moon(omnibus=True, omnibus_value=value, jack_in_moon_deal=True)
+    assert column(p, D_DEAL_SCORE) == [-value, 26, 26, 26]
+
+
+def test_taken_column_holds_the_cards_each_seat_won():
+    """The deal rows' D_TAKEN: the cards each seat won in tricks, the 52 cards in all."""
+    p = play_script(SPREAD)
+    taken = column(p, D_TAKEN)
+    assert sum(taken) == (1 << 52) - 1 and all(a & b == 0 for a in taken for b in taken if a != b)
+    assert taken[2] >> parse_card("JD") & 1 and taken[0] >> parse_card("QS") & 1
 
 
 # ---------------------------------------------------------------------------------------

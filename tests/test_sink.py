@@ -100,7 +100,8 @@ def test_deal_columns_are_the_rows_values_for_hearts_and_kierki():
 _AS_STORED = {
     "deal": "D_DEAL", "hand": "D_HAND", "passed": "D_PASSED", "received": "D_RECEIVED",
     "hearts": "D_HEARTS", "queen_spades": "D_QUEEN_SPADES",
-    "jack_diamonds": "D_JACK_DIAMONDS", "tricks": "D_TRICKS", "points": "D_POINTS",
+    "jack_diamonds": "D_JACK_DIAMONDS", "taken": "D_TAKEN", "tricks": "D_TRICKS",
+    "points": "D_POINTS",
     "moon": "D_MOON", "deal_score": "D_DEAL_SCORE", "score": "D_SCORE",
     "after_end": "D_AFTER_END", "dealer": "D_DEALER", "trump_chooser": "D_TRUMP_CHOOSER",
     "lottery_place": "D_LOTTERY_PLACE", "seat": "D_SEAT",

@@ -197,11 +197,14 @@ def rescored_cells(
 
     Returns None when the table does not fit (a column missing or holding nulls, rows
     not sorted by game, deal and seat 0..3, a New Moon run, whose recorded choices
-    :func:`hsim.analysis.frames.deal_facts` reads): re-score the frame instead.
+    :func:`hsim.analysis.frames.deal_facts` reads, a bonus card other than the JD, whose
+    taker the ``taken`` column gives): re-score the frame instead.
     """
     need = ["game", "deal", "seat", "player", "strategy", "points", "tricks", "jack_diamonds"]
     names = set(table.column_names)
     if played.moon == "new_moon" or not set(need) <= names or split not in names:
+        return None
+    if getattr(rules, "omnibus_card", "JD") != "JD":  # its taker is read from ``taken``
         return None
     if not len(table) or any(table.column(c).null_count for c in need):
         return None

@@ -46,6 +46,7 @@ from hsim.analysis.rescoring import rescore
 from hsim.analysis.scan import RunFolderError, open_run
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
 from hsim.analysis.tally import Moments, RatioSums, nearest_quantiles
+from hsim.model.cards import parse_card
 from hsim.model.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
 from hsim.model.rules import (
     PRESETS,
@@ -64,7 +65,7 @@ PLAY_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n in RULES_PLAY_
 #: The deals columns re-scoring and the report read (load_run's ``deal_columns``).
 ANALYSIS_DEAL_COLUMNS = (
     "board", "rotation", "player", "strategy", "pass_direction", "jack_diamonds", "tricks",
-    "points", "moon", "moon_choice", "deal_score", "score", "kind",
+    "points", "moon", "moon_choice", "deal_score", "score", "kind", "taken",
 )  # fmt: skip
 #: Options of docs/rules.md A2-A3: re-scoring recorded deals applies them.
 SCORING_OPTIONS: tuple[str, ...] = tuple(n for n in RULE_FIELDS if n not in PLAY_OPTIONS)
@@ -303,26 +304,40 @@ def _sorted_deals(deals: pd.DataFrame) -> pd.DataFrame:
     return deals
 
 
-def deal_facts(deals: pd.DataFrame, played: Rules | None = None) -> DealFacts:
+def deal_facts(
+    deals: pd.DataFrame, played: Rules | None = None, bonus_card: str = "JD"
+) -> DealFacts:
     """Return the :class:`DealFacts` of a deals frame (any row order; 4 rows per deal).
 
     played: the rules the deals were played under; a recorded moon outcome counts as the
     strategy's choice only when ``played`` uses New Moon and the shooter held 26 or more
     before the deal, or at any score with ``new_moon_any_score`` (docs/rules.md A2.2). None:
-    no recorded choice is used.
+    no recorded choice is used. bonus_card: the ``omnibus_card`` whose taker ``jack``
+    holds (A2.3): ``JD`` from the ``jack_diamonds`` column, another card from ``taken``.
 
-    :raises RunFolderError: missing columns, or a deal without exactly one row per seat.
+    :raises RunFolderError: missing columns (``taken`` for another card than JD: runs
+        recorded before schema 7 lack it), or a deal without exactly one row per seat.
     """
-    need = ["points", "tricks", "jack_diamonds"]
+    need = ["points", "tricks", "jack_diamonds" if bonus_card == "JD" else "taken"]
     if played is not None and played.moon == "new_moon":
         need += ["moon_choice", "score"]
     missing = [c for c in need if c not in deals.columns]
+    if "taken" in missing:
+        raise RunFolderError(
+            f"re-scoring under omnibus_card={bonus_card} needs the deals column taken (who "
+            f"took {bonus_card}), which runs recorded before schema 7 lack; play the run "
+            "again with this hsim, or re-score with omnibus_card=JD"
+        )
     if missing:
         raise RunFolderError(f"re-scoring needs the deals columns {', '.join(missing)}")
     d = _sorted_deals(deals)
     n = len(d) // N_SEATS
     game = d["game"].to_numpy(np.int64)[::N_SEATS]
-    jack_rows = d["jack_diamonds"].to_numpy(bool).reshape(n, N_SEATS)
+    if bonus_card == "JD":
+        jack_rows = d["jack_diamonds"].to_numpy(bool).reshape(n, N_SEATS)
+    else:
+        bit = np.int64(1) << np.int64(parse_card(bonus_card))
+        jack_rows = (d["taken"].to_numpy(np.int64) & bit).astype(bool).reshape(n, N_SEATS)
     jack = np.where(jack_rows.any(axis=1), jack_rows.argmax(axis=1), -1)
     choice = np.zeros(n, np.int64)
     if played is not None and played.moon == "new_moon" and n:
@@ -394,7 +409,7 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
         raise RulesError(_KIERKI_RESCORE)
 
     d = _sorted_deals(deals)
-    facts = deal_facts(d, played)
+    facts = deal_facts(d, played, rules.omnibus_card)
     result = rescore(rules, facts.game, facts.points, facts.tricks, facts.jack, facts.choice)
     n, g = len(facts.game), len(result.games)
     deal_frame = pd.DataFrame(

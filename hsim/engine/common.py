@@ -32,6 +32,7 @@ from hsim.engine.layout import (
     D_RECEIVED,
     D_SCORE,
     D_SEAT,
+    D_TAKEN,
     D_TRICKS,
     G_DEALS,
     G_ENDED_BY,
@@ -256,7 +257,7 @@ def close_trick(public, winner: int, points: int) -> int:
 @kernel
 def write_seat_row(r, public, private, hidden, s, deal_score, score, moon, after_end) -> None:
     """Write the columns both games fill of seat ``s``'s deal row ``r`` (D_GAME ..
-    D_AFTER_END): the deal, the hand as dealt, the passes, what it took, its points, the
+    D_TAKEN): the deal, the hand as dealt, the passes, what it took, its points, the
     deal score and game score given. moon: the moon outcome (1 add, 2 subtract) when
     ``s`` shot the moon, else 0. after_end: 1 for a deal played after the base game ended.
     """
@@ -278,6 +279,7 @@ def write_seat_row(r, public, private, hidden, s, deal_score, score, moon, after
     r[D_DEAL_SCORE] = deal_score
     r[D_SCORE] = score
     r[D_AFTER_END] = after_end
+    r[D_TAKEN] = taken
 
 
 @kernel

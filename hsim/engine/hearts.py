@@ -34,9 +34,13 @@ from hsim.engine.layout import (
     MOON_ADD,
     MOON_DEFAULT,
     MOON_NEW_MOON,
+    MOON_OFF,
+    MOON_SHOOTER_GAINS,
+    MOON_SMART,
     MOON_SUBTRACT,
     NO_TRICK_BONUS_NO_POINTS,
     NO_TRICK_BONUS_NO_TRICKS,
+    OMNIBUS_CARD_TD,
     P_HEARTS_BROKEN,
     P_LED_SUIT,
     P_PASS_DIR,
@@ -47,7 +51,11 @@ from hsim.engine.layout import (
     P_TRICK_LEADER,
     P_TRICK_LEN,
     PASS_HOLD,
+    PASS_LEFT,
+    PASS_RIGHT,
+    PASSING_LEFT,
     PASSING_NONE,
+    PASSING_RIGHT,
     R_CLAMP_AT_ZERO,
     R_END_SCORE,
     R_END_WHEN,
@@ -65,6 +73,8 @@ from hsim.engine.layout import (
     R_NO_DRAW,
     R_NO_TRICK_BONUS,
     R_OMNIBUS,
+    R_OMNIBUS_CARD,
+    R_OMNIBUS_VALUE,
     R_PASSING,
     R_PERFECT_100,
     R_QUEEN_BREAKS_HEARTS,
@@ -90,6 +100,7 @@ from hsim.model.cards import (  # noqa: F401  (re-exported)
     QUEEN_SPADES,
     SPADES_MASK,
     SUIT_MASK,
+    TEN_DIAMONDS,
     TWO_CLUBS,
 )
 
@@ -110,10 +121,16 @@ def card_points(cards: int) -> int:
 def pass_direction(rules, deal: int) -> int:
     """Return the pass direction of deal ``deal`` (0-based): 0..3 = left/right/across/hold.
 
-    docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold; ``none`` holds.
+    docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold; ``none``
+    holds; ``left`` and ``right`` pass that way every deal.
     """
-    if rules[R_PASSING] == PASSING_NONE:
+    passing = rules[R_PASSING]
+    if passing == PASSING_NONE:
         return PASS_HOLD
+    if passing == PASSING_LEFT:
+        return PASS_LEFT
+    if passing == PASSING_RIGHT:
+        return PASS_RIGHT
     return deal % 4
 
 
@@ -251,12 +268,21 @@ def play_card(public, private, seat: int, c: int) -> bool:
 
 
 @kernel
+def bonus_card(rules) -> int:
+    """Return omnibus's bonus card (A2.3): JD, or TD with ``omnibus_card=TD``."""
+    return TEN_DIAMONDS if rules[R_OMNIBUS_CARD] == OMNIBUS_CARD_TD else JACK_DIAMONDS
+
+
+@kernel
 def moon_shooter(rules, points, jack_taker: int) -> int:
     """Return the seat that shot the moon this deal, or -1 (A2.2).
 
-    points: int64[4], penalty points taken this deal. jack_taker: seat that took JD.
-    With ``omnibus`` and ``moon_requires_jack`` the shooter must also hold the JD.
+    points: int64[4], penalty points taken this deal. jack_taker: seat that took the
+    bonus card (:func:`bonus_card`). With ``omnibus`` and ``moon_requires_jack`` the
+    shooter must also have taken the bonus card; with ``moon=off`` no one shoots.
     """
+    if rules[R_MOON] == MOON_OFF:
+        return -1
     for s in range(N_SEATS):
         if points[s] == 26:
             if rules[R_OMNIBUS] and rules[R_MOON_REQUIRES_JACK] and jack_taker != s:
@@ -289,31 +315,107 @@ def moon_choice_asked(rules, scores_before, shooter: int) -> bool:
 
 
 @kernel
+def moon_seat_score(rules, shooter: int, outcome: int, jack_taker: int, s: int) -> int:
+    """Return seat ``s``'s deal score in a moon deal (A2.2): ``outcome`` MOON_ADD +26 to
+    each other seat, MOON_SUBTRACT -26 to the shooter; the bonus card's -omnibus_value too
+    with ``omnibus`` and ``jack_in_moon_deal`` (A2.3).
+    """
+    if outcome == MOON_ADD:
+        score = 0 if s == shooter else 26
+    else:
+        score = -26 if s == shooter else 0
+    if rules[R_OMNIBUS] and rules[R_JACK_IN_MOON_DEAL] and jack_taker == s:
+        score -= rules[R_OMNIBUS_VALUE]
+    return score
+
+
+@kernel
+def game_score(rules, before: int, deal_score: int) -> int:
+    """Return a game score after a deal (A2.4, A2.5): ``before + deal_score``, clamped at
+    zero with ``clamp_at_zero``, 100 made 50 with ``perfect_100``.
+    """
+    new = before + deal_score
+    if rules[R_CLAMP_AT_ZERO] and new < 0:
+        new = 0
+    if rules[R_PERFECT_100] and new == 100:
+        new = 50
+    return new
+
+
+@kernel
+def moon_standing(rules, scores_before, shooter: int, outcome: int, jack_taker: int):
+    """Return how the shooter stands after a moon with ``outcome`` (moon=smart, A2.2), as
+    (game, margin): game 2 when the deal's scores end the game (A3 ``end_score``) with
+    the shooter alone lowest, 0 when they end it with another seat lower, else 1 (the
+    game goes on, or the shooter ties for lowest); margin the lowest other game score
+    minus the shooter's, both after the clamp and Perfect 100. Higher is better in both,
+    game first.
+    """
+    mine = game_score(
+        rules, scores_before[shooter], moon_seat_score(rules, shooter, outcome, jack_taker, shooter)
+    )
+    high = mine
+    best_other = 1 << 40
+    n_at_mine = 0
+    for s in range(N_SEATS):
+        if s != shooter:
+            new = game_score(
+                rules, scores_before[s], moon_seat_score(rules, shooter, outcome, jack_taker, s)
+            )
+            high = max(high, new)
+            best_other = min(best_other, new)
+            n_at_mine += new <= mine
+    game = 1
+    if score_ends_game(rules, high):
+        if best_other < mine:
+            game = 0
+        elif n_at_mine == 0:
+            game = 2
+        # tied lowest: a shared win (or, with no_draw, play on): 1, the margin decides
+    return game, best_other - mine
+
+
+@kernel
+def smart_moon_choice(rules, scores_before, shooter: int, jack_taker: int) -> int:
+    """Return moon=smart's outcome (A2.2): MOON_SUBTRACT when -26 to the shooter leaves it
+    strictly better placed than +26 to the others (:func:`moon_standing`: winning the game
+    first, then the margin to the best other seat), else MOON_ADD (ties add).
+    """
+    add_game, add_margin = moon_standing(rules, scores_before, shooter, MOON_ADD, jack_taker)
+    sub_game, sub_margin = moon_standing(rules, scores_before, shooter, MOON_SUBTRACT, jack_taker)
+    if sub_game > add_game or (sub_game == add_game and sub_margin > add_margin):
+        return MOON_SUBTRACT
+    return MOON_ADD
+
+
+@kernel
 def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_score, scores):
     """Score one deal (A2.1-A2.5) and return the moon outcome applied.
 
     points, tricks: int64[4], penalty points taken (0..26) and tricks won this deal.
-    jack_taker: seat that took JD. scores_before: int64[4], game scores before the deal.
-    choice: the shooter's New Moon choice (MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT), read
-    only when :func:`moon_choice_asked`. Writes ``deal_score`` (after moon and bonuses,
-    before the clamp) and ``scores`` (new game scores after clamp and Perfect 100).
-    Returns MOON_ADD or MOON_SUBTRACT when a moon was shot, else MOON_DEFAULT (0).
+    jack_taker: seat that took the bonus card (:func:`bonus_card`), -1 none.
+    scores_before: int64[4], game scores before the deal. choice: the shooter's New Moon
+    choice (MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT), read only when
+    :func:`moon_choice_asked`. Writes ``deal_score`` (after moon and bonuses, before the
+    clamp) and ``scores`` (new game scores after clamp and Perfect 100). Returns MOON_ADD
+    or MOON_SUBTRACT when a moon was shot (moon=classic always adds, shooter_gains always
+    subtracts, smart picks by :func:`smart_moon_choice`), else MOON_DEFAULT (0).
     """
     shooter = moon_shooter(rules, points, jack_taker)
     outcome = MOON_DEFAULT
     if shooter >= 0:
         outcome = MOON_ADD
-        if moon_choice_asked(rules, scores_before, shooter):
+        moon = rules[R_MOON]
+        if moon == MOON_SHOOTER_GAINS:
+            outcome = MOON_SUBTRACT
+        elif moon == MOON_SMART:
+            outcome = smart_moon_choice(rules, scores_before, shooter, jack_taker)
+        elif moon_choice_asked(rules, scores_before, shooter):
             outcome = choice
             if outcome == MOON_DEFAULT:
                 outcome = default_moon_choice(scores_before, shooter)
         for s in range(N_SEATS):
-            if outcome == MOON_ADD:
-                deal_score[s] = 0 if s == shooter else 26
-            else:
-                deal_score[s] = -26 if s == shooter else 0
-        if rules[R_OMNIBUS] and rules[R_JACK_IN_MOON_DEAL] and jack_taker >= 0:
-            deal_score[jack_taker] -= 10
+            deal_score[s] = moon_seat_score(rules, shooter, outcome, jack_taker, s)
     else:
         bonus = rules[R_NO_TRICK_BONUS]
         for s in range(N_SEATS):
@@ -323,14 +425,9 @@ def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_sc
             ):
                 deal_score[s] -= 5
         if rules[R_OMNIBUS] and jack_taker >= 0:
-            deal_score[jack_taker] -= 10
+            deal_score[jack_taker] -= rules[R_OMNIBUS_VALUE]
     for s in range(N_SEATS):
-        new = scores_before[s] + deal_score[s]
-        if rules[R_CLAMP_AT_ZERO] and new < 0:
-            new = 0
-        if rules[R_PERFECT_100] and new == 100:
-            new = 50
-        scores[s] = new
+        scores[s] = game_score(rules, scores_before[s], deal_score[s])
     return outcome
 
 
@@ -378,9 +475,23 @@ def place_of(scores, seat: int) -> int:
 
 
 @kernel
-def jack_taker_of(public) -> int:
-    """Return the seat that took JD this deal, or -1 if it is not taken yet."""
+def taker_of(public, card: int) -> int:
+    """Return the seat that took ``card`` in a trick this deal, or -1 if no one has yet."""
     for s in range(N_SEATS):
-        if public[P_TAKEN + s] >> JACK_DIAMONDS & 1:
+        if public[P_TAKEN + s] >> card & 1:
             return s
     return -1
+
+
+@kernel
+def deal_bonus_card(public) -> int:
+    """Return the bonus card of the rules in ``public`` (an array or a raw pointer, A2.3)."""
+    return TEN_DIAMONDS if public[P_RULES + R_OMNIBUS_CARD] == OMNIBUS_CARD_TD else JACK_DIAMONDS
+
+
+@kernel
+def jack_taker_of(public) -> int:
+    """Return the seat that took the bonus card of the deal's rules this deal (JD, or TD
+    with ``omnibus_card=TD``, A2.3), or -1 if it is not taken yet.
+    """
+    return taker_of(public, deal_bonus_card(public))

@@ -145,6 +145,8 @@ R_NEW_MOON_ANY_SCORE = RULE_INDEX["new_moon_any_score"]
 R_MOON_REQUIRES_JACK = RULE_INDEX["moon_requires_jack"]
 R_OMNIBUS = RULE_INDEX["omnibus"]
 R_JACK_IN_MOON_DEAL = RULE_INDEX["jack_in_moon_deal"]
+R_OMNIBUS_CARD = RULE_INDEX["omnibus_card"]
+R_OMNIBUS_VALUE = RULE_INDEX["omnibus_value"]  # the points themselves, 10 or 5
 R_NO_TRICK_BONUS = RULE_INDEX["no_trick_bonus"]
 R_CLAMP_AT_ZERO = RULE_INDEX["clamp_at_zero"]
 R_PERFECT_100 = RULE_INDEX["perfect_100"]
@@ -172,12 +174,19 @@ assert X_SCORES == RULES_LEN
 # <OPTION>_<VALUE> (switches are 0/1 and counts the number, with no names).
 PASSING_CYCLE = option_code("passing", "cycle")
 PASSING_NONE = option_code("passing", "none")
+PASSING_LEFT = option_code("passing", "left")
+PASSING_RIGHT = option_code("passing", "right")
 FIRST_TRICK_POINTS_FORBIDDEN = option_code("first_trick_points", "forbidden")
 FIRST_TRICK_POINTS_ALLOWED = option_code("first_trick_points", "allowed")
 FIRST_TRICK_ONLY_POINTS_QUEEN = option_code("first_trick_only_points", "queen")
 FIRST_TRICK_ONLY_POINTS_ANY = option_code("first_trick_only_points", "any")
 MOON_CLASSIC = option_code("moon", "classic")
 MOON_NEW_MOON = option_code("moon", "new_moon")
+MOON_OFF = option_code("moon", "off")
+MOON_SHOOTER_GAINS = option_code("moon", "shooter_gains")
+MOON_SMART = option_code("moon", "smart")
+OMNIBUS_CARD_JD = option_code("omnibus_card", "JD")
+OMNIBUS_CARD_TD = option_code("omnibus_card", "TD")
 NO_TRICK_BONUS_OFF = option_code("no_trick_bonus", "off")
 NO_TRICK_BONUS_NO_POINTS = option_code("no_trick_bonus", "no_points")
 NO_TRICK_BONUS_NO_TRICKS = option_code("no_trick_bonus", "no_tricks")
@@ -236,10 +245,11 @@ D_GAME, D_DEAL, D_SEAT, D_PASS_DIR, D_HAND, D_PASSED, D_RECEIVED = range(7)
 D_HEARTS, D_QUEEN_SPADES, D_JACK_DIAMONDS, D_TRICKS, D_POINTS = range(7, 12)
 D_MOON, D_MOON_CHOICE, D_DEAL_SCORE, D_SCORE = range(12, 16)
 D_AFTER_END = 16  # 1: dealt after the base game ended, for other scorings only
+D_TAKEN = 17  # mask of the cards the seat won in tricks (the bonus card's taker, A2.3)
 # Kierki (-1 in Hearts rows): deal kind, dealer, trump choice (0..3 suit, 4 none; -1 not a
 # trump deal), the seat that chose it, lottery place (1, 2; 0 none).
-D_KIND, D_DEALER, D_TRUMP, D_TRUMP_CHOOSER, D_LOTTERY_PLACE = range(17, 22)
-DEAL_COLS = 22
+D_KIND, D_DEALER, D_TRUMP, D_TRUMP_CHOOSER, D_LOTTERY_PLACE = range(18, 23)
+DEAL_COLS = 23
 # --record plays: deal rows get PLAY_SLOTS more columns, the deal's plays in order
 # (hsim.engine.plays); 17 slots a row hold the 52 plays of 4 rows and 51 of 3.
 PLAY_SLOTS = 17

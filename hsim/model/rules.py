@@ -33,6 +33,8 @@ def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any
 
 
 BOOL = (False, True)
+#: The cards omnibus may make the bonus card (docs/rules.md A2.3), in the engine's code order.
+BONUS_CARDS = ("JD", "TD")
 #: Kierki's deal kinds (docs/rules.md B1): the six penalty deals B2.1-B2.6, the rebel B2.7,
 #: trump (B3), the lottery (B4); the deals dataset's ``kind`` column.
 #: The pass directions in the order a Hearts game cycles them (docs/rules.md A3); the
@@ -134,8 +136,9 @@ class Rules:
 
     passing: str = _opt(
         "cycle",
-        ("cycle", "none"),
-        "pass left, right, across, hold in turn; none: never pass",
+        ("cycle", "none", "left", "right"),
+        "cycle: pass left, right, across, hold in turn; none: never pass; left, right: "
+        "every deal that way",
         "A1.2",
     )
     lead_any_club: bool = _opt(False, BOOL, "the 2C holder may lead any club to trick 1", "A1.3")
@@ -170,8 +173,10 @@ class Rules:
     )
     moon: str = _opt(
         "classic",
-        ("classic", "new_moon"),
-        "moon outcome; new_moon lets a shooter at 26+ subtract 26 instead",
+        ("classic", "new_moon", "off", "shooter_gains", "smart"),
+        "moon outcome: classic +26 to the others; new_moon lets a shooter at 26+ take -26 "
+        "instead; off: no moon; shooter_gains: -26 to the shooter; smart: the better of the two "
+        "for the shooter",
         "A2.2",
     )
     new_moon_any_score: bool = _opt(
@@ -180,9 +185,19 @@ class Rules:
         "with moon=new_moon, the shooter chooses at any game score, not only from 26 up",
         "A2.2",
     )
-    moon_requires_jack: bool = _opt(True, BOOL, "with omnibus, a moon also needs the JD", "A2.2")
-    omnibus: bool = _opt(False, BOOL, "the JD taker gets -10", "A2.3")
-    jack_in_moon_deal: bool = _opt(False, BOOL, "keep the omnibus -10 in a moon deal", "A2.3")
+    moon_requires_jack: bool = _opt(
+        True, BOOL, "with omnibus, a moon also needs the bonus card (omnibus_card)", "A2.2"
+    )
+    omnibus: bool = _opt(
+        False, BOOL, "the taker of the bonus card (omnibus_card) gets -omnibus_value", "A2.3"
+    )
+    jack_in_moon_deal: bool = _opt(False, BOOL, "keep the omnibus bonus in a moon deal", "A2.3")
+    omnibus_card: str = _opt(
+        "JD", BONUS_CARDS, "with omnibus, the bonus card: JD or TD (ten of diamonds)", "A2.3"
+    )
+    omnibus_value: int = _opt(
+        10, (10, 5), "with omnibus, the bonus card is worth -10 or -5", "A2.3"
+    )
     no_trick_bonus: str = _opt(
         "off",
         ("off", "no_points", "no_tricks"),
@@ -262,9 +277,10 @@ class Rules:
             if choices is BOOL:
                 if not isinstance(value, bool):
                     raise RulesError(f"{f.name} must be true or false, not {value!r}")
-            elif choices is PLAYER_COUNTS:
+            elif _int_choices(choices):
                 if isinstance(value, bool) or value not in choices:
-                    raise RulesError(f"players must be 3 or 4, not {value!r}")
+                    allowed = " or ".join(str(c) for c in choices)
+                    raise RulesError(f"{f.name} must be {allowed}, not {value!r}")
             elif choices is not None:
                 if value not in choices:
                     raise RulesError(
@@ -317,11 +333,18 @@ RULE_NAMES: tuple[str, ...] = tuple(RULE_FIELDS)
 RULE_INDEX: dict[str, int] = {name: i for i, name in enumerate(RULE_NAMES)}
 
 
+def _int_choices(choices: tuple | None) -> bool:
+    """Return whether ``choices`` are numbers (``players``, ``omnibus_value``): the engine
+    reads such an option's value itself, not its position.
+    """
+    return choices is not None and choices is not BOOL and isinstance(choices[0], int)
+
+
 def _enumerated(name: str) -> tuple | None:
     """Return the choices of option ``name`` when the engine codes it by position in them."""
     choices = RULE_FIELDS[name].metadata["choices"]
-    if choices is None or choices is BOOL or choices is PLAYER_COUNTS:
-        return None  # counts and player counts as is, switches 0/1
+    if choices is None or choices is BOOL or _int_choices(choices):
+        return None  # counts and numbers as is, switches 0/1
     return choices
 
 
@@ -449,11 +472,13 @@ def parse_value(name: str, text: str) -> Any:
     elif choices is None:
         if t.isascii() and t.isdigit() and len(t) < 19 and _count_ok(name, int(t)):
             return int(t)
-    elif choices is PLAYER_COUNTS:
-        if t in ("3", "4"):
+    elif _int_choices(choices):
+        if t in {str(c) for c in choices}:
             return int(t)
-    elif t in choices:
-        return t
+    else:
+        for c in choices:
+            if t == c.lower():  # card names are upper case (JD), the rest lower
+                return c
     raise RulesError(f"{name}={text} is not valid; {name} takes {_allowed(name)}")
 
 
@@ -549,10 +574,14 @@ def ineffective_options(rules: Rules) -> list[str]:
         if getattr(rules, n) != getattr(d, n)
     ]
     if not rules.omnibus:
-        if rules.moon_requires_jack != d.moon_requires_jack:
-            notes.append("moon_requires_jack has effect only with omnibus=true")
-        if rules.jack_in_moon_deal != d.jack_in_moon_deal:
-            notes.append("jack_in_moon_deal has effect only with omnibus=true")
+        for name in ("moon_requires_jack", "jack_in_moon_deal", "omnibus_card", "omnibus_value"):
+            if getattr(rules, name) != getattr(d, name):
+                notes.append(f"{name} has effect only with omnibus=true")
+    elif rules.moon == "off":
+        # A2.2: no deal is a moon deal, so nothing asks for the bonus card in one.
+        for name in ("moon_requires_jack", "jack_in_moon_deal"):
+            if getattr(rules, name) != getattr(d, name):
+                notes.append(f"{name} has no effect with moon=off (no deal is a moon)")
     if (
         rules.first_trick_points == "allowed"
         and rules.first_trick_only_points != d.first_trick_only_points

@@ -20,6 +20,7 @@ from hsim.engine.hearts import (
     N_SEATS,
     N_TRICKS,
     apply_passes,
+    bonus_card,
     game_end,
     jack_taker_of,
     legal_plays,
@@ -30,6 +31,7 @@ from hsim.engine.hearts import (
     score_deal,
     shuffle_deal,
     start_play,
+    taker_of,
     valid_pass,
 )
 from hsim.engine.layout import (
@@ -227,7 +229,8 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
             continue
         x_rules = hidden[base : base + X_SCORES]
         x_scores = hidden[base + X_SCORES : base + X_SCORES + N_SEATS]
-        score_deal(x_rules, points, tricks, jack, x_scores, choice, x_deal, x_new)
+        x_jack = taker_of(public, bonus_card(x_rules))  # its own bonus card (A2.3)
+        score_deal(x_rules, points, tricks, x_jack, x_scores, choice, x_deal, x_new)
         for s in range(N_SEATS):
             x_scores[s] = x_new[s]
         hidden[base + X_DEALS] = deals

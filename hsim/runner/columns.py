@@ -24,7 +24,10 @@ import pyarrow as pa
 #: pandas reads them as categoricals.
 STRING = pa.dictionary(pa.int8(), pa.string())
 #: The schema version of the tables below (``run.json`` ``schema_version``).
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
+#: Columns added after schema 1, with the schema version that added them: a run of an older
+#: schema has none, and a resumed one's new parts leave them out (:func:`written_schema`).
+ADDED_IN = {"taken": 7}
 #: What ``--record`` may ask for, and the datasets each writes.
 RECORD_MODES = ("games", "deals", "plays")
 DEFAULT_RECORD = "deals"
@@ -132,6 +135,13 @@ DEALS = (
     Column("hearts", pa.int8(), "cards", "hearts the seat took in tricks, 0..13"),
     Column("queen_spades", pa.bool_(), "", "the seat took QS"),
     Column("jack_diamonds", pa.bool_(), "", "the seat took JD"),
+    Column(
+        "taken",
+        pa.int64(),
+        "52-bit mask",
+        "the cards the seat won in tricks this deal (bit `suit*13+rank`); who took "
+        "`omnibus_card` for re-scoring (A2.3). Schema 7 on; older runs lack it",
+    ),
     Column(
         "tricks", pa.int8(), "tricks", "tricks the seat won, 0..13 (3-player Kierki 0..17)"
     ),  # fmt: skip
@@ -331,14 +341,18 @@ def plain_strings(schema: pa.Schema) -> pa.Schema:
 
 def written_schema(schema: pa.Schema, version: int) -> pa.Schema:
     """Return ``schema`` (of this hsim's tables) as the parts of a run of schema
-    ``version`` hold it, so that a resumed run's parts all share one schema: schema 5
-    has every column nullable, schema 4 also its strings plain (:func:`plain_strings`);
-    this version's is ``schema`` itself.
+    ``version`` hold it, so that a resumed run's parts all share one schema: schemas
+    before 7 lack the columns of :data:`ADDED_IN`; schema 5 has every column nullable,
+    schema 4 also its strings plain (:func:`plain_strings`); this version's is ``schema``
+    itself.
     """
     if version >= SCHEMA_VERSION:
         return schema
+    schema = pa.schema([f for f in schema if ADDED_IN.get(f.name, 0) <= version])
     if version <= 4:
         return plain_strings(schema)
+    if version == 6:
+        return schema
     return pa.schema([f.with_nullable(True) for f in schema])
 
 

@@ -39,6 +39,7 @@ from hsim.engine.layout import (
     D_RECEIVED,
     D_SCORE,
     D_SEAT,
+    D_TAKEN,
     D_TRICKS,
     D_TRUMP,
     D_TRUMP_CHOOSER,
@@ -52,8 +53,8 @@ from hsim.engine.layout import (
 # array [columns, m], allocated in Python: the kernel allocates nothing, so loading it
 # from the cache imports none of numba's array-allocation code, ~30 ms of every start).
 # The kernel writes row k of a block at the k-th name of its tuple here.
-I64_COLUMNS = ("game", "board", "hand", "passed", "received")
-GAME, BOARD, HAND, PASSED, RECEIVED = range(5)
+I64_COLUMNS = ("game", "board", "hand", "passed", "received", "taken")
+GAME, BOARD, HAND, PASSED, RECEIVED, TAKEN = range(6)
 I16_COLUMNS = ("deal", "points", "deal_score")
 DEAL, POINTS, DEAL_SCORE = range(3)
 I32_COLUMNS = ("score",)
@@ -89,7 +90,7 @@ def fill_deal_columns(
     i64, i16, i32, b1, i8,
 ):  # fmt: skip
     """Write the ``deals`` columns of ``rows`` into the blocks of :data:`DEAL_BLOCKS`
-    (``i64`` int64[5, m] ... ``i8`` int8[12, m]; column ``k`` of a block's names is its
+    (``i64`` int64[6, m] ... ``i8`` int8[12, m]; column ``k`` of a block's names is its
     row ``k``).
 
     rows: int64[m, >= DEAL_COLS], one row per seat per deal. rotation, n, rotations: the
@@ -111,6 +112,7 @@ def fill_deal_columns(
         i64[HAND, i] = row[D_HAND]
         i64[PASSED, i] = row[D_PASSED]
         i64[RECEIVED, i] = row[D_RECEIVED]
+        i64[TAKEN, i] = row[D_TAKEN]
         i16[DEAL, i] = row[D_DEAL]
         i16[POINTS, i] = row[D_POINTS]
         i16[DEAL_SCORE, i] = row[D_DEAL_SCORE]
@@ -138,7 +140,7 @@ def deal_columns(
 ) -> dict[str, np.ndarray]:
     """Return the ``deals`` columns of ``rows`` by name, each a contiguous array of m
     entries (a row of a new block of its type, :data:`DEAL_BLOCKS`): int64 game, board,
-    hand, passed, received; int16 deal, points, deal_score; int32 score; bool
+    hand, passed, received, taken; int16 deal, points, deal_score; int32 score; bool
     queen_spades, jack_diamonds, moon, after_end; int8 the rest. Arguments as
     :func:`fill_deal_columns`.
     """

@@ -410,7 +410,8 @@ def encode_part(dataset: str, table: pa.Table, schema_version: int = SCHEMA_VERS
     schema_version: see :func:`write_parts`.
     """
     if schema_version < SCHEMA_VERSION:
-        table = table.cast(written_schema(table.schema, schema_version))
+        schema = written_schema(table.schema, schema_version)
+        table = table.select(schema.names).cast(schema)
     stream = pa.BufferOutputStream()
     pq.write_table(
         table,
