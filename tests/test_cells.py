@@ -65,7 +65,14 @@ def test_cells_give_the_figures_of_every_row(runs, name, rows):
 
 @pytest.mark.parametrize(
     "scoring",
-    ["omnibus=true", "no_trick_bonus=no_points,end_score=80", "moon=new_moon", "end_score=150"],
+    [
+        "omnibus=true",
+        "no_trick_bonus=no_points,end_score=80",
+        "moon=new_moon",
+        "end_score=150",
+        "omnibus=true,omnibus_card=TD,omnibus_value=5",
+        "moon=smart",
+    ],
 )
 @pytest.mark.parametrize("name", ["classic", "duplicate", "score_also"])
 def test_re_scored_cells_give_the_figures_of_the_re_scored_frames(runs, name, scoring):

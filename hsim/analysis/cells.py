@@ -204,7 +204,7 @@ def rescored_cells(
     names = set(table.column_names)
     if played.moon == "new_moon" or not set(need) <= names or split not in names:
         return None
-    if getattr(rules, "omnibus_card", "JD") != "JD":  # its taker is read from ``taken``
+    if rules.omnibus_card != "JD":  # its taker is read from ``taken``
         return None
     if not len(table) or any(table.column(c).null_count for c in need):
         return None
