@@ -24,14 +24,15 @@ from numba import njit
 
 from hsim.engine.bits import highest_by_rank, highest_card, lowest_by_rank, popcount
 from hsim.engine.hearts import (
-    HEARTS_MASK,
     HIGH_SPADES,
     QS_BIT,
-    QUEEN_SPADES,
     SUIT_MASK,
-    card_points,
+    costly_mask_at,
+    deal_penalty_points,
+    most_costly,
+    penalty_mask_at,
 )
-from hsim.engine.layout import P_LED_SUIT, P_TRICK_CARDS, P_TRICK_LEN, V_HAND
+from hsim.engine.layout import P_LED_SUIT, P_RULES, P_TRICK_CARDS, P_TRICK_LEN, V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
 from hsim.strategy.contract import CompiledStrategy
 
@@ -63,20 +64,22 @@ def play(public, private, legal, rng, params):
         trick = public[P_TRICK_CARDS]
         win = highest_card(trick & suit)
         under = follow & ((1 << win) - 1)
-        if under & QS_BIT:
-            return QUEEN_SPADES  # lose the trick with the queen: it never costs us 13 later
-        over_safe = follow & ~under & ~QS_BIT
-        if n == 3 and card_points(trick) == 0 and over_safe:
+        costly = costly_mask_at(public, P_RULES)  # the QS with the usual values (A1.8)
+        if under & costly:
+            # lose the trick with the queen (or another card worth 7 or more): it never
+            # costs us its points later
+            return most_costly(public, P_RULES, under & costly)
+        over_safe = follow & ~under & ~costly
+        if n == 3 and deal_penalty_points(public, trick) == 0 and over_safe:
             return highest_card(over_safe)  # a free trick: shed the high card
         if under:
             return highest_card(under)
         if over_safe:
             return highest_card(over_safe)
         return highest_card(follow)
-    if legal & QS_BIT:
-        return QUEEN_SPADES
-    if legal & HEARTS_MASK:
-        return highest_card(legal & HEARTS_MASK)
+    points = legal & penalty_mask_at(public, P_RULES)
+    if points:  # the QS, then the highest heart with the usual values (A1.8)
+        return most_costly(public, P_RULES, points)
     return highest_by_rank(legal)
 
 

@@ -84,20 +84,28 @@ from numba import njit
 from hsim.engine._numba import kernel
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
+    ACE_SPADES,
     ALL_CARDS,
     DIAMONDS_MASK,
     HEARTS_MASK,
     HIGH_SPADES,
     JACK_DIAMONDS,
     JD_BIT,
+    KING_SPADES,
     QS_BIT,
+    QUEEN_HEARTS,
     QUEEN_SPADES,
     SPADES_MASK,
-    card_points,
+    card_value_at,
+    costly_mask_at,
     deal_bonus_card,
+    deal_penalty_points,
     game_score,
     jack_taker_of,
     moon_seat_score,
+    most_costly,
+    penalty_mask_at,
+    plain_values_at,
     score_ends_game,
 )
 from hsim.engine.layout import (
@@ -121,10 +129,13 @@ from hsim.engine.layout import (
     P_TRICK_WINNER,
     P_TRICKS_WON,
     P_VOIDS,
+    R_BLACK_MARIA,
     R_FIRST_TRICK_POINTS,
     R_MOON_REQUIRES_JACK,
     R_NO_DRAW,
     R_OMNIBUS,
+    R_PINK_LADY,
+    R_QUEEN_POINTS,
     RULES_LEN,
     V_DEALT,
     V_HAND,
@@ -571,6 +582,16 @@ def lead_moon(public, me: int, legal: int, out: int) -> int:
 
 
 @kernel
+def value_change(public, c: int) -> int:
+    """Return card ``c``'s points under the rules in ``public`` less its usual points (a
+    heart 1, the QS 13, else 0; docs/rules.md A1.8): 0 under the usual values, so the
+    dangers tuned for them stand, and what Black Maria, Pink Lady, Spot Hearts or
+    ``queen_points=0`` add or take away otherwise."""
+    usual = 1 if c // 13 == 3 else (13 if c == QUEEN_SPADES else 0)
+    return card_value_at(public, P_RULES, c) - usual
+
+
+@kernel
 def discard_danger(public, hand: int, out: int, c: int, s: int) -> int:
     """Return how much we want to get rid of ``c`` (of suit ``s``, given: a constant in
     :func:`discard_choice`, which removes the tests of the suit) when void in the led
@@ -602,7 +623,7 @@ def discard_danger(public, hand: int, out: int, c: int, s: int) -> int:
             d -= 100
         elif s == 1 and c > JACK_DIAMONDS and out & JD_BIT:
             d -= 8
-    return d
+    return d + 15 * value_change(public, c)
 
 
 @kernel
@@ -653,6 +674,11 @@ def discard_choice(public, hand: int, out: int, cards: int) -> int:
     best = max(best, group_key(public, hand, out, cards & SPADES_MASK, 2))
     best = max(best, group_key(public, hand, out, cards & QS_BIT, 2))
     best = max(best, group_key(public, hand, out, cards & HEARTS_MASK, 3))
+    if public[P_RULES + R_BLACK_MARIA]:  # the KS and AS are worth points themselves
+        best = max(best, group_key(public, hand, out, cards & (1 << KING_SPADES), 2))
+        best = max(best, group_key(public, hand, out, cards & (1 << ACE_SPADES), 2))
+    if public[P_RULES + R_PINK_LADY]:  # the QH, not the highest heart, may be worth most
+        best = max(best, group_key(public, hand, out, cards & (1 << QUEEN_HEARTS), 3))
     if public[P_RULES + R_OMNIBUS]:
         best = max(best, group_key(public, hand, out, cards & JD_BIT, 1))
         best = max(best, group_key(public, hand, out, cards & DIAMONDS_MASK & (JD_BIT - 1), 1))
@@ -674,12 +700,13 @@ def discard_normal(public, me: int, hand: int, legal: int, out: int, threat: int
             if pos_threat > n and (public[P_VOIDS + threat] >> public[P_LED_SUIT]) & 1 == 0:
                 feed_threat = True
     cand = legal
+    points = penalty_mask_at(public, P_RULES)  # hearts and the QS with the usual values
     if feed_threat:
-        safe = legal & ~HEARTS_MASK & ~QS_BIT
+        safe = legal & ~points
         if safe:
             cand = safe
     elif threat >= 0:
-        pts = legal & (HEARTS_MASK | QS_BIT)
+        pts = legal & points
         if pts:
             cand = pts  # points to a seat that is not shooting: stops the moon
     return discard_choice(public, hand, out, cand)
@@ -705,11 +732,12 @@ def no_void_after(public, me: int, n: int, s: int) -> bool:
 
 
 @kernel
-def stopper_keeping(under: int) -> int:
+def stopper_keeping(under: int, costly: int) -> int:
     """Return the card to play under a possible shooter's winning card: the lowest of
-    ``under`` (not empty) other than the QS, keeping the high cards that may win a trick
-    from it later (a heart over its last hearts, a spade over its spades)."""
-    keep = under & ~QS_BIT
+    ``under`` (not empty) other than the ``costly`` cards (:func:`costly_mask_at`, the QS
+    with the usual values), keeping the high cards that may win a trick from it later (a
+    heart over its last hearts, a spade over its spades)."""
+    keep = under & ~costly
     return lowest_card(keep if keep else under)
 
 
@@ -718,10 +746,11 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
     """Choose a card of the led suit when not shooting."""
     led = wcard // 13
     trick = public[P_TRICK_CARDS]
-    pts = card_points(trick)
+    pts = deal_penalty_points(public, trick)
+    costly = costly_mask_at(public, P_RULES)  # the QS with the usual values (A1.8)
     under = follow & below(wcard)
     over = follow & ~under
-    over_safe = over & ~QS_BIT
+    over_safe = over & ~costly
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     last = n == 3
     if (
@@ -730,8 +759,8 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
         and pts == 0
     ):
         return highest_card(follow)  # trick 1 carries no points: shed the highest club
-    if under & QS_BIT and threat < 0 and not (omnibus and trick & JD_BIT):
-        return QUEEN_SPADES  # lose the trick with the queen rather than keep it
+    if under & costly and threat < 0 and not (omnibus and trick & JD_BIT):
+        return most_costly(public, P_RULES, under & costly)  # lose the trick with the queen
     if (
         omnibus
         and over & JD_BIT
@@ -746,20 +775,20 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
             return highest_card(over_safe)  # a free trick: shed a high card
         if under:
             if threat >= 0 and wseat == threat:
-                return stopper_keeping(under)
-            if under & QS_BIT:
-                return QUEEN_SPADES
+                return stopper_keeping(under, costly)
+            if under & costly:
+                return most_costly(public, P_RULES, under & costly)
             return highest_card(under)
         if over_safe:
             return highest_card(over_safe)
         return highest_card(follow)
     if under:
-        if under & QS_BIT and not (threat >= 0 and wseat == threat):
-            return QUEEN_SPADES  # drop the queen under the AS/KS
+        if under & costly and not (threat >= 0 and wseat == threat):
+            return most_costly(public, P_RULES, under & costly)  # the queen under the AS/KS
         if threat >= 0 and wseat == threat:
             if pts > 0 and over_safe:
                 return highest_card(over_safe)  # try to take it from the shooter
-            return stopper_keeping(under)
+            return stopper_keeping(under, costly)
         return highest_card(under)
     # every card we may play wins for now
     if over_safe == 0:
@@ -786,7 +815,7 @@ def follow_moon(follow, out, wcard, n):
 @out_of_line
 def discard_moon(public, hand, legal, out):
     """Choose a discard while shooting: a low card that neither wins nor gives points."""
-    safe = legal & ~HEARTS_MASK & ~QS_BIT
+    safe = legal & ~penalty_mask_at(public, P_RULES)
     if public[P_RULES + R_OMNIBUS] and safe & ~JD_BIT:
         safe &= ~JD_BIT
     if safe:
@@ -1038,6 +1067,26 @@ def suit_pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     return heart_key(m)
 
 
+@kernel
+def value_pass(public, hand: int, omnibus: bool, qs_guard: float) -> int:
+    """Return the three cards to pass under card values other than the usual (A1.8): one
+    at a time, the card of the highest :func:`pass_danger` plus 8 per point it is worth
+    beyond its usual points (:func:`value_change`), the lowest card of equals."""
+    keep = hand
+    for _ in range(3):
+        best = -1
+        best_d = -np.inf
+        m = keep
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            d = pass_danger(keep, c, omnibus, qs_guard) + 8.0 * value_change(public, c)
+            if d > best_d:
+                best, best_d = c, d
+        keep &= ~(1 << best)
+    return hand & ~keep
+
+
 @njit(PASS_AT_SIG, cache=True, _nrt=False)
 def pass_at(public, private, rng, params):
     """Pass three cards (see the module docstring); the native entry the loops call, over
@@ -1053,6 +1102,8 @@ def pass_at(public, private, rng, params):
         return moon_pass(hand)
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     guard = params[K_QS_GUARD]
+    if not plain_values_at(public, P_RULES) or public[P_RULES + R_QUEEN_POINTS] != 13:
+        return value_pass(public, hand, omnibus, guard)
     k0 = suit_pass_key(hand, 0, omnibus, guard)
     k1 = suit_pass_key(hand, 1, omnibus, guard)
     k2 = suit_pass_key(hand, 2, omnibus, guard)

@@ -103,21 +103,26 @@ from hsim.engine.hearts import (
     ALL_CARDS,
     HEARTS_MASK,
     HIGH_SPADES,
-    POINTS_MASK,
     QS_BIT,
     QUEEN_SPADES,
     SPADES_MASK,
     SUIT_MASK,
     bonus_card,
-    card_points,
+    costly_mask_at,
     deal_bonus_card,
+    deal_penalty_points,
     game_end,
     jack_taker_of,
     legal_plays,
     pass_target,
+    penalty_mask,
+    penalty_mask_at,
+    plain_values_at,
+    planes_points,
     play_card,
     reset_deal,
     score_deal,
+    value_planes,
 )
 from hsim.engine.layout import (
     FIRST_TRICK_POINTS_FORBIDDEN,
@@ -151,6 +156,7 @@ from hsim.engine.layout import (
     R_NO_DRAW,
     R_OMNIBUS,
     R_QUEEN_BREAKS_HEARTS,
+    R_QUEEN_POINTS,
     R_QUEEN_WAITS,
     RULES_LEN,
     V_DEALT,
@@ -191,7 +197,9 @@ S_TO_ACT = 20
 S_JACK = 21  # seat that took the bonus card (JD, or TD with omnibus_card=TD), -1
 S_PLAYED = 22
 S_BONUS = 23  # the bonus card's bit (docs/rules.md A2.3)
-S_LEN = 24
+S_VALUES = 24  # + k: bit plane k of the cards' penalty values (hearts.value_planes)
+S_PENALTY = 28  # the cards that carry points (docs/rules.md A1.8)
+S_LEN = 29
 BREAK_QUEEN = 1  # break_flags: QS breaks hearts (queen_breaks_hearts)
 BREAK_NOT_TRICK_1 = 2  # nothing played to trick 1 breaks them (first_trick_breaks_hearts=false)
 
@@ -326,6 +334,8 @@ def init_state(public, hands, st):
     st[S_JACK] = jack_taker_of(public)
     st[S_PLAYED] = public[P_PLAYED]
     st[S_BONUS] = 1 << deal_bonus_card(public)
+    value_planes(public[P_RULES : P_RULES + RULES_LEN], st[S_VALUES : S_VALUES + 4])
+    st[S_PENALTY] = penalty_mask_at(public, P_RULES)
 
 
 @njit(cache=True)
@@ -369,7 +379,9 @@ def _step(st, c, breaks):
         return
     w = st[S_WIN]
     cards = st[S_TCARDS]
-    st[S_POINTS + w] += card_points(cards)
+    st[S_POINTS + w] += planes_points(
+        st[S_VALUES], st[S_VALUES + 1], st[S_VALUES + 2], st[S_VALUES + 3], cards
+    )
     st[S_TRICKS + w] += 1
     if cards & st[S_BONUS]:
         st[S_JACK] = w
@@ -478,7 +490,7 @@ def policy(st, legal, rng, noise):
     follow = legal & suit
     if follow:
         rest = follow & ~QS_BIT
-        clean = not (st[S_TCARDS] & POINTS_MASK)
+        clean = not (st[S_TCARDS] & st[S_PENALTY])
         if tlen == 3 and rest and clean:
             return highest_card(rest)  # last on a clean trick: shed the highest for free
         under = follow & ((1 << st[S_BEST]) - 1)
@@ -663,6 +675,8 @@ def _setup(public):
     scratch[P_RULES : P_RULES + RULES_LEN] = rules
     before = public[P_SCORES : P_SCORES + 4].copy()
     special = QS_BIT
+    if not plain_values_at(rules, 0):
+        special |= penalty_mask(rules)  # cards of one suit may differ in points (A1.8)
     if rules[R_OMNIBUS]:
         special |= 1 << bonus_card(rules)
     return scratch, rules, before, special
@@ -1125,9 +1139,10 @@ def decide(
 @njit(cache=True)
 def sure_choices(public, legal):
     """Return the cards of ``legal`` left to search (module doc): only the QS when it can
-    be dropped on a trick it cannot win (unless the trick's winner so far holds every
-    point taken, at least one); on trick 1 once it carries points, only the cards that
-    do not beat the winning card when there is one; else ``legal``.
+    be dropped on a trick it cannot win, under the usual card values (A1.8) and unless the
+    trick's winner so far holds every point taken, at least one; on trick 1 once it
+    carries points, only the cards that do not beat the winning card when there is one;
+    else ``legal``.
     """
     n = public[P_TRICK_LEN]
     if n == 0:
@@ -1142,13 +1157,14 @@ def sure_choices(public, legal):
         if c // 13 == led and c > best:
             best = c
             wseat = public[P_PLAY_SEAT + k]
-    if legal & QS_BIT and (led != 2 or best > QUEEN_SPADES):
+    plain = public[P_RULES + R_QUEEN_POINTS] and plain_values_at(public, P_RULES)
+    if plain and legal & QS_BIT and (led != 2 or best > QUEEN_SPADES):
         total = 0
         for s in range(4):
             total += public[P_POINTS + s]
         if not (total > 0 and public[P_POINTS + wseat] == total):
             return QS_BIT
-    if public[P_TRICK] == 0 and card_points(public[P_TRICK_CARDS]) > 0:
+    if public[P_TRICK] == 0 and deal_penalty_points(public, public[P_TRICK_CARDS]) > 0:
         losing = legal & ~(suit & ~((1 << best) - 1))
         if losing:
             return losing
@@ -1189,17 +1205,18 @@ def moon_stops(public, private, legal):
     if heuristic.seat_of(public, wcard) != threat:
         played = (threat - public[P_LEADER]) % 4 < n
         if follow == 0 and (played or (public[P_VOIDS + threat] >> led) & 1):
-            points = legal & POINTS_MASK
+            points = legal & penalty_mask_at(public, P_RULES)
             return points if points else legal
         return legal
     if follow == 0:
-        safe = legal & ~POINTS_MASK
+        safe = legal & ~penalty_mask_at(public, P_RULES)
         return safe if safe else legal
     over = follow & ~((2 << wcard) - 1)
     if over == 0:
-        return 1 << heuristic.stopper_keeping(follow)
-    if card_points(public[P_TRICK_CARDS]) > 0:
-        return over & ~QS_BIT if over & ~QS_BIT else over
+        return 1 << heuristic.stopper_keeping(follow, costly_mask_at(public, P_RULES))
+    if deal_penalty_points(public, public[P_TRICK_CARDS]) > 0:
+        keep = over & ~costly_mask_at(public, P_RULES)
+        return keep if keep else over
     return legal
 
 

@@ -46,6 +46,7 @@ from hsim.analysis.rescoring import rescore
 from hsim.analysis.scan import RunFolderError, open_run
 from hsim.analysis.stats import Interval, mean_interval, ratio_interval, wilson_interval
 from hsim.analysis.tally import Moments, RatioSums, nearest_quantiles
+from hsim.engine.hearts import deck_points
 from hsim.model.cards import parse_card
 from hsim.model.rules import PLAY_OPTIONS as RULES_PLAY_OPTIONS
 from hsim.model.rules import (
@@ -310,10 +311,11 @@ def deal_facts(
     """Return the :class:`DealFacts` of a deals frame (any row order; 4 rows per deal).
 
     played: the rules the deals were played under; a recorded moon outcome counts as the
-    strategy's choice only when ``played`` uses New Moon and the shooter held 26 or more
-    before the deal, or at any score with ``new_moon_any_score`` (docs/rules.md A2.2). None:
-    no recorded choice is used. bonus_card: the ``omnibus_card`` whose taker ``jack``
-    holds (A2.3): ``JD`` from the ``jack_diamonds`` column, another card from ``taken``.
+    strategy's choice only when ``played`` uses New Moon and the shooter held 26 (the
+    deck's points, A1.8) or more before the deal, or at any score with
+    ``new_moon_any_score`` (docs/rules.md A2.2). None: no recorded choice is used.
+    bonus_card: the ``omnibus_card`` whose taker ``jack`` holds (A2.3): ``JD`` from the
+    ``jack_diamonds`` column, another card from ``taken``.
 
     :raises RunFolderError: missing columns (``taken`` for another card than JD: runs
         recorded before schema 7 lack it), or a deal without exactly one row per seat.
@@ -350,7 +352,8 @@ def deal_facts(
         before = np.zeros_like(score)
         same = game[1:] == game[:-1]
         before[1:][same] = score[:-1][same]
-        asked = (codes > 0) & ((before >= 26) | played.new_moon_any_score)
+        threshold = deck_points(played.to_array())  # 26 with the usual values (A1.8)
+        asked = (codes > 0) & ((before >= threshold) | played.new_moon_any_score)
         choice = np.where(asked, codes, 0).max(axis=1)
     return DealFacts(
         game,

@@ -50,9 +50,7 @@ from hsim.cli.common import (
 @cluster_option
 @out_option("results/gauntlet-<time>-<random>, holding a run folder per pairing")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option(
-    "--no-timing", is_flag=True, help="Do not time the candidates' decisions (ms/dec)."
-)
+@click.option("--no-timing", is_flag=True, help="Do not time the candidates' decisions (ms/dec).")
 @progress_option
 def gauntlet(
     candidates, panel, boards, seed, preset, rule_items, workers, cluster_address, out,
@@ -157,4 +155,3 @@ def gauntlet(
         "opponents' minus the candidate's"
     )
     click.echo(f"({what}; run folders under {out}; seed {seed})")
-

@@ -4,7 +4,9 @@ Design notes
 - Cards are ints ``suit * 13 + rank`` (suits C, D, S, H; ranks 2..A), hands 52-bit
   masks in int64 (see :mod:`hsim.model.cards`). State lives in the arrays of
   :mod:`hsim.engine.layout`; every kernel reads the rules vector, never Python objects.
-- "points" means penalty points taken in a deal: 1 per heart, 13 for QS (A1.8).
+- "points" means penalty points taken in a deal: by default 1 per heart and 13 for QS,
+  26 in the deck; ``heart_points``, ``pink_lady``, ``queen_points`` and ``black_maria``
+  change the values (A1.8, :func:`penalty_points`).
 - Pass directions are 0 left (to seat + 1), 1 right (seat - 1), 2 across (seat + 2),
   3 hold (A1.2).
 - Hearts are broken from the moment a heart is played, the current trick included, and
@@ -15,7 +17,7 @@ Design notes
 from __future__ import annotations
 
 from hsim.engine._numba import kernel
-from hsim.engine.bits import popcount
+from hsim.engine.bits import highest_card, lowest_card, popcount
 from hsim.engine.common import (
     add_to_trick,
     close_trick,
@@ -31,6 +33,7 @@ from hsim.engine.layout import (
     FIRST_TRICK_POINTS_FORBIDDEN,
     H_DECK,
     H_PENDING_PASS,
+    HEART_POINTS_RANK,
     MOON_ADD,
     MOON_DEFAULT,
     MOON_NEW_MOON,
@@ -56,12 +59,14 @@ from hsim.engine.layout import (
     PASSING_LEFT,
     PASSING_NONE,
     PASSING_RIGHT,
+    R_BLACK_MARIA,
     R_CLAMP_AT_ZERO,
     R_END_SCORE,
     R_END_WHEN,
     R_FIRST_TRICK_BREAKS_HEARTS,
     R_FIRST_TRICK_ONLY_POINTS,
     R_FIRST_TRICK_POINTS,
+    R_HEART_POINTS,
     R_HEARTS_MUST_BE_BROKEN,
     R_JACK_IN_MOON_DEAL,
     R_LEAD_ANY_CLUB,
@@ -77,7 +82,9 @@ from hsim.engine.layout import (
     R_OMNIBUS_VALUE,
     R_PASSING,
     R_PERFECT_100,
+    R_PINK_LADY,
     R_QUEEN_BREAKS_HEARTS,
+    R_QUEEN_POINTS,
     R_QUEEN_WAITS,
     RULES_LEN,
     V_HAND,
@@ -97,6 +104,7 @@ from hsim.model.cards import (  # noqa: F401  (re-exported)
     JD_BIT,
     KING_SPADES,
     QS_BIT,
+    QUEEN_HEARTS,
     QUEEN_SPADES,
     SPADES_MASK,
     SUIT_MASK,
@@ -115,6 +123,158 @@ POINTS_MASK = HEARTS_MASK | QS_BIT  # A1.8: the cards that carry points
 def card_points(cards: int) -> int:
     """Return the penalty points in mask ``cards``: 1 per heart, 13 for QS (A1.8)."""
     return popcount(cards & HEARTS_MASK) + 13 * ((cards >> QUEEN_SPADES) & 1)
+
+
+@kernel
+def card_value_at(v, base: int, c: int) -> int:
+    """Return the penalty points card ``c`` carries under the rules vector at
+    ``v[base:]`` (A1.8): a heart 1, or its rank 2..14 with ``heart_points=rank``, the QH 13
+    with ``pink_lady``; the QS ``queen_points`` (13 or 0); with ``black_maria`` the KS 10
+    and the AS 7; else 0. ``v``: the rules vector (base 0) or ``public`` (base
+    ``P_RULES``), an array or a raw pointer."""
+    if c // 13 == 3:
+        if c == QUEEN_HEARTS and v[base + R_PINK_LADY]:
+            return 13
+        if v[base + R_HEART_POINTS] == HEART_POINTS_RANK:
+            return c - 39 + 2
+        return 1
+    if c == QUEEN_SPADES:
+        return v[base + R_QUEEN_POINTS]
+    if v[base + R_BLACK_MARIA]:
+        if c == KING_SPADES:
+            return 10
+        if c == ACE_SPADES:
+            return 7
+    return 0
+
+
+@kernel
+def plain_values_at(v, base: int) -> bool:
+    """Return whether the rules at ``v[base:]`` keep every heart at 1 point and no card
+    but the QS beside them (then a mask's points are two terms, :func:`penalty_points_at`)."""
+    return (
+        v[base + R_HEART_POINTS] != HEART_POINTS_RANK
+        and not v[base + R_PINK_LADY]
+        and not v[base + R_BLACK_MARIA]
+    )
+
+
+@kernel
+def penalty_mask_at(v, base: int) -> int:
+    """Return the mask of the cards that carry points under the rules at ``v[base:]``."""
+    m = HEARTS_MASK
+    if v[base + R_QUEEN_POINTS]:
+        m |= QS_BIT
+    if v[base + R_BLACK_MARIA]:
+        m |= HIGH_SPADES
+    return m
+
+
+@kernel
+def penalty_points_at(v, base: int, cards: int) -> int:
+    """Return the penalty points in mask ``cards`` under the rules at ``v[base:]``
+    (:func:`card_value_at` summed over the cards)."""
+    if plain_values_at(v, base):
+        return popcount(cards & HEARTS_MASK) + v[base + R_QUEEN_POINTS] * (
+            (cards >> QUEEN_SPADES) & 1
+        )
+    m = cards & penalty_mask_at(v, base)
+    total = 0
+    while m:
+        total += card_value_at(v, base, lowest_card(m))
+        m &= m - 1
+    return total
+
+
+@kernel
+def costly_mask_at(v, base: int) -> int:
+    """Return the mask of the cards worth 7 points or more under the rules at ``v[base:]``:
+    the QS by default; Black Maria's KS and AS, Pink Lady's QH, Spot Hearts' 7H and up.
+    The bots drop such a card on a trick they lose and keep it off tricks they may win."""
+    m = 0
+    pm = penalty_mask_at(v, base)
+    while pm:
+        c = lowest_card(pm)
+        if card_value_at(v, base, c) >= 7:
+            m |= 1 << c
+        pm &= pm - 1
+    return m
+
+
+@kernel
+def most_costly(v, base: int, cards: int) -> int:
+    """Return the card of ``cards`` (not empty) with the most points under the rules at
+    ``v[base:]``, the highest card of equals."""
+    best = highest_card(cards)
+    best_v = card_value_at(v, base, best)
+    m = cards
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        value = card_value_at(v, base, c)
+        if value > best_v or (value == best_v and c > best):
+            best, best_v = c, value
+    return best
+
+
+@kernel
+def card_value(rules, c: int) -> int:
+    """Return the penalty points of card ``c`` under ``rules`` (int64 rules vector, A1.8;
+    :func:`card_value_at`)."""
+    return card_value_at(rules, 0, c)
+
+
+@kernel
+def penalty_mask(rules) -> int:
+    """Return the mask of the cards that carry points under ``rules`` (A1.8)."""
+    return penalty_mask_at(rules, 0)
+
+
+@kernel
+def penalty_points(rules, cards: int) -> int:
+    """Return the penalty points in mask ``cards`` under ``rules`` (A1.8): 1 per heart and
+    13 for QS by default, 0 up to :func:`deck_points`."""
+    return penalty_points_at(rules, 0, cards)
+
+
+@kernel
+def deal_penalty_points(public, cards: int) -> int:
+    """Return the penalty points in mask ``cards`` under the rules in ``public`` (an array
+    or a raw pointer, A1.8)."""
+    return penalty_points_at(public, P_RULES, cards)
+
+
+@kernel
+def deck_points(rules) -> int:
+    """Return the penalty points of the whole deck under ``rules`` (A1.8): 26 by default,
+    13 with ``queen_points=0``, 38 with ``pink_lady``, 43 with ``black_maria``, 117 with
+    ``heart_points=rank``. A moon is taking them all (A2.2)."""
+    return penalty_points_at(rules, 0, FULL_DECK)
+
+
+@kernel
+def value_planes(rules, planes) -> None:
+    """Write the values of :func:`card_value` as four bit planes: ``planes`` int64[4],
+    plane k the mask of the cards whose value has bit k (every value is below 16), so
+    that :func:`planes_points` counts a mask's points with four popcounts."""
+    for k in range(4):
+        planes[k] = 0
+    for c in range(52):
+        value = card_value(rules, c)
+        for k in range(4):
+            if (value >> k) & 1:
+                planes[k] |= 1 << c
+
+
+@kernel
+def planes_points(p0: int, p1: int, p2: int, p3: int, cards: int) -> int:
+    """Return the penalty points in mask ``cards`` from :func:`value_planes`' planes."""
+    return (
+        popcount(cards & p0)
+        + 2 * popcount(cards & p1)
+        + 4 * popcount(cards & p2)
+        + 8 * popcount(cards & p3)
+    )
 
 
 @kernel
@@ -261,7 +421,8 @@ def play_card(public, private, seat: int, c: int) -> bool:
     if not add_to_trick(public, N_SEATS, seat, c):
         return False
     winner = trick_taker(public, N_SEATS, -1)  # no trump in Hearts
-    t = close_trick(public, winner, card_points(public[P_TRICK_CARDS]))
+    rules = public[P_RULES : P_RULES + RULES_LEN]
+    t = close_trick(public, winner, penalty_points(rules, public[P_TRICK_CARDS]))
     if t + 1 < N_TRICKS:
         public[P_TRICK_LEADER + t + 1] = winner
     return True
@@ -278,13 +439,15 @@ def moon_shooter(rules, points, jack_taker: int) -> int:
     """Return the seat that shot the moon this deal, or -1 (A2.2).
 
     points: int64[4], penalty points taken this deal. jack_taker: seat that took the
-    bonus card (:func:`bonus_card`). With ``omnibus`` and ``moon_requires_jack`` the
+    bonus card (:func:`bonus_card`). The shooter took every point of the deck
+    (:func:`deck_points`, 26 by default). With ``omnibus`` and ``moon_requires_jack`` the
     shooter must also have taken the bonus card; with ``moon=off`` no one shoots.
     """
     if rules[R_MOON] == MOON_OFF:
         return -1
+    total = deck_points(rules)
     for s in range(N_SEATS):
-        if points[s] == 26:
+        if points[s] == total:
             if rules[R_OMNIBUS] and rules[R_MOON_REQUIRES_JACK] and jack_taker != s:
                 return -1
             return s
@@ -292,12 +455,14 @@ def moon_shooter(rules, points, jack_taker: int) -> int:
 
 
 @kernel
-def default_moon_choice(scores_before, shooter: int) -> int:
+def default_moon_choice(rules, scores_before, shooter: int) -> int:
     """Return New Moon's default: subtract when some opponent would still be strictly
-    below the shooter after +26, else add (A2.2). scores_before: int64[4].
+    below the shooter after +26 (:func:`deck_points`), else add (A2.2).
+    scores_before: int64[4].
     """
+    total = deck_points(rules)
     for s in range(N_SEATS):
-        if s != shooter and scores_before[s] + 26 < scores_before[shooter]:
+        if s != shooter and scores_before[s] + total < scores_before[shooter]:
             return MOON_SUBTRACT
     return MOON_ADD
 
@@ -306,24 +471,25 @@ def default_moon_choice(scores_before, shooter: int) -> int:
 def moon_choice_asked(rules, scores_before, shooter: int) -> bool:
     """Return whether the shooter's strategy chooses the moon outcome (New Moon, A2.2).
 
-    Asked under ``moon=new_moon`` when the shooter's score before the deal is 26 or
-    more, or at any score with ``new_moon_any_score``.
+    Asked under ``moon=new_moon`` when the shooter's score before the deal is 26
+    (:func:`deck_points`) or more, or at any score with ``new_moon_any_score``.
     """
     if shooter < 0 or rules[R_MOON] != MOON_NEW_MOON:
         return False
-    return rules[R_NEW_MOON_ANY_SCORE] != 0 or scores_before[shooter] >= 26
+    return rules[R_NEW_MOON_ANY_SCORE] != 0 or scores_before[shooter] >= deck_points(rules)
 
 
 @kernel
 def moon_seat_score(rules, shooter: int, outcome: int, jack_taker: int, s: int) -> int:
     """Return seat ``s``'s deal score in a moon deal (A2.2): ``outcome`` MOON_ADD +26 to
-    each other seat, MOON_SUBTRACT -26 to the shooter; the bonus card's -omnibus_value too
-    with ``omnibus`` and ``jack_in_moon_deal`` (A2.3).
+    each other seat, MOON_SUBTRACT -26 to the shooter (26: :func:`deck_points`); the bonus
+    card's -omnibus_value too with ``omnibus`` and ``jack_in_moon_deal`` (A2.3).
     """
+    total = deck_points(rules)
     if outcome == MOON_ADD:
-        score = 0 if s == shooter else 26
+        score = 0 if s == shooter else total
     else:
-        score = -26 if s == shooter else 0
+        score = -total if s == shooter else 0
     if rules[R_OMNIBUS] and rules[R_JACK_IN_MOON_DEAL] and jack_taker == s:
         score -= rules[R_OMNIBUS_VALUE]
     return score
@@ -392,7 +558,8 @@ def smart_moon_choice(rules, scores_before, shooter: int, jack_taker: int) -> in
 def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_score, scores):
     """Score one deal (A2.1-A2.5) and return the moon outcome applied.
 
-    points, tricks: int64[4], penalty points taken (0..26) and tricks won this deal.
+    points, tricks: int64[4], penalty points taken (0..:func:`deck_points`) and tricks won
+    this deal.
     jack_taker: seat that took the bonus card (:func:`bonus_card`), -1 none.
     scores_before: int64[4], game scores before the deal. choice: the shooter's New Moon
     choice (MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT), read only when
@@ -413,7 +580,7 @@ def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_sc
         elif moon_choice_asked(rules, scores_before, shooter):
             outcome = choice
             if outcome == MOON_DEFAULT:
-                outcome = default_moon_choice(scores_before, shooter)
+                outcome = default_moon_choice(rules, scores_before, shooter)
         for s in range(N_SEATS):
             deal_score[s] = moon_seat_score(rules, shooter, outcome, jack_taker, s)
     else:

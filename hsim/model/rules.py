@@ -171,12 +171,26 @@ class Rules:
     queen_waits_for_broken_hearts: bool = _opt(
         False, BOOL, "QS only when it is the only legal card while hearts are unbroken", "A1.7"
     )
+    heart_points: str = _opt(
+        "one",
+        ("one", "rank"),
+        "one: each heart is 1 point; rank: each heart its rank, 2..10, J 11, Q 12, K 13, "
+        "A 14 (Spot Hearts)",
+        "A1.8",
+    )
+    pink_lady: bool = _opt(False, BOOL, "the QH is worth 13 points (Pink Lady)", "A1.8")
+    queen_points: int = _opt(
+        13, (13, 0), "the QS is worth 13 points, or 0 (no queen penalty)", "A1.8"
+    )
+    black_maria: bool = _opt(
+        False, BOOL, "the KS is worth 10 points and the AS 7 as well (Black Maria)", "A1.8"
+    )
     moon: str = _opt(
         "classic",
         ("classic", "new_moon", "off", "shooter_gains", "smart"),
-        "moon outcome: classic +26 to the others; new_moon lets a shooter at 26+ take -26 "
-        "instead; off: no moon; shooter_gains: -26 to the shooter; smart: the better of the two "
-        "for the shooter",
+        "moon outcome (26: the deck's penalty points, A1.8): classic +26 to the others; "
+        "new_moon lets a shooter at 26+ take -26 instead; off: no moon; shooter_gains: -26 to "
+        "the shooter; smart: the better of the two for the shooter",
         "A2.2",
     )
     new_moon_any_score: bool = _opt(
@@ -420,6 +434,10 @@ KIERKI_OPTIONS: tuple[str, ...] = RULE_NAMES[RULE_NAMES.index("rebel") :]
 PRESETS: dict[str, Rules] = {
     "classic": Rules(),
     "openspiel": Rules(queen_breaks_hearts=True, first_trick_only_points="any"),
+    "black_maria": Rules(black_maria=True, passing="right"),
+    "pink_lady": Rules(pink_lady=True),
+    "spot_hearts": Rules(heart_points="rank"),
+    "pure_hearts": Rules(queen_points=0),
     "kierki4": Rules(game="kierki"),
     "kierki3": Rules(game="kierki", players=3),
     "kierki4_servers": Rules(game="kierki", point_table="servers", heart_lead_ban="none"),
@@ -429,6 +447,11 @@ PRESET_MEANINGS = {
     "classic": "Hearts with every default of docs/rules.md part A: the optional rules off",
     "openspiel": "OpenSpiel hearts with its default parameters (QS breaks hearts, any card of "
     "a points-only hand on trick 1)",
+    "black_maria": "Black Maria: the KS worth 10 and the AS 7 besides the QS's 13 and the "
+    "hearts, every pass to the right",
+    "pink_lady": "Pink Lady: the QH a second 13-point card",
+    "spot_hearts": "Spot Hearts: each heart worth its rank (2..14), the QS 13",
+    "pure_hearts": "hearts without the queen penalty: only the 13 hearts score",
     "kierki4": "Kierki for 4 players, every default of docs/rules.md part B (11 deals, 13 "
     "cards each)",
     "kierki3": "Kierki for 3 players: no 2C, 17 cards each, the 3-player values (10 deals)",

@@ -149,8 +149,8 @@ DEALS = (
         "points",
         pa.int16(),
         "points",
-        "Hearts: raw penalty points taken, 0..26 (A1.8); Kierki: the signed points of the "
-        "deal (B2–B4)",
+        "Hearts: raw penalty points taken, 0..26 (up to the deck's points under other card "
+        "values, A1.8); Kierki: the signed points of the deal (B2–B4)",
     ),
     Column(
         "moon",
@@ -163,8 +163,8 @@ DEALS = (
         "moon_choice",
         STRING,
         "",
-        "on the shooter's row, the moon outcome applied: `add` (+26 to the others) or "
-        "`subtract` (−26 to itself, New Moon); null otherwise",
+        "on the shooter's row, the moon outcome applied: `add` (+26, the deck's points, to the "
+        "others) or `subtract` (−26 to itself, New Moon); null otherwise",
         "Hearts",
     ),
     Column(
