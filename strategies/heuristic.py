@@ -102,6 +102,7 @@ from hsim.engine.hearts import (
     deal_penalty_points,
     game_score,
     jack_taker_of,
+    least_costly,
     moon_seat_score,
     most_costly,
     penalty_mask_at,
@@ -781,7 +782,7 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
             return highest_card(under)
         if over_safe:
             return highest_card(over_safe)
-        return highest_card(follow)
+        return least_costly(public, P_RULES, follow)  # the QS alone with the usual values
     if under:
         if under & costly and not (threat >= 0 and wseat == threat):
             return most_costly(public, P_RULES, under & costly)  # the queen under the AS/KS
@@ -792,7 +793,7 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
         return highest_card(under)
     # every card we may play wins for now
     if over_safe == 0:
-        return highest_card(follow)
+        return least_costly(public, P_RULES, follow)  # the QS alone with the usual values
     if seats_after_void(public, me, n, led):
         return highest_card(over_safe)  # nobody can overtake: shed the highest
     played_in_suit = popcount(public[P_PLAYED] & suit_bits(led)) - popcount(trick & suit_bits(led))

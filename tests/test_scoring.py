@@ -367,9 +367,9 @@ def test_moon_kernels():
     assert moon_shooter(omnibus, arr([0, 0, 26, 0]), 1) == -1
     assert moon_shooter(omnibus, arr([0, 0, 26, 0]), 2) == 2
     assert moon_shooter(loose, arr([0, 0, 26, 0]), 1) == 2
-    assert default_moon_choice(arr([60, 20, 50, 50]), 0) == MOON_SUBTRACT
-    assert default_moon_choice(arr([60, 34, 50, 50]), 0) == MOON_ADD
-    assert default_moon_choice(arr([50, 50, 10, 37]), 3) == MOON_SUBTRACT
+    assert default_moon_choice(Rules().to_array(), arr([60, 20, 50, 50]), 0) == MOON_SUBTRACT
+    assert default_moon_choice(Rules().to_array(), arr([60, 34, 50, 50]), 0) == MOON_ADD
+    assert default_moon_choice(Rules().to_array(), arr([50, 50, 10, 37]), 3) == MOON_SUBTRACT
 
 
 # ---------------------------------------------------------------------------------------

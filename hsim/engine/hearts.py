@@ -218,6 +218,22 @@ def most_costly(v, base: int, cards: int) -> int:
 
 
 @kernel
+def least_costly(v, base: int, cards: int) -> int:
+    """Return the card of ``cards`` (not empty) with the fewest points under the rules at
+    ``v[base:]``, the lowest card of equals."""
+    best = lowest_card(cards)
+    best_v = card_value_at(v, base, best)
+    m = cards & (cards - 1)
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        value = card_value_at(v, base, c)
+        if value < best_v:
+            best, best_v = c, value
+    return best
+
+
+@kernel
 def card_value(rules, c: int) -> int:
     """Return the penalty points of card ``c`` under ``rules`` (int64 rules vector, A1.8;
     :func:`card_value_at`)."""

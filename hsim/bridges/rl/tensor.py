@@ -160,7 +160,8 @@ O_RULES = FIELD["rules"].offset
 def rules_scale() -> np.ndarray:
     """Return float32[RULES_LEN]: what each rules-vector entry is multiplied by in
     the observation. A switch stays 0/1, an enumerated option's code ``k`` of ``m``
-    values becomes ``k / (m - 1)``, a count (``end_score``, ``max_deals``, ...) is
+    values becomes ``k / (m - 1)``, a number option (``players``, ``omnibus_value``,
+    ``queen_points``) its value over its largest, a count (``end_score``, ``max_deals``, ...) is
     divided by 100; the slots past the last option are 0 (the field keeps its size as
     options are added)."""
     out = np.zeros(RULES_LEN, np.float32)
@@ -169,6 +170,8 @@ def rules_scale() -> np.ndarray:
         choices = RULE_FIELDS[name].metadata["choices"]
         if choices is None or name in COUNT_MAX:
             out[i] = 1 / 100
+        elif all(isinstance(c, int) and not isinstance(c, bool) for c in choices):
+            out[i] = 1 / max(choices)  # numbers (players, omnibus_value, queen_points): v / max
         elif len(choices) > 2:
             out[i] = 1 / (len(choices) - 1)
     return out
