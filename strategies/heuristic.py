@@ -369,17 +369,19 @@ def looks_like_a_shot(public, seat: int) -> bool:
 def moon_threat(public, me: int, params) -> int:
     """Return the other seat that holds every point taken, or -1 when none does or it
     need not be stopped: it holds at least ``defend_at`` points, or at least
-    ``suspect_at`` and :func:`looks_like_a_shot`."""
+    ``suspect_at`` and :func:`looks_like_a_shot`. Both are in points of the usual 26:
+    under other card values (A1.8) the points taken count in that scale."""
     total = 0
     for s in range(4):
         total += public[P_POINTS + s]
-    if total == 0 or total < params[K_SUSPECT_AT]:
+    deck = deal_penalty_points(public, ALL_CARDS)  # 26 with the usual values
+    if total == 0 or total * 26 < params[K_SUSPECT_AT] * deck:
         return -1
     for s in range(4):
         if s != me and public[P_POINTS + s] == total:
             if jack_blocks_moon(public, s):
                 return -1
-            if total >= params[K_DEFEND_AT] or looks_like_a_shot(public, s):
+            if total * 26 >= params[K_DEFEND_AT] * deck or looks_like_a_shot(public, s):
                 return s
             return -1
     return -1
