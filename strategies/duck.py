@@ -30,6 +30,7 @@ from hsim.engine.hearts import (
     QUEEN_SPADES,
     SUIT_MASK,
     card_points,
+    seats_of,
 )
 from hsim.engine.layout import P_LED_SUIT, P_TRICK_CARDS, P_TRICK_LEN, V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
@@ -66,7 +67,7 @@ def play(public, private, legal, rng, params):
         if under & QS_BIT:
             return QUEEN_SPADES  # lose the trick with the queen: it never costs us 13 later
         over_safe = follow & ~under & ~QS_BIT
-        if n == 3 and card_points(trick) == 0 and over_safe:
+        if n == seats_of(public) - 1 and card_points(trick) == 0 and over_safe:
             return highest_card(over_safe)  # a free trick: shed the high card
         if under:
             return highest_card(under)

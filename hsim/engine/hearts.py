@@ -322,7 +322,7 @@ def bonus_card(rules) -> int:
 def moon_shooter(rules, points, jack_taker: int) -> int:
     """Return the seat that shot the moon this deal, or -1 (A2.2).
 
-    points: int64[n], penalty points taken this deal (n the seats, :func:`rules_seats`). jack_taker: seat that took the
+    points: int64[n], penalty points taken this deal (n seats). jack_taker: seat that took the
     bonus card (:func:`bonus_card`). With ``omnibus`` and ``moon_requires_jack`` the
     shooter must also have taken the bonus card; with ``moon=off`` no one shoots.
     """
@@ -437,9 +437,9 @@ def smart_moon_choice(rules, scores_before, shooter: int, jack_taker: int) -> in
 def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_score, scores):
     """Score one deal (A2.1-A2.5) and return the moon outcome applied.
 
-    points, tricks: int64[n] (n the seats, :func:`rules_seats`), penalty points taken
-    (0..26) and tricks won this deal. jack_taker: seat that took the bonus card
-    (:func:`bonus_card`), -1 none. scores_before: int64[n], game scores before the deal. choice: the shooter's New Moon
+    points, tricks: int64[n] (n seats), penalty points taken (0..26) and tricks won this deal.
+    jack_taker: seat that took the bonus card (:func:`bonus_card`), -1 none.
+    scores_before: int64[n], game scores before the deal. choice: the shooter's New Moon
     choice (MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT), read only when
     :func:`moon_choice_asked`. Writes ``deal_score`` (after moon and bonuses, before the
     clamp) and ``scores`` (new game scores after clamp and Perfect 100). Returns MOON_ADD

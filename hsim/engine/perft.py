@@ -19,8 +19,8 @@ from hsim.engine.layout import P_TO_ACT, P_TRICK, V_HAND
 def perft(public, private, rules, depth):
     """Return the number of legal play sequences of ``depth`` cards from the position.
 
-    public: int64[PUBLIC_LEN], private: int64[4, PRIVATE_LEN] (3 or 4 seats, A1.1) (a copy is made; the
-    arguments are not changed). depth >= 0; depth 0 counts the empty sequence (1).
+    public: int64[PUBLIC_LEN], private: int64[4, PRIVATE_LEN], 3 or 4 seats (A1.1) (a copy
+    is made; the arguments are not changed). depth >= 0; depth 0 counts the empty sequence (1).
     """
     if depth == 0:
         return 1
