@@ -403,7 +403,7 @@ def rules_from_array(vector: Any) -> Rules:
             options[name] = bool(code)
         else:
             options[name] = code
-    if options["trump_trick_value"] == default_trump_points(
+    if options["players"] in PLAYER_COUNTS and options["trump_trick_value"] == default_trump_points(
         options["players"], options["point_table"]
     ):
         options["trump_trick_value"] = 0
