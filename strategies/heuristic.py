@@ -84,6 +84,7 @@ from numba import njit
 from hsim.engine._numba import kernel
 from hsim.engine.bits import above, below, highest_card, lowest_card, popcount, suit_bits
 from hsim.engine.hearts import (
+    ALL_CARDS,  # noqa: F401  (re-exported: tests read heuristic.ALL_CARDS)
     DIAMONDS_MASK,
     HEARTS_MASK,
     HIGH_SPADES,
