@@ -373,3 +373,33 @@ def test_the_command_line_runs_reports_and_replays_a_three_seat_tournament(tmp_p
         ],
     )
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+# -- positions from text ---------------------------------------------------------------------
+
+
+def test_a_three_seat_position_reads_and_writes_its_deal_string():
+    p = Position.from_hands(MOON_HANDS, "left", H3)
+    p.pass_cards(["QS KS AS", "5S 4S 3S", "JS TS 9S"])
+    assert format_mask(int(p.hand(1))) == (
+        "2C 3C 4C 5C 6C 7C 3D 4D 5D 6D 7D 8D 9D 2S QS KS AS"
+    )  # seat 1 got seat 0's pass (left)
+    p.play("2C")
+    text = p.to_text()
+    assert text.count("/") == 2 + 2  # three hands, three passes
+    q = Position.from_text(text, H3)
+    assert q.to_text() == text and q.to_act == p.to_act
+    with pytest.raises(ValueError, match="3 passes"):
+        Position.from_hands(MOON_HANDS, "left", H3).pass_cards(["QS KS AS"] * 4)
+    deal = "/".join(h.replace(" ", "") for h in MOON_HANDS)
+    runner = CliRunner()
+    args = ["perft", "--rules", "hearts3", "--deal", deal, "--depth", "3"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    spec = Position.from_hands(MOON_HANDS, "hold", H3)
+    count = int(perft(spec.state.public, spec.state.private, spec.rules_array, 3))
+    assert str(count) in result.output
+    four = runner.invoke(
+        main, ["perft", "--rules", "hearts3", "--deal", deal + "/2D", "--depth", "1"]
+    )
+    assert four.exit_code == 2 and "Traceback" not in four.output

@@ -498,17 +498,16 @@ class Position:
         """
         if self.rules.is_kierki:
             raise ValueError("Kierki positions have no deal notation; use repr() instead")
-        if self.rules.players != 4:
-            raise ValueError("Hearts for 3 has no deal notation yet; use repr() instead")
         st = self.state
+        n = self.rules.players
         hands = self.dealt_hands()
         direction = PASS_DIRECTIONS[int(st.public[P_PASS_DIR])]
-        passes = tuple(int(st.private[s, V_PASSED]) for s in range(4))
+        passes = tuple(int(st.private[s, V_PASSED]) for s in range(n))
         if not any(passes) and self.phase == "pass":  # passes made, the exchange not yet
-            pending = tuple(int(st.hidden[H_PENDING_PASS + s]) for s in range(4))
+            pending = tuple(int(st.hidden[H_PENDING_PASS + s]) for s in range(n))
             passes = pending if all(pending) else passes
-        n = int(st.public[P_N_PLAYS])
-        plays = tuple(int(c) for c in st.public[P_PLAY_CARD : P_PLAY_CARD + n])
+        played = int(st.public[P_N_PLAYS])
+        plays = tuple(int(c) for c in st.public[P_PLAY_CARD : P_PLAY_CARD + played])
         return PositionSpec(hands, direction, passes if any(passes) else None, plays)
 
     def to_text(self) -> str:
@@ -554,7 +553,7 @@ class Position:
 
     @property
     def rows(self) -> np.ndarray:
-        """Deal rows written so far (4 per finished deal)."""
+        """Deal rows written so far (one per seat per finished deal)."""
         return self._deals[: self.state.hidden[H_DEAL_ROWS]]
 
     # -- moving ---------------------------------------------------------------------------
@@ -565,6 +564,9 @@ class Position:
         """
         if self.phase != "pass":
             raise IllegalPlayError("no pass is due in this deal")
+        if len(passes) != self.rules.players:
+            n = self.rules.players
+            raise IllegalPlayError(f"give {n} passes, one per seat, not {len(passes)}")
         st = self.state
         for seat, cards in enumerate(passes):
             m = _mask(cards)
