@@ -76,7 +76,10 @@ def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
     seen: dict[Card, int] = {}
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            raise CardParseError(parts[seat], f"seat {seat} has {len(hand)} cards, not {size}")
+            why = f"seat {seat} has {len(hand)} cards, not {size}"
+            if size != HAND_SIZE:  # three hands: say what a deal may be
+                why += " (a deal is 4 hands of 13 cards, or 3 of 17 without the 2D)"
+            raise CardParseError(parts[seat], why)
         for c in hand:
             if c in seen:
                 where = (
