@@ -373,7 +373,7 @@ def _step(st, c, breaks):
         st[S_BROKEN] = 1
     st[S_TLEN] += 1
     if st[S_TLEN] < st[S_SEATS]:
-        st[S_TO_ACT] = (s + 1) % st[S_SEATS]
+        st[S_TO_ACT] = s + 1 if s + 1 < st[S_SEATS] else 0  # (s + 1) % seats, no division
         return
     w = st[S_WIN]
     cards = st[S_TCARDS]
