@@ -403,3 +403,24 @@ def test_a_three_seat_position_reads_and_writes_its_deal_string():
         main, ["perft", "--rules", "hearts3", "--deal", deal + "/2D", "--depth", "1"]
     )
     assert four.exit_code == 2 and "Traceback" not in four.output
+
+
+def test_rescoring_three_seat_deals_equals_the_engines_other_scoring():
+    """--score-also in the engine and the re-scoring of the recorded deals (hsim report
+    --scoring) agree game by game over 3 seats."""
+    from hsim.analysis.rescoring import rescore  # deferred: analysis above the engine tests
+    from hsim.engine.layout import D_JACK_DIAMONDS, G_GAME, G_SCORING, G_SEAT
+
+    other = Rules(players=3, omnibus=True, end_score=60)
+    deals, games = play_range(
+        H3, load_players(["random", "heuristic", "duck"], H3), 8, 0, 200, scorings=(other,)
+    )
+    d = deals_of(deals)
+    jack_rows = d[:, :, D_JACK_DIAMONDS].astype(bool)
+    jack = np.where(jack_rows.any(axis=1), jack_rows.argmax(axis=1), -1)
+    result = rescore(other, d[:, 0, D_GAME], d[:, :, D_POINTS], d[:, :, D_TRICKS], jack)
+    assert (result.ended_by >= 0).all()
+    mine = games[games[:, G_SCORING] == 1]
+    mine = mine[np.lexsort((mine[:, G_SEAT], mine[:, G_GAME]))]
+    assert (mine[:, G_SCORE].reshape(-1, 3) == result.final).all()
+    assert result.final.shape == (200, 3)
