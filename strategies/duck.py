@@ -31,6 +31,7 @@ from hsim.engine.hearts import (
     deal_penalty_points,
     most_costly,
     penalty_mask_at,
+    seats_of,
 )
 from hsim.engine.layout import P_LED_SUIT, P_RULES, P_TRICK_CARDS, P_TRICK_LEN, V_HAND
 from hsim.engine.signatures import PASS_SIG, PLAY_SIG
@@ -70,7 +71,7 @@ def play(public, private, legal, rng, params):
             # costs us its points later
             return most_costly(public, P_RULES, under & costly)
         over_safe = follow & ~under & ~costly
-        if n == 3 and deal_penalty_points(public, trick) == 0 and over_safe:
+        if n == seats_of(public) - 1 and deal_penalty_points(public, trick) == 0 and over_safe:
             return highest_card(over_safe)  # a free trick: shed the high card
         if under:
             return highest_card(under)

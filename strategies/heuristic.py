@@ -100,6 +100,7 @@ from hsim.engine.hearts import (
     costly_mask_at,
     deal_bonus_card,
     deal_penalty_points,
+    deck_of,
     game_score,
     jack_taker_of,
     least_costly,
@@ -108,6 +109,7 @@ from hsim.engine.hearts import (
     penalty_mask_at,
     plain_values_at,
     score_ends_game,
+    seats_of,
 )
 from hsim.engine.layout import (
     FIRST_TRICK_POINTS_FORBIDDEN,
@@ -466,10 +468,13 @@ def void_counts(public, me: int) -> int:
 
 
 @kernel
-def lead_cost(hand: int, out: int, c: int, s: int, voids: int, dump: float, omnibus: bool) -> float:
+def lead_cost(
+    hand: int, out: int, c: int, s: int, voids: int, dump: float, omnibus: bool, others: int = 3
+) -> float:
     """Return the points a lead of ``c`` (of suit ``s``) is expected to cost (negative: a
     gain). ``voids``: the other seats known void in ``s``; ``dump``: the points a seat void
-    in the led suit is expected to discard onto the trick (:func:`lead_normal`).
+    in the led suit is expected to discard onto the trick (:func:`lead_normal`);
+    ``others``: the other seats, 3 (or 2 in Hearts for 3, docs/rules.md A1.1).
 
     Written without branches on the cards: each condition picks one of two constants to
     add (adding 0.0 changes no cost, none being -0.0), and the tests of ``s`` fold away in
@@ -481,8 +486,8 @@ def lead_cost(hand: int, out: int, c: int, s: int, voids: int, dump: float, omni
     o = out & suit_bits(s)
     n_out = popcount(o)
     n_below = popcount(o & ((1 << c) - 1))
-    voids = max(voids, 3 - n_out)  # too few cards out for every seat to follow
-    followers = 3 - voids
+    voids = max(voids, others - n_out)  # too few cards out for every seat to follow
+    followers = others - voids
     p_win = LEAD_WIN[n_out, n_below, followers]
     qs_out = out & QS_BIT != 0
     if s == 3:
@@ -507,13 +512,15 @@ def lead_cost(hand: int, out: int, c: int, s: int, voids: int, dump: float, omni
 
 
 @kernel
-def suit_lead(hand: int, legal: int, out: int, s: int, voids: int, dump: float, omnibus: bool):
+def suit_lead(
+    hand: int, legal: int, out: int, s: int, voids: int, dump: float, omnibus: bool, others: int = 3
+):
     """Return (cost, card) of leading the lowest legal card of suit ``s``
-    (:func:`lead_cost`; ``voids``: :func:`void_counts`); the cost is infinite when
-    ``legal`` has no card of ``s``."""
+    (:func:`lead_cost`; ``voids``: :func:`void_counts`; ``others``: the other seats); the
+    cost is infinite when ``legal`` has no card of ``s``."""
     mine = legal & suit_bits(s)
     c = lowest_card(mine | (1 << (13 * s + 12)))  # the top card of s stands in for none
-    cost = lead_cost(hand, out, c, s, (voids >> (8 * s)) & 0xFF, dump, omnibus)
+    cost = lead_cost(hand, out, c, s, (voids >> (8 * s)) & 0xFF, dump, omnibus, others)
     return (cost if mine else np.inf), c
 
 
@@ -537,14 +544,15 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
     voids = void_counts(public, me)
     # what a seat void in the led suit discards onto the trick
     dump = (13.0 / 3.0 if out & QS_BIT else 0.0) + (1.5 if out & HEARTS_MASK else 0.0)
-    best_cost, best = suit_lead(hand, legal, out, 0, voids, dump, omnibus)
-    cost, c = suit_lead(hand, legal, out, 1, voids, dump, omnibus)
+    others = seats_of(public) - 1
+    best_cost, best = suit_lead(hand, legal, out, 0, voids, dump, omnibus, others)
+    cost, c = suit_lead(hand, legal, out, 1, voids, dump, omnibus, others)
     if cost < best_cost:
         best_cost, best = cost, c
-    cost, c = suit_lead(hand, legal, out, 2, voids, dump, omnibus)
+    cost, c = suit_lead(hand, legal, out, 2, voids, dump, omnibus, others)
     if cost < best_cost:
         best_cost, best = cost, c
-    cost, c = suit_lead(hand, legal, out, 3, voids, dump, omnibus)
+    cost, c = suit_lead(hand, legal, out, 3, voids, dump, omnibus, others)
     return c if cost < best_cost else best
 
 
@@ -699,7 +707,7 @@ def discard_normal(public, me: int, hand: int, legal: int, out: int, threat: int
             # the threat may still overtake: only if it has yet to play and is not void
             n = public[P_TRICK_LEN]
             leader = public[P_LEADER]
-            pos_threat = (threat - leader) % 4
+            pos_threat = (threat - leader) % seats_of(public)
             if pos_threat > n and (public[P_VOIDS + threat] >> public[P_LED_SUIT]) & 1 == 0:
                 feed_threat = True
     cand = legal
@@ -718,8 +726,9 @@ def discard_normal(public, me: int, hand: int, legal: int, out: int, threat: int
 @kernel
 def seats_after_void(public, me: int, n: int, s: int) -> bool:
     """Return whether every seat still to play this trick has shown void in suit ``s``."""
-    for k in range(1, 4 - n):
-        seat = (me + k) % 4
+    seats = seats_of(public)
+    for k in range(1, seats - n):
+        seat = (me + k) % seats
         if (public[P_VOIDS + seat] >> s) & 1 == 0:
             return False
     return True
@@ -729,8 +738,9 @@ def seats_after_void(public, me: int, n: int, s: int) -> bool:
 def no_void_after(public, me: int, n: int, s: int) -> bool:
     """Return whether no seat still to play this trick has shown void in suit ``s``."""
     shown = 0
-    for k in range(1, 4 - n):
-        shown |= public[P_VOIDS + (me + k) % 4]
+    seats = seats_of(public)
+    for k in range(1, seats - n):
+        shown |= public[P_VOIDS + (me + k) % seats]
     return (shown >> s) & 1 == 0
 
 
@@ -755,7 +765,7 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
     over = follow & ~under
     over_safe = over & ~costly
     omnibus = public[P_RULES + R_OMNIBUS] != 0
-    last = n == 3
+    last = n == seats_of(public) - 1
     if (
         public[P_TRICK] == 0
         and public[P_RULES + R_FIRST_TRICK_POINTS] == FIRST_TRICK_POINTS_FORBIDDEN
@@ -805,11 +815,11 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
 
 
 @out_of_line
-def follow_moon(follow, out, wcard, n):
-    """Choose a card of the led suit while shooting."""
+def follow_moon(follow, out, wcard, last):
+    """Choose a card of the led suit while shooting; ``last``: we play the trick's last card."""
     over = follow & ~below(wcard)
     if over:
-        if n == 3:
+        if last:
             return lowest_card(over)
         return highest_card(over)
     return lowest_card(follow)
@@ -852,7 +862,7 @@ def play_at(public, private, legal, rng, params):
         return lowest_card(legal)
     me = private[V_SEAT]
     hand = private[V_HAND]
-    out = ALL_CARDS & ~public[P_PLAYED] & ~hand
+    out = deck_of(seats_of(public)) & ~public[P_PLAYED] & ~hand  # 3 seats: no 2D (A1.1)
     n = public[P_TRICK_LEN]
     shoot = shooting(public, private, hand, out, params)
     threat = -1 if shoot else moon_threat(public, me, params)
@@ -866,7 +876,7 @@ def play_at(public, private, legal, rng, params):
     follow = legal & suit_bits(public[P_LED_SUIT])
     if follow:
         if shoot:
-            return follow_moon(follow, out, wcard, n)
+            return follow_moon(follow, out, wcard, n == seats_of(public) - 1)
         return follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n)
     if shoot:
         return discard_moon(public, hand, legal, out)
@@ -1154,13 +1164,14 @@ def moon_outcome(public, me: int, choice: int, jack: int) -> int:
     low = mine
     n_low = 0
     strict = True
-    for s in range(4):
+    seats = seats_of(public)
+    for s in range(seats):
         v = score_after(public, me, s, choice, jack)
         high = max(high, v)
         low = min(low, v)
         if s != me and v <= mine:
             strict = False
-    for s in range(4):
+    for s in range(seats):
         n_low += score_after(public, me, s, choice, jack) == low
     ends = score_ends_game(public[P_RULES : P_RULES + RULES_LEN], high) and (
         public[P_RULES + R_NO_DRAW] == 0 or n_low == 1

@@ -100,7 +100,6 @@ from numba import njit
 
 from hsim.engine.bits import highest_card, lowest_card, nth_card, popcount
 from hsim.engine.hearts import (
-    ALL_CARDS,
     HEARTS_MASK,
     HIGH_SPADES,
     QS_BIT,
@@ -111,7 +110,9 @@ from hsim.engine.hearts import (
     costly_mask_at,
     deal_bonus_card,
     deal_penalty_points,
+    deck_of,
     game_end,
+    hand_size,
     jack_taker_of,
     legal_plays,
     pass_target,
@@ -122,6 +123,7 @@ from hsim.engine.hearts import (
     play_card,
     reset_deal,
     score_deal,
+    seats_of,
     value_planes,
 )
 from hsim.engine.layout import (
@@ -135,6 +137,7 @@ from hsim.engine.layout import (
     P_LED_SUIT,
     P_MOON_SHOOTER,
     P_N_PLAYS,
+    P_N_SEATS,
     P_PASS_DIR,
     P_PLAY_CARD,
     P_PLAY_SEAT,
@@ -199,7 +202,8 @@ S_PLAYED = 22
 S_BONUS = 23  # the bonus card's bit (docs/rules.md A2.3)
 S_VALUES = 24  # + k: bit plane k of the cards' penalty values (hearts.value_planes)
 S_PENALTY = 28  # the cards that carry points (docs/rules.md A1.8)
-S_LEN = 29
+S_SEATS = 29  # the seats of the deal, 4 or 3 (docs/rules.md A1.1)
+S_LEN = 30
 BREAK_QUEEN = 1  # break_flags: QS breaks hearts (queen_breaks_hearts)
 BREAK_NOT_TRICK_1 = 2  # nothing played to trick 1 breaks them (first_trick_breaks_hearts=false)
 
@@ -234,9 +238,10 @@ def sample_hands(public, private, rng, hands):
 
     public: int64[PUBLIC_LEN]; private: int64[PRIVATE_LEN], the deciding seat's row;
     rng: uint64[1]; hands: int64[4], written with every seat's hand (the own hand as it
-    is). Every unseen card goes to exactly one other seat; each seat gets 13 minus the
-    cards it has played; no seat gets a suit it has shown void in; the cards this seat
-    passed and that are unplayed stay with their receiver. Each card goes to a seat with
+    is; 0 for seat 3 of a 3-seat deal). Every unseen card goes to exactly one other seat;
+    each seat gets its hand size (13, or 17 with 3 seats) minus the cards it has played;
+    no seat gets a suit it has shown void in; the cards this seat passed and that are
+    unplayed stay with their receiver. Each card goes to a seat with
     probability proportional to its free places, among the seats that keep the rest
     placeable (Hall's condition), so the deal is uniform when no void constrains it.
     Returns True; False only if the observation is inconsistent (the voids are then
@@ -244,18 +249,20 @@ def sample_hands(public, private, rng, hands):
     """
     me = private[V_SEAT]
     played = public[P_PLAYED]
+    n = seats_of(public)
+    everyone = (1 << n) - 1
     cap = np.zeros(4, np.int64)
     for s in range(4):
-        cap[s] = 13
+        cap[s] = hand_size(n) if s < n else 0
         hands[s] = 0
     for i in range(public[P_N_PLAYS]):
         cap[public[P_PLAY_SEAT + i]] -= 1
     hands[me] = private[V_HAND]
     cap[me] = 0
-    unknown = ALL_CARDS & ~played & ~private[V_HAND]
+    unknown = deck_of(n) & ~played & ~private[V_HAND]
     direction = public[P_PASS_DIR]
     if direction != PASS_HOLD and private[V_PASSED] != 0:
-        to = pass_target(me, direction)
+        to = pass_target(me, direction, n)
         kept = private[V_PASSED] & ~played
         hands[to] = kept
         cap[to] -= popcount(kept)
@@ -264,14 +271,14 @@ def sample_hands(public, private, rng, hands):
     suit_left = np.zeros(4, np.int64)
     ok = True
     for u in range(4):
-        for s in range(4):
+        for s in range(n):
             if s != me and not (public[P_VOIDS + s] >> u) & 1:
                 suit_seats[u] |= 1 << s
         suit_left[u] = popcount(unknown & (SUIT_MASK << (13 * u)))
     if not _hall_ok(suit_left, suit_seats, cap, me):
         ok = False
         for u in range(4):
-            suit_seats[u] = 15 & ~(1 << me)
+            suit_seats[u] = everyone & ~(1 << me)
     rest = unknown
     while rest:
         c = lowest_card(rest)
@@ -285,7 +292,7 @@ def sample_hands(public, private, rng, hands):
                 if (allowed >> s) & 1:
                     total += cap[s]
             if total <= 0:  # cannot happen when Hall's condition held before
-                allowed = 15 & ~(1 << me)
+                allowed = everyone & ~(1 << me)
                 continue
             r = below(rng, total)
             seat = 0
@@ -336,6 +343,7 @@ def init_state(public, hands, st):
     st[S_BONUS] = 1 << deal_bonus_card(public)
     value_planes(public[P_RULES : P_RULES + RULES_LEN], st[S_VALUES : S_VALUES + 4])
     st[S_PENALTY] = penalty_mask_at(public, P_RULES)
+    st[S_SEATS] = seats_of(public)
 
 
 @njit(cache=True)
@@ -374,8 +382,8 @@ def _step(st, c, breaks):
     if broke and (st[S_TRICK] > 0 or not breaks & BREAK_NOT_TRICK_1):
         st[S_BROKEN] = 1
     st[S_TLEN] += 1
-    if st[S_TLEN] < 4:
-        st[S_TO_ACT] = (s + 1) % 4
+    if st[S_TLEN] < st[S_SEATS]:
+        st[S_TO_ACT] = s + 1 if s + 1 < st[S_SEATS] else 0  # (s + 1) % seats, no division
         return
     w = st[S_WIN]
     cards = st[S_TCARDS]
@@ -488,21 +496,22 @@ def policy(st, legal, rng, noise):
     led = st[S_LED]
     suit = SUIT_MASK << (13 * led)
     follow = legal & suit
+    n = st[S_SEATS]
     if follow:
         rest = follow & ~QS_BIT
         clean = not (st[S_TCARDS] & st[S_PENALTY])
-        if tlen == 3 and rest and clean:
+        if tlen == n - 1 and rest and clean:
             return highest_card(rest)  # last on a clean trick: shed the highest for free
         under = follow & ((1 << st[S_BEST]) - 1)
         if under:
             return highest_card(under)
         if rest == 0:
             return QUEEN_SPADES
-        if tlen == 3:
+        if tlen == n - 1:
             return highest_card(rest)
         safe = clean and led != 3 and not (led == 2 and qs_out)
-        for k in range(1, 4 - tlen):
-            if not (st[S_HAND + (seat + k) % 4] & suit):
+        for k in range(1, n - tlen):
+            if not (st[S_HAND + (seat + k) % n] & suit):
                 safe = False
         if safe:
             return highest_card(rest)
@@ -520,7 +529,7 @@ def policy(st, legal, rng, noise):
 @njit(cache=True)
 def playout(st, scratch, rules, rng, noise, breaks):
     """Play the deal ``st`` out with :func:`policy` for every seat (changes ``st``)."""
-    while st[S_TRICK] < 13:
+    while st[S_TRICK] < hand_size(st[S_SEATS]):
         hand = st[S_HAND + st[S_TO_ACT]]
         legal = _legal(st, scratch, rules, hand)
         if legal & (legal - 1):
@@ -560,7 +569,8 @@ def heuristic_playout(pub, priv, rules, rng, noise, hparams):
     as in a real game. With probability ``noise / NOISE_SCALE`` a seat plays a uniformly
     random legal card instead.
     """
-    while pub[P_TRICK] < 13:
+    n_tricks = hand_size(seats_of(pub))
+    while pub[P_TRICK] < n_tricks:
         s = pub[P_TO_ACT]
         hand = priv[s, V_HAND]
         legal = legal_plays(pub, rules, hand)
@@ -637,7 +647,8 @@ def _maxn(stack, aux, base, scratch, rules, root, tie, before, ds, ns, special, 
     the child worst for ``root``, then to the lowest card. Iterative (numba cannot cache
     recursive functions); ``stack`` and ``aux`` need a row per card left, plus one.
     """
-    if stack[base, S_TRICK] >= 13:
+    n_tricks = hand_size(stack[base, S_SEATS])
+    if stack[base, S_TRICK] >= n_tricks:
         _score(stack[base], rules, before, ds, ns)
         for s in range(4):
             aux[base, A_VAL + s] = ds[s]
@@ -659,7 +670,7 @@ def _maxn(stack, aux, base, scratch, rules, root, tie, before, ds, ns, special, 
         nxt = level + 1
         stack[nxt, :] = stack[level]
         _step(stack[nxt], c, breaks)
-        if stack[nxt, S_TRICK] >= 13:
+        if stack[nxt, S_TRICK] >= n_tricks:
             _score(stack[nxt], rules, before, ds, ns)
             _take(aux, level, ds, root, tie)
             continue
@@ -673,6 +684,7 @@ def _setup(public):
     rules = public[P_RULES : P_RULES + RULES_LEN].copy()
     scratch = np.zeros(PUBLIC_LEN, np.int64)
     scratch[P_RULES : P_RULES + RULES_LEN] = rules
+    scratch[P_N_SEATS] = public[P_N_SEATS]
     before = public[P_SCORES : P_SCORES + 4].copy()
     special = QS_BIT
     if not plain_values_at(rules, 0):
@@ -680,6 +692,13 @@ def _setup(public):
     if rules[R_OMNIBUS]:
         special |= 1 << bonus_card(rules)
     return scratch, rules, before, special
+
+
+@njit(cache=True, inline="always")
+def cards_left(public):
+    """Return the cards still in the hands: 52 (51 with 3 seats, A1.1) minus those played."""
+    n = seats_of(public)
+    return n * hand_size(n) - public[P_N_PLAYS]
 
 
 @njit(cache=True)
@@ -692,7 +711,7 @@ def exact_values(public, hands, out, tie=1):
     """
     scratch, rules, before, special = _setup(public)
     breaks = break_flags(rules)
-    n_left = 52 - public[P_N_PLAYS]
+    n_left = cards_left(public)
     stack = np.zeros((n_left + 2, S_LEN), np.int64)
     aux = np.zeros((n_left + 2, A_LEN), np.int64)
     ds = np.zeros(4, np.int64)
@@ -725,18 +744,19 @@ def queen_passes(public, rules, flags):
     if rules[R_QUEEN_WAITS]:
         return
     n = public[P_N_PLAYS]
+    seats = seats_of(public)
     best = -1
     led = -1
     for i in range(n):
         c = public[P_PLAY_CARD + i]
         seat = public[P_PLAY_SEAT + i]
-        if i % 4 == 0:
+        if i % seats == 0:
             led = c // 13
             best = c
             continue
         if c != QUEEN_SPADES:
             if c // 13 != led:
-                if i >= 4 or rules[R_FIRST_TRICK_POINTS] != FIRST_TRICK_POINTS_FORBIDDEN:
+                if i >= seats or rules[R_FIRST_TRICK_POINTS] != FIRST_TRICK_POINTS_FORBIDDEN:
                     flags[seat] += 1
             elif led == 2 and best > QUEEN_SPADES:
                 flags[seat] += 1
@@ -763,9 +783,10 @@ def pass_surprises(public, private, hands):
     if direction == PASS_HOLD or received == 0:
         return 0
     me = private[V_SEAT]
+    seats = seats_of(public)
     passer = -1
-    for s in range(4):
-        if s != me and pass_target(s, direction) == me:
+    for s in range(seats):
+        if s != me and pass_target(s, direction, seats) == me:
             passer = s
     if passer < 0:
         return 0
@@ -775,7 +796,7 @@ def pass_surprises(public, private, hands):
             kept |= 1 << public[P_PLAY_CARD + i]
     kept &= ~received
     free = 3
-    if pass_target(me, direction) == passer:
+    if pass_target(me, direction, seats) == passer:
         kept &= ~private[V_PASSED]
         free = 0
     before = kept | received
@@ -834,7 +855,7 @@ def surprises_by_seat(public, private, hands, rng, hparams, limit, pub, priv, co
     world_private(public, private, hands, priv)
     for i in range(n):
         priv[public[P_PLAY_SEAT + i], V_HAND] |= 1 << public[P_PLAY_CARD + i]
-    reset_deal(pub, 4, public[P_PLAY_SEAT])
+    reset_deal(pub, seats_of(public), public[P_PLAY_SEAT])
     rules = public[P_RULES : P_RULES + RULES_LEN]
     count = 0
     for i in range(n):
@@ -935,7 +956,7 @@ def pimc_values(
     me = private[V_SEAT]
     scratch, rules, before, special = _setup(public)
     breaks = break_flags(rules)
-    n_left = 52 - public[P_N_PLAYS]
+    n_left = cards_left(public)
     exact = n_left <= exact_cards
     hands = np.zeros(4, np.int64)
     stack = np.zeros((n_left + 2, S_LEN), np.int64)
@@ -947,7 +968,7 @@ def pimc_values(
     priv0 = np.zeros((4, PRIVATE_LEN), np.int64)
     priv = np.zeros((4, PRIVATE_LEN), np.int64)
     hparams = HEURISTIC_PARAMS.copy()  # writable, as the play signature wants
-    live = (ALL_CARDS & ~public[P_PLAYED]) | public[P_TRICK_CARDS]
+    live = (deck_of(seats_of(public)) & ~public[P_PLAYED]) | public[P_TRICK_CARDS]
     reps = 0
     moves = legal
     while moves:
@@ -1195,7 +1216,7 @@ def moon_stops(public, private, legal):
         hearts = legal & HEARTS_MASK
         if hearts:
             top = highest_card(hearts)
-            out = ALL_CARDS & ~public[P_PLAYED] & ~private[V_HAND]
+            out = deck_of(seats_of(public)) & ~public[P_PLAYED] & ~private[V_HAND]
             if out & HEARTS_MASK and out & HEARTS_MASK & ~((2 << top) - 1) == 0:
                 return 1 << top
         return legal
@@ -1203,7 +1224,7 @@ def moon_stops(public, private, legal):
     led = public[P_LED_SUIT]
     follow = legal & (SUIT_MASK << (13 * led))
     if heuristic.seat_of(public, wcard) != threat:
-        played = (threat - public[P_LEADER]) % 4 < n
+        played = (threat - public[P_LEADER]) % seats_of(public) < n
         if follow == 0 and (played or (public[P_VOIDS + threat] >> led) & 1):
             points = legal & penalty_mask_at(public, P_RULES)
             return points if points else legal
@@ -1298,7 +1319,7 @@ def card_means(public, private, legal, rng, params, means):
         s[10],
         s[11],
     )
-    exact = 52 - public[P_N_PLAYS] <= s[2]
+    exact = cards_left(public) <= s[2]
     per = worlds * (1 if exact else s[1])  # an exact world counts once, a playout each
     for c in range(52):
         means[c] = total[c] / per if (legal >> c) & 1 else np.nan
@@ -1369,7 +1390,7 @@ def moon_choice(public, private, rng, params):
     for choice in (MOON_ADD, MOON_SUBTRACT):
         score_deal(rules, points, tricks, jack, before, choice, deal_score, scores)
         low_other = 1 << 40
-        for s in range(4):
+        for s in range(seats_of(public)):
             if s != me:
                 low_other = min(low_other, scores[s])
         value = low_other - scores[me]

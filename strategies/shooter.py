@@ -31,7 +31,7 @@ from numba import njit
 
 from hsim.engine._numba import kernel
 from hsim.engine.bits import lowest_card, popcount, suit_bits
-from hsim.engine.hearts import ALL_CARDS, HEARTS_MASK, HIGH_SPADES, QS_BIT
+from hsim.engine.hearts import HEARTS_MASK, HIGH_SPADES, QS_BIT, deck_of, seats_of
 from hsim.engine.layout import (
     P_LED_SUIT,
     P_PLAYED,
@@ -112,7 +112,7 @@ def play_at(public, private, legal, rng, params):
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     hand = private[V_HAND]
-    out = ALL_CARDS & ~public[P_PLAYED] & ~hand
+    out = deck_of(seats_of(public)) & ~public[P_PLAYED] & ~hand  # 3 seats: no 2D (A1.1)
     if not shooting(public, private, hand, out, params):
         # heuristic's own moon test is stricter than ours (a subset): it does not shoot
         return heuristic.play_at(public, private, legal, rng, params)
@@ -122,7 +122,7 @@ def play_at(public, private, legal, rng, params):
         return lead_moon(public, me, legal, out)
     follow = legal & suit_bits(public[P_LED_SUIT])
     if follow:
-        return follow_moon(follow, out, winning_card(public), n)
+        return follow_moon(follow, out, winning_card(public), n == seats_of(public) - 1)
     return discard_moon(public, hand, legal, out)
 
 

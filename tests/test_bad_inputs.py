@@ -204,7 +204,8 @@ CASES = [
     _case("t-unknown-preset", [*T, "--players", R4, "--rules", "poker"], 2, "poker"),
     _case("t-rules-paren", [*T, "--players", R4, "--rules", "classic(omnibus=true"], 2,
           "parenthesis"),
-    _case("t-hearts-3", [*T, "--players", R4, "--rule", "players=3"], 2, "Hearts", "4 players"),
+    _case("t-hearts-3", [*T, "--players", R4, "--rule", "players=3"], 2, "hearts", "3 seats"),
+    _case("t-hearts-5", [*T, "--players", R4, "--rule", "players=5"], 2, "players", "3|4"),
     # -- tournament: --score-also ---------------------------------------------------------
     _case("t-score-also-9", [*T, "--players", R4, *sum(
         (["--score-also", f"end_score={50 + k}"] for k in range(9)), [])], 2,

@@ -58,7 +58,7 @@ from hsim.strategy.contract import LoadedStrategy  # noqa: E402
 from hsim.strategy.loader import load, load_players  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = ["classic", "kierki4", "kierki3", "classic(moon=new_moon)"]
+RULES = ["classic", "kierki4", "kierki3", "classic(moon=new_moon)", "hearts3"]
 
 
 def _random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -70,7 +70,7 @@ def test_the_aec_env_passes_pettingzoo_api_test(rules):
     api_test(HsimAECEnv(rules=rules), num_cycles=600, verbose_progress=False)
 
 
-@pytest.mark.parametrize("rules", ["classic", "kierki4", "kierki3"])
+@pytest.mark.parametrize("rules", ["classic", "kierki4", "kierki3", "hearts3"])
 def test_the_single_agent_env_passes_gymnasium_check_env(rules):
     check_env(HsimEnv(rules=rules, opponents="random"), skip_render_check=False)
 
@@ -100,7 +100,7 @@ def _positions(rules: str, n: int, seed: int = 0):
         env.step(_random_action(env.observe(agent)["action_mask"], rng))
 
 
-@pytest.mark.parametrize("rules", ["classic", "kierki4", "kierki3"])
+@pytest.mark.parametrize("rules", ["classic", "kierki4", "kierki3", "hearts3"])
 def test_swapping_two_other_seats_hidden_cards_leaves_an_observation_unchanged(rules):
     seen_change = 0
     for step, (env, me) in enumerate(_positions(rules, 400, seed=3)):
@@ -234,7 +234,9 @@ class Scripted:
         return self._next() - TRUMP_ACTION
 
 
-@pytest.mark.parametrize("rules", ["classic(moon=new_moon,end_score=60)", "kierki4", "kierki3"])
+@pytest.mark.parametrize(
+    "rules", ["classic(moon=new_moon,end_score=60)", "kierki4", "kierki3", "hearts3"]
+)
 @pytest.mark.parametrize("reward", ["deal", "trick"])
 def test_a_random_policys_rewards_are_the_engines_deal_scores(rules, reward):
     env = HsimAECEnv(rules=rules, mode="game", reward=reward)
@@ -313,7 +315,7 @@ def test_the_mask_is_the_set_of_legal_plays_over_thousands_of_positions():
     assert checked > 2000
 
 
-@pytest.mark.parametrize("rules", ["classic", "kierki4", "kierki3"])
+@pytest.mark.parametrize("rules", ["classic", "kierki4", "kierki3", "hearts3"])
 def test_every_action_outside_the_mask_is_refused_and_every_one_inside_taken(rules):
     env = HsimAECEnv(rules=rules, illegal="raise")
     env.reset(seed=2)

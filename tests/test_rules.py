@@ -272,8 +272,8 @@ def test_the_decoder_refuses_a_vector_that_is_not_rules():
     with pytest.raises(RulesError, match="omnibus code 2 is not valid"):
         rules_from_array(bad)
     bad = vector.copy()
-    bad[RULE_INDEX["players"]] = 3  # Hearts for 3
-    with pytest.raises(RulesError, match="not a valid rules vector: Hearts is played by 4"):
+    bad[RULE_INDEX["players"]] = 5  # Hearts for 3 or 4 only
+    with pytest.raises(RulesError, match="not a valid rules vector: players must be 3 or 4"):
         rules_from_array(bad)
 
 

@@ -289,7 +289,7 @@ class DealFacts:
     choice: np.ndarray
 
 
-def _sorted_deals(deals: pd.DataFrame) -> pd.DataFrame:
+def _sorted_deals(deals: pd.DataFrame, seats: int | None = None) -> pd.DataFrame:
     need = {"game", "deal", "seat"}
     if not need <= set(deals.columns):
         raise RunFolderError(f"a deals frame needs columns {sorted(need)}")
@@ -298,17 +298,27 @@ def _sorted_deals(deals: pd.DataFrame) -> pd.DataFrame:
         order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0]))
         if np.any(order != np.arange(len(order))):
             deals = deals.iloc[order]
-    if len(deals) % N_SEATS or not np.array_equal(
-        deals["seat"].to_numpy(np.int64), np.tile(np.arange(N_SEATS), len(deals) // N_SEATS)
+    seats = seats or seat_count(deals)
+    if len(deals) % seats or not np.array_equal(
+        deals["seat"].to_numpy(np.int64), np.tile(np.arange(seats), len(deals) // seats)
     ):
-        raise RunFolderError("every deal needs exactly one row per seat 0..3")
+        raise RunFolderError(f"every deal needs exactly one row per seat 0..{seats - 1}")
     return deals
 
 
+def seat_count(deals: pd.DataFrame) -> int:
+    """Return the seats of a deals frame: 3 when its highest seat is 2 (Hearts or Kierki
+    for 3, docs/rules.md A1.1, B1), else 4 (an empty frame too)."""
+    if "seat" not in deals.columns or not len(deals):
+        return N_SEATS
+    return 3 if int(deals["seat"].max()) == 2 else N_SEATS
+
+
 def deal_facts(
-    deals: pd.DataFrame, played: Rules | None = None, bonus_card: str = "JD"
+    deals: pd.DataFrame, played: Rules | None = None, bonus_card: str = "JD", seats: int = 0
 ) -> DealFacts:
-    """Return the :class:`DealFacts` of a deals frame (any row order; 4 rows per deal).
+    """Return the :class:`DealFacts` of a deals frame (any row order; one row per seat per
+    deal, 4 or 3 seats).
 
     played: the rules the deals were played under; a recorded moon outcome counts as the
     strategy's choice only when ``played`` uses New Moon and the shooter held 26 (the
@@ -316,6 +326,8 @@ def deal_facts(
     ``new_moon_any_score`` (docs/rules.md A2.2). None: no recorded choice is used.
     bonus_card: the ``omnibus_card`` whose taker ``jack`` holds (A2.3): ``JD`` from the
     ``jack_diamonds`` column, another card from ``taken``.
+    seats: the rows per deal, 4 or 3 (docs/rules.md A1.1); 0: ``played``'s players, or
+    without ``played`` 3 when the highest seat is 2, else 4.
 
     :raises RunFolderError: missing columns (``taken`` for another card than JD: runs
         recorded before schema 7 lack it), or a deal without exactly one row per seat.
@@ -332,14 +344,15 @@ def deal_facts(
         )
     if missing:
         raise RunFolderError(f"re-scoring needs the deals columns {', '.join(missing)}")
-    d = _sorted_deals(deals)
-    n = len(d) // N_SEATS
-    game = d["game"].to_numpy(np.int64)[::N_SEATS]
+    seats = seats or (played.players if played is not None else seat_count(deals))
+    d = _sorted_deals(deals, seats)
+    n = len(d) // seats
+    game = d["game"].to_numpy(np.int64)[::seats]
     if bonus_card == "JD":
-        jack_rows = d["jack_diamonds"].to_numpy(bool).reshape(n, N_SEATS)
+        jack_rows = d["jack_diamonds"].to_numpy(bool).reshape(n, seats)
     else:
         bit = np.int64(1) << np.int64(parse_card(bonus_card))
-        jack_rows = (d["taken"].to_numpy(np.int64) & bit).astype(bool).reshape(n, N_SEATS)
+        jack_rows = (d["taken"].to_numpy(np.int64) & bit).astype(bool).reshape(n, seats)
     jack = np.where(jack_rows.any(axis=1), jack_rows.argmax(axis=1), -1)
     choice = np.zeros(n, np.int64)
     if played is not None and played.moon == "new_moon" and n:
@@ -347,8 +360,8 @@ def deal_facts(
         # cannot take the fill value.
         codes = d["moon_choice"].astype(object).map(_CHOICE_CODES).fillna(0)
         codes = codes.to_numpy(np.int64)
-        codes = codes.reshape(n, N_SEATS)
-        score = d["score"].to_numpy(np.int64).reshape(n, N_SEATS)
+        codes = codes.reshape(n, seats)
+        score = d["score"].to_numpy(np.int64).reshape(n, seats)
         before = np.zeros_like(score)
         same = game[1:] == game[:-1]
         before[1:][same] = score[:-1][same]
@@ -357,9 +370,9 @@ def deal_facts(
         choice = np.where(asked, codes, 0).max(axis=1)
     return DealFacts(
         game,
-        d["deal"].to_numpy(np.int64)[::N_SEATS],
-        d["points"].to_numpy(np.int64).reshape(n, N_SEATS),
-        d["tricks"].to_numpy(np.int64).reshape(n, N_SEATS),
+        d["deal"].to_numpy(np.int64)[::seats],
+        d["points"].to_numpy(np.int64).reshape(n, seats),
+        d["tricks"].to_numpy(np.int64).reshape(n, seats),
         jack,
         choice,
     )
@@ -392,7 +405,7 @@ class Rescoring:
     @property
     def censored(self) -> int:
         """Games whose recorded deals ran out before the game ended under these rules."""
-        return int(self.games["censored"].sum()) // N_SEATS
+        return int(self.games["censored"].sum()) // self.rules.players
 
 
 def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = None) -> Rescoring:
@@ -411,18 +424,19 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
     if rules.is_kierki or (played is not None and played.is_kierki):
         raise RulesError(_KIERKI_RESCORE)
 
-    d = _sorted_deals(deals)
-    facts = deal_facts(d, played, rules.omnibus_card)
+    d = _sorted_deals(deals, rules.players)
+    facts = deal_facts(d, played, rules.omnibus_card, rules.players)
     result = rescore(rules, facts.game, facts.points, facts.tricks, facts.jack, facts.choice)
     n, g = len(facts.game), len(result.games)
+    seats = facts.points.shape[1]
     deal_frame = pd.DataFrame(
         {
-            "game": np.repeat(facts.game, N_SEATS),
-            "deal": np.repeat(facts.deal, N_SEATS).astype(np.int16),
-            "seat": np.tile(np.arange(N_SEATS, dtype=np.int8), n),
+            "game": np.repeat(facts.game, seats),
+            "deal": np.repeat(facts.deal, seats).astype(np.int16),
+            "seat": np.tile(np.arange(seats, dtype=np.int8), n),
             "deal_score": result.deal_score.ravel(),
             "score": result.score.ravel(),
-            "counted": np.repeat(result.counted, N_SEATS),
+            "counted": np.repeat(result.counted, seats),
         }
     )
     for col in _CARRIED:
@@ -431,7 +445,7 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
     # The moons of this scoring (A2.2), not the recorded ones: with omnibus and
     # moon_requires_jack a 26-point deal without the JD is no moon.
     seat = deal_frame["seat"].to_numpy(np.int64)
-    deal_frame["moon"] = np.repeat(result.shooter, N_SEATS) == seat
+    deal_frame["moon"] = np.repeat(result.shooter, seats) == seat
     if "moon" in d.columns:
         deal_frame["moon_played"] = d["moon"].to_numpy(bool)
     final = result.final
@@ -439,27 +453,27 @@ def rescore_frames(deals: pd.DataFrame, rules: Rules, played: Rules | None = Non
     low = final.min(axis=1, keepdims=True)
     place = 1 + (final[:, None, :] < final[:, :, None]).sum(axis=2)
     winner = pd.array((final == low).ravel(), dtype="boolean")
-    winner[np.repeat(censored, N_SEATS)] = pd.NA
+    winner[np.repeat(censored, seats)] = pd.NA
     place_arr = pd.array(place.ravel().astype(np.int8), dtype="Int8")
-    place_arr[np.repeat(censored, N_SEATS)] = pd.NA
+    place_arr[np.repeat(censored, seats)] = pd.NA
     first = d[d["deal"].to_numpy() == d.groupby("game")["deal"].transform("min").to_numpy()]
     meta = {}
     for col in ("board", "rotation", "player", "strategy"):
-        if col in first.columns and len(first) == g * N_SEATS:
+        if col in first.columns and len(first) == g * seats:
             meta[col] = first[col].to_numpy()
     game_frame = pd.DataFrame(
         {
-            "game": np.repeat(result.games, N_SEATS),
+            "game": np.repeat(result.games, seats),
             **{k: v for k, v in meta.items() if k in ("board", "rotation")},
-            "seat": np.tile(np.arange(N_SEATS, dtype=np.int8), g),
+            "seat": np.tile(np.arange(seats, dtype=np.int8), g),
             **{k: v for k, v in meta.items() if k in ("player", "strategy")},
             "score": final.ravel(),
             "place": place_arr,
             "winner": winner,
-            "deals": np.repeat(result.deals, N_SEATS).astype(np.int16),
-            "ended_by": pd.array(_ENDED_NAMES[np.repeat(result.ended_by, N_SEATS)]),
-            "censored": np.repeat(censored, N_SEATS),
-            "moon_choice_assumed": np.repeat(_choice_matters(rules, facts, result), N_SEATS),
+            "deals": np.repeat(result.deals, seats).astype(np.int16),
+            "ended_by": pd.array(_ENDED_NAMES[np.repeat(result.ended_by, seats)]),
+            "censored": np.repeat(censored, seats),
+            "moon_choice_assumed": np.repeat(_choice_matters(rules, facts, result), seats),
         }
     )
     if "strategy" in d.columns:

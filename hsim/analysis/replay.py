@@ -110,8 +110,10 @@ def _record(driver: PythonDriver) -> DealRecord:
         rows=rows,
     )
     if not kierki:
+        size = hand_size(seats)  # 13, or 17 in Hearts for 3 (docs/rules.md A1.1)
         record.hands = [
-            [int(c) for c in hidden[H_DECK + 13 * s : H_DECK + 13 * s + 13]] for s in range(4)
+            [int(c) for c in hidden[H_DECK + size * s : H_DECK + size * s + size]]
+            for s in range(seats)
         ]
     else:
         dealer, chooser = int(pub[P_DEALER]), int(pub[P_TRUMP_CHOOSER])

@@ -179,7 +179,8 @@ def add_to_trick(public, n: int, seat: int, c: int) -> bool:
         public[P_VOIDS + seat] |= 1 << public[P_LED_SUIT]
     public[P_TRICK_LEN] += 1
     if public[P_TRICK_LEN] < n:
-        public[P_TO_ACT] = (seat + 1) % n
+        nxt = seat + 1  # (seat + 1) % n without a division: n is known only at run time
+        public[P_TO_ACT] = nxt if nxt < n else 0
         return False
     return True
 

@@ -9,6 +9,10 @@ Design notes
   change the values (A1.8, :func:`penalty_points`).
 - Pass directions are 0 left (to seat + 1), 1 right (seat - 1), 2 across (seat + 2),
   3 hold (A1.2).
+- Seats: 4, or 3 with ``players=3`` (A1.1): the 2D leaves the deck, 17 cards each and 17
+  tricks, and ``passing=cycle`` goes left, right, hold. Kernels read the count from
+  ``public[P_N_SEATS]`` (:func:`seats_of`) or the rules vector (:func:`rules_seats`);
+  with 4 seats every kernel does what it did before 3 seats existed.
 - Hearts are broken from the moment a heart is played, the current trick included, and
   this is tracked whatever ``hearts_must_be_broken`` says (A1.6); with
   ``first_trick_breaks_hearts=false`` nothing played to trick 1 breaks them.
@@ -46,6 +50,7 @@ from hsim.engine.layout import (
     OMNIBUS_CARD_TD,
     P_HEARTS_BROKEN,
     P_LED_SUIT,
+    P_N_SEATS,
     P_PASS_DIR,
     P_RULES,
     P_TAKEN,
@@ -83,6 +88,7 @@ from hsim.engine.layout import (
     R_PASSING,
     R_PERFECT_100,
     R_PINK_LADY,
+    R_PLAYERS,
     R_QUEEN_BREAKS_HEARTS,
     R_QUEEN_POINTS,
     R_QUEEN_WAITS,
@@ -112,11 +118,42 @@ from hsim.model.cards import (  # noqa: F401  (re-exported)
     TWO_CLUBS,
 )
 
-N_SEATS = 4
-N_TRICKS = 13
+N_SEATS = 4  # the classic game's seats; kernels read a game's own (seats_of, rules_seats)
+N_TRICKS = 13  # the classic game's tricks; hand_size gives a game's own
 ALL_CARDS = FULL_DECK
+TWO_DIAMONDS = 13  # the card 3-player Hearts leaves out (A1.1)
+DECK_3 = FULL_DECK & ~(1 << TWO_DIAMONDS)  # 51 cards, 17 for each of 3 seats
 HIGH_SPADES = (1 << KING_SPADES) | (1 << ACE_SPADES)  # KS and AS, the cards over QS
 POINTS_MASK = HEARTS_MASK | QS_BIT  # A1.8: the cards that carry points
+
+
+@kernel
+def seats_of(public) -> int:
+    """Return the number of seats of the game in ``public``: 3 when ``public[P_N_SEATS]``
+    says 3, else 4 (an array built by hand with the field left 0 is a 4-seat one) (A1.1).
+    """
+    return 3 if public[P_N_SEATS] == 3 else 4
+
+
+@kernel
+def rules_seats(rules) -> int:
+    """Return the number of seats of the rules vector ``rules``: 3 with ``players=3``, else
+    4 (A1.1)."""
+    return 3 if rules[R_PLAYERS] == 3 else 4
+
+
+@kernel
+def hand_size(n: int) -> int:
+    """Return the cards dealt to each of ``n`` seats, which is also the tricks of a deal:
+    13 (4 seats) or 17 (3 seats, the 2D out) (A1.1)."""
+    return 17 if n == 3 else 13
+
+
+@kernel
+def deck_of(n: int) -> int:
+    """Return the mask of the cards dealt to ``n`` seats: all 52, or all but the 2D for 3
+    (A1.1)."""
+    return DECK_3 if n == 3 else ALL_CARDS
 
 
 @kernel
@@ -297,8 +334,8 @@ def planes_points(p0: int, p1: int, p2: int, p3: int, cards: int) -> int:
 def pass_direction(rules, deal: int) -> int:
     """Return the pass direction of deal ``deal`` (0-based): 0..3 = left/right/across/hold.
 
-    docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold; ``none``
-    holds; ``left`` and ``right`` pass that way every deal.
+    docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold (3 seats:
+    left, right, hold); ``none`` holds; ``left`` and ``right`` pass that way every deal.
     """
     passing = rules[R_PASSING]
     if passing == PASSING_NONE:
@@ -307,27 +344,32 @@ def pass_direction(rules, deal: int) -> int:
         return PASS_LEFT
     if passing == PASSING_RIGHT:
         return PASS_RIGHT
+    if rules_seats(rules) == 3:
+        return (PASS_LEFT, PASS_RIGHT, PASS_HOLD)[deal % 3]
     return deal % 4
 
 
 @kernel
-def pass_target(seat: int, direction: int) -> int:
-    """Return the seat that receives ``seat``'s pass in ``direction`` (0..2)."""
-    return (seat + (1, 3, 2)[direction]) % N_SEATS
+def pass_target(seat: int, direction: int, n: int = 4) -> int:
+    """Return the seat that receives ``seat``'s pass in ``direction`` (0..2) among ``n``
+    seats (4, or 3 where across never comes) (A1.2)."""
+    return (seat + (1, n - 1, 2)[direction]) % n
 
 
 @kernel
-def shuffle_deal(private, hidden, deal_rng) -> None:
-    """Shuffle and deal 13 cards to each seat (A1.1) from stream ``deal_rng``.
+def shuffle_deal(private, hidden, deal_rng, n: int = 4) -> None:
+    """Shuffle and deal to each of ``n`` seats (A1.1) from stream ``deal_rng``: 13 cards
+    each of 52, or with 3 seats 17 each of the 51 left without the 2D.
 
-    The deck order goes to ``hidden[H_DECK:]`` (seat s gets positions 13s..13s+12, its
-    dealing order); hands to ``private[s, V_HAND]`` and ``V_DEALT``.
+    The deck order goes to ``hidden[H_DECK:]`` (seat s gets positions ks..ks+k-1, k the
+    hand size, in its dealing order); hands to ``private[s, V_HAND]`` and ``V_DEALT``.
     """
-    shuffle_deck(hidden, ALL_CARDS, deal_rng)
-    for s in range(N_SEATS):
+    shuffle_deck(hidden, deck_of(n), deal_rng)
+    size = hand_size(n)
+    for s in range(n):
         hand = 0
-        for k in range(13):
-            hand |= 1 << hidden[H_DECK + 13 * s + k]
+        for k in range(size):
+            hand |= 1 << hidden[H_DECK + size * s + k]
         give_hand(private, s, hand)
 
 
@@ -344,11 +386,12 @@ def apply_passes(public, private, hidden) -> None:
     Reads the passes from ``hidden[H_PENDING_PASS + s]``; sets V_PASSED / V_RECEIVED.
     """
     direction = public[P_PASS_DIR]
-    for s in range(N_SEATS):
+    n = seats_of(public)
+    for s in range(n):
         private[s, V_HAND] &= ~hidden[H_PENDING_PASS + s]
         private[s, V_PASSED] = hidden[H_PENDING_PASS + s]
-    for s in range(N_SEATS):
-        to = pass_target(s, direction)
+    for s in range(n):
+        to = pass_target(s, direction, n)
         private[to, V_HAND] |= hidden[H_PENDING_PASS + s]
         private[to, V_RECEIVED] = hidden[H_PENDING_PASS + s]
 
@@ -357,10 +400,11 @@ def apply_passes(public, private, hidden) -> None:
 def start_play(public, private) -> None:
     """Reset the per-deal public facts and give the lead of trick 1 to the 2C holder (A1.3)."""
     leader = 0
-    for s in range(N_SEATS):
+    n = seats_of(public)
+    for s in range(n):
         if private[s, V_HAND] & 1:
             leader = s
-    reset_deal(public, N_SEATS, leader)
+    reset_deal(public, n, leader)
 
 
 @kernel
@@ -434,12 +478,13 @@ def play_card(public, private, seat: int, c: int) -> bool:
     """
     breaks = breaks_hearts(public[P_RULES : P_RULES + RULES_LEN], c, public[P_TRICK])
     record_play(public, private, seat, c, breaks)
-    if not add_to_trick(public, N_SEATS, seat, c):
+    n = seats_of(public)
+    if not add_to_trick(public, n, seat, c):
         return False
-    winner = trick_taker(public, N_SEATS, -1)  # no trump in Hearts
+    winner = trick_taker(public, n, -1)  # no trump in Hearts
     rules = public[P_RULES : P_RULES + RULES_LEN]
     t = close_trick(public, winner, penalty_points(rules, public[P_TRICK_CARDS]))
-    if t + 1 < N_TRICKS:
+    if t + 1 < hand_size(n):
         public[P_TRICK_LEADER + t + 1] = winner
     return True
 
@@ -454,15 +499,15 @@ def bonus_card(rules) -> int:
 def moon_shooter(rules, points, jack_taker: int) -> int:
     """Return the seat that shot the moon this deal, or -1 (A2.2).
 
-    points: int64[4], penalty points taken this deal. jack_taker: seat that took the
-    bonus card (:func:`bonus_card`). The shooter took every point of the deck
+    points: int64[n], penalty points taken this deal (n seats). jack_taker: seat that took
+    the bonus card (:func:`bonus_card`). The shooter took every point of the deck
     (:func:`deck_points`, 26 by default). With ``omnibus`` and ``moon_requires_jack`` the
     shooter must also have taken the bonus card; with ``moon=off`` no one shoots.
     """
     if rules[R_MOON] == MOON_OFF:
         return -1
     total = deck_points(rules)
-    for s in range(N_SEATS):
+    for s in range(rules_seats(rules)):
         if points[s] == total:
             if rules[R_OMNIBUS] and rules[R_MOON_REQUIRES_JACK] and jack_taker != s:
                 return -1
@@ -474,10 +519,10 @@ def moon_shooter(rules, points, jack_taker: int) -> int:
 def default_moon_choice(rules, scores_before, shooter: int) -> int:
     """Return New Moon's default: subtract when some opponent would still be strictly
     below the shooter after +26 (:func:`deck_points`), else add (A2.2).
-    scores_before: int64[4].
+    scores_before: int64[n], one per seat.
     """
     total = deck_points(rules)
-    for s in range(N_SEATS):
+    for s in range(len(scores_before)):
         if s != shooter and scores_before[s] + total < scores_before[shooter]:
             return MOON_SUBTRACT
     return MOON_ADD
@@ -539,7 +584,7 @@ def moon_standing(rules, scores_before, shooter: int, outcome: int, jack_taker: 
     high = mine
     best_other = 1 << 40
     n_at_mine = 0
-    for s in range(N_SEATS):
+    for s in range(rules_seats(rules)):
         if s != shooter:
             new = game_score(
                 rules, scores_before[s], moon_seat_score(rules, shooter, outcome, jack_taker, s)
@@ -574,16 +619,17 @@ def smart_moon_choice(rules, scores_before, shooter: int, jack_taker: int) -> in
 def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_score, scores):
     """Score one deal (A2.1-A2.5) and return the moon outcome applied.
 
-    points, tricks: int64[4], penalty points taken (0..:func:`deck_points`) and tricks won
-    this deal.
+    points, tricks: int64[n] (n seats), penalty points taken (0..:func:`deck_points`) and
+    tricks won this deal.
     jack_taker: seat that took the bonus card (:func:`bonus_card`), -1 none.
-    scores_before: int64[4], game scores before the deal. choice: the shooter's New Moon
+    scores_before: int64[n], game scores before the deal. choice: the shooter's New Moon
     choice (MOON_DEFAULT, MOON_ADD, MOON_SUBTRACT), read only when
     :func:`moon_choice_asked`. Writes ``deal_score`` (after moon and bonuses, before the
     clamp) and ``scores`` (new game scores after clamp and Perfect 100). Returns MOON_ADD
     or MOON_SUBTRACT when a moon was shot (moon=classic always adds, shooter_gains always
     subtracts, smart picks by :func:`smart_moon_choice`), else MOON_DEFAULT (0).
     """
+    n = rules_seats(rules)
     shooter = moon_shooter(rules, points, jack_taker)
     outcome = MOON_DEFAULT
     if shooter >= 0:
@@ -597,11 +643,11 @@ def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_sc
             outcome = choice
             if outcome == MOON_DEFAULT:
                 outcome = default_moon_choice(rules, scores_before, shooter)
-        for s in range(N_SEATS):
+        for s in range(n):
             deal_score[s] = moon_seat_score(rules, shooter, outcome, jack_taker, s)
     else:
         bonus = rules[R_NO_TRICK_BONUS]
-        for s in range(N_SEATS):
+        for s in range(n):
             deal_score[s] = points[s]
             if (bonus == NO_TRICK_BONUS_NO_POINTS and points[s] == 0) or (
                 bonus == NO_TRICK_BONUS_NO_TRICKS and tricks[s] == 0
@@ -609,7 +655,7 @@ def score_deal(rules, points, tricks, jack_taker, scores_before, choice, deal_sc
                 deal_score[s] -= 5
         if rules[R_OMNIBUS] and jack_taker >= 0:
             deal_score[jack_taker] -= rules[R_OMNIBUS_VALUE]
-    for s in range(N_SEATS):
+    for s in range(n):
         scores[s] = game_score(rules, scores_before[s], deal_score[s])
     return outcome
 
@@ -632,14 +678,15 @@ def game_end(rules, scores, deals_played: int) -> int:
     0: a score reached (or, with ``end_when=exceeded``, went over) ``end_score`` (with
     ``no_draw``, and exactly one seat is lowest); 1: ``max_deals`` deals were played.
     """
+    n = rules_seats(rules)
     high = scores[0]
     low = scores[0]
-    for s in range(1, N_SEATS):
+    for s in range(1, n):
         high = max(high, scores[s])
         low = min(low, scores[s])
     if score_ends_game(rules, high):
         n_low = 0
-        for s in range(N_SEATS):
+        for s in range(n):
             n_low += scores[s] == low
         if not rules[R_NO_DRAW] or n_low == 1:
             return 0
@@ -650,9 +697,10 @@ def game_end(rules, scores, deals_played: int) -> int:
 
 @kernel
 def place_of(scores, seat: int) -> int:
-    """Return ``seat``'s place: 1 + the number of seats with a strictly lower score (A3)."""
+    """Return ``seat``'s place: 1 + the number of seats with a strictly lower score (A3).
+    scores: int64[n], one per seat."""
     p = 1
-    for s in range(N_SEATS):
+    for s in range(len(scores)):
         p += scores[s] < scores[seat]
     return p
 
@@ -660,7 +708,7 @@ def place_of(scores, seat: int) -> int:
 @kernel
 def taker_of(public, card: int) -> int:
     """Return the seat that took ``card`` in a trick this deal, or -1 if no one has yet."""
-    for s in range(N_SEATS):
+    for s in range(seats_of(public)):
         if public[P_TAKEN + s] >> card & 1:
             return s
     return -1

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from hsim.engine.bits import lowest_card, popcount
-from hsim.engine.hearts import N_TRICKS, legal_plays, play_card
+from hsim.engine.hearts import hand_size, legal_plays, play_card, seats_of
 from hsim.engine.layout import P_TO_ACT, P_TRICK, V_HAND
 
 
@@ -19,17 +19,18 @@ from hsim.engine.layout import P_TO_ACT, P_TRICK, V_HAND
 def perft(public, private, rules, depth):
     """Return the number of legal play sequences of ``depth`` cards from the position.
 
-    public: int64[PUBLIC_LEN], private: int64[4, PRIVATE_LEN] (a copy is made; the
-    arguments are not changed). depth >= 0; depth 0 counts the empty sequence (1).
+    public: int64[PUBLIC_LEN], private: int64[4, PRIVATE_LEN], 3 or 4 seats (A1.1) (a copy
+    is made; the arguments are not changed). depth >= 0; depth 0 counts the empty sequence (1).
     """
     if depth == 0:
         return 1
+    n_tricks = hand_size(seats_of(public))  # 13, or 17 with 3 seats (A1.1)
     pubs = np.empty((depth, public.shape[0]), np.int64)
     privs = np.empty((depth, private.shape[0], private.shape[1]), np.int64)
     remaining = np.zeros(depth, np.int64)
     pubs[0] = public
     privs[0] = private
-    if pubs[0, P_TRICK] >= N_TRICKS:
+    if pubs[0, P_TRICK] >= n_tricks:
         return 0
     seat = pubs[0, P_TO_ACT]
     remaining[0] = legal_plays(pubs[0], rules, privs[0, seat, V_HAND])
@@ -50,7 +51,7 @@ def perft(public, private, rules, depth):
         pubs[nxt] = pubs[level]
         privs[nxt] = privs[level]
         play_card(pubs[nxt], privs[nxt], pubs[nxt, P_TO_ACT], card)
-        if pubs[nxt, P_TRICK] >= N_TRICKS:
+        if pubs[nxt, P_TRICK] >= n_tricks:
             continue  # the deal ended before the sequence reached its length
         seat = pubs[nxt, P_TO_ACT]
         remaining[nxt] = legal_plays(pubs[nxt], rules, privs[nxt, seat, V_HAND])
@@ -76,7 +77,7 @@ def divide(public, private, rules, depth, out):
         play_card(pub, priv, seat, card)
         if depth == 1:
             n = 1
-        elif pub[P_TRICK] >= N_TRICKS:
+        elif pub[P_TRICK] >= hand_size(seats_of(pub)):
             n = 0
         else:
             n = perft(pub, priv, rules, depth - 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from hsim.engine.hearts import N_SEATS, game_end, moon_shooter, score_deal
+from hsim.engine.hearts import game_end, moon_shooter, rules_seats, score_deal
 
 
 @njit(cache=True)
@@ -32,24 +32,25 @@ def rescore_deals(
     """Score every deal of every game under ``rules`` (A2, A3); return the number of games.
 
     Inputs, one row per deal, sorted by game then deal: game int64[n]; points, tricks
-    int64[n, 4]; jack int64[n] (seat that took JD, -1 if none); choice int64[n] (the New
-    Moon outcome recorded: 0 none, 1 add, 2 subtract; used only when the rules ask the
-    shooter, else the default rule decides).
-    Outputs: deal_score, score int64[n, 4] (as the deal rows' columns); counted int64[n]
+    int64[n, seats] (4 seats, or 3 with ``players=3``); jack int64[n] (seat that took JD,
+    -1 if none); choice int64[n] (the New Moon outcome recorded: 0 none, 1 add, 2
+    subtract; used only when the rules ask the shooter, else the default rule decides).
+    Outputs: deal_score, score int64[n, seats] (as the deal rows' columns); counted int64[n]
     (1 when the deal belongs to the game under these rules, 0 for deals after its end);
     shooter int64[n] (the seat that shot the moon under these rules, A2.2: with
     ``omnibus`` and ``moon_requires_jack`` only with the JD; -1 for none or not counted);
-    per game, in order: final int64[g, 4] scores, deals int64[g] counted, ended_by
+    per game, in order: final int64[g, seats] scores, deals int64[g] counted, ended_by
     int64[g] (0 end score, 1 max deals, -1 censored: the recorded deals ran out first).
     """
     n = game.shape[0]
+    seats = rules_seats(rules)
     i = 0
     g = 0
     while i < n:
         current = game[i]
         k = 0
         over = False
-        for s in range(N_SEATS):
+        for s in range(seats):
             final[g, s] = 0
         ended_by[g] = -1
         while i < n and game[i] == current:
@@ -68,7 +69,7 @@ def rescore_deals(
                     deal_score[i],
                     score[i],
                 )
-                for s in range(N_SEATS):
+                for s in range(seats):
                     final[g, s] = score[i, s]
                 counted[i] = 1
                 k += 1

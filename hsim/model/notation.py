@@ -48,26 +48,38 @@ from hsim.model.rules import KIERKI_KINDS, PASS_DIRECTIONS
 
 N_SEATS = 4
 HAND_SIZE = 13
+#: Hand size by number of hands: Hearts for 4 (52 cards), Hearts for 3 (17 each, the 2D
+#: left out; docs/rules.md A1.1).
+HAND_SIZES = {4: 13, 3: 17}
+TWO_DIAMONDS = parse_card("2D")
 
 
 def _codes(text: str) -> list[Card]:
     return [parse_card(code) for code in split_cards(text)]
 
 
-def parse_deal(text: str) -> list[list[Card]]:
-    """Read a deal string into 4 hands of 13 cards each, in dealing order.
+def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
+    """Read a deal string into 4 hands of 13 cards each, or 3 hands of 17 without the 2D
+    (Hearts for 3, docs/rules.md A1.1), in dealing order. seats: 4 or 3 to require that
+    many hands; None takes either.
 
     :raises CardParseError: an unknown code, a wrong number of hands or cards, a card
         dealt twice, or a missing card; the message names it.
     """
     parts = text.strip().split("/")
-    if len(parts) != N_SEATS:
-        raise CardParseError(text, f"a deal has {N_SEATS} hands separated by '/', not {len(parts)}")
+    counts = (seats,) if seats else (N_SEATS, 3)
+    if len(parts) not in counts:
+        want = " or ".join(str(n) for n in counts)
+        raise CardParseError(text, f"a deal has {want} hands separated by '/', not {len(parts)}")
     hands = [_codes(p) for p in parts]
+    size = HAND_SIZES[len(parts)]
     seen: dict[Card, int] = {}
     for seat, hand in enumerate(hands):
-        if len(hand) != HAND_SIZE:
-            raise CardParseError(parts[seat], f"seat {seat} has {len(hand)} cards, not {HAND_SIZE}")
+        if len(hand) != size:
+            why = f"seat {seat} has {len(hand)} cards, not {size}"
+            if size != HAND_SIZE:  # three hands: say what a deal may be
+                why += " (a deal is 4 hands of 13 cards, or 3 of 17 without the 2D)"
+            raise CardParseError(parts[seat], why)
         for c in hand:
             if c in seen:
                 where = (
@@ -77,24 +89,28 @@ def parse_deal(text: str) -> list[list[Card]]:
                 )
                 raise CardParseError(format_card(c), f"dealt twice ({where})")
             seen[c] = seat
-    missing = [c for c in range(N_CARDS) if c not in seen]
-    if missing:  # cannot happen with 52 distinct cards, kept for clarity of the error
+    if len(parts) == 3 and TWO_DIAMONDS in seen:
+        raise CardParseError("2D", "a deal of 3 hands leaves the 2D out (docs/rules.md A1.1)")
+    out = () if len(parts) == N_SEATS else (TWO_DIAMONDS,)
+    missing = [c for c in range(N_CARDS) if c not in seen and c not in out]
+    if missing:  # cannot happen with 52 (51) distinct cards, kept for clarity of the error
         raise CardParseError(text, "missing " + " ".join(format_card(c) for c in missing))
     return hands
 
 
 def format_deal(hands: Sequence[Sequence[Card]]) -> str:
-    """Return the deal string of 4 hands (card lists in dealing order)."""
+    """Return the deal string of 4 (or 3) hands (card lists in dealing order)."""
     return "/".join("".join(format_card(c) for c in hand) for hand in hands)
 
 
 def parse_passes(text: str) -> list[CardMask]:
-    """Read the passes: 3 cards per seat, seat 0 first, separated by ``/``.
+    """Read the passes: 3 cards per seat, seat 0 first, separated by ``/`` (4 seats, or 3
+    in Hearts for 3).
 
-    :raises CardParseError: not 4 groups of 3 distinct cards.
+    :raises CardParseError: not 4 (or 3) groups of 3 distinct cards.
     """
     parts = text.strip().split("/")
-    if len(parts) != N_SEATS:
+    if len(parts) not in (N_SEATS, 3):
         raise CardParseError(text, f"passes are {N_SEATS} groups of 3 cards separated by '/'")
     out = []
     for seat, part in enumerate(parts):
@@ -225,7 +241,7 @@ class KierkiDeal:
             )
         if isinstance(self.leader, bool) or self.leader not in range(N_SEATS):
             raise CardParseError(str(self.leader), "the leader is a seat 0..3")
-        parse_deal(format_deal(self.hands))  # 4 x 13 different cards, or a clear error
+        parse_deal(format_deal(self.hands), N_SEATS)  # 4 x 13 different cards, or a clear error
 
     @property
     def type_code(self) -> str:
@@ -279,7 +295,7 @@ def parse_deal_file(text: str) -> list[KierkiDeal]:
                 "S or W, e.g. 1W",
             )
         try:
-            cards = parse_deal("/".join(hands))
+            cards = parse_deal("/".join(hands), N_SEATS)
         except CardParseError as exc:
             err = CardParseError(exc.text)
             err.args = (f"{where}: {exc}",)  # the reason as is, with the deal named

@@ -130,8 +130,7 @@ class Rules:
     options hold strings (``"cycle"``), switches hold bools, counts ints. Build one with
     :func:`make_rules` or :func:`parse_rules` to get validation.
 
-    :raises RulesError: a value outside its choices, or ``players`` other than 4 for
-        Hearts or 3/4 for Kierki.
+    :raises RulesError: a value outside its choices, or ``players`` other than 3 or 4.
     """
 
     passing: str = _opt(
@@ -232,7 +231,12 @@ class Rules:
     no_draw: bool = _opt(False, BOOL, "play on until exactly one seat has the lowest score", "A3")
     max_deals: int = _opt(200, None, "a game also ends after this many deals (positive int)", "A3")
     game: str = _opt("hearts", GAMES, "which game: hearts (part A) or kierki (part B)", "A, B")
-    players: int = _opt(4, PLAYER_COUNTS, "number of seats: 4 (Kierki: 3 or 4)", "B1")
+    players: int = _opt(
+        4,
+        PLAYER_COUNTS,
+        "number of seats, 3 or 4; Hearts for 3 leaves out the 2D and deals 17 cards each",
+        "A1.1, B1",
+    )
     rebel: bool = _opt(False, BOOL, "Kierki: play the rebel deal (all penalties at once)", "B1")
     trump_trick_value: int = _opt(
         0,
@@ -302,11 +306,6 @@ class Rules:
                     )
             elif not _count_ok(f.name, value):
                 raise RulesError(f"{f.name} must be {_allowed(f.name)}, not {value!r}")
-        if self.game == "hearts" and self.players != 4:
-            raise RulesError(
-                f"Hearts is played by 4 players, not {self.players}; 3 players play Kierki "
-                "(--rules kierki3, or game=kierki)"
-            )
 
     def to_array(self) -> np.ndarray:
         """Return the options as the int64 vector the engine reads: shape
@@ -418,7 +417,7 @@ def rules_from_array(vector: Any) -> Rules:
             options[name] = bool(code)
         else:
             options[name] = code
-    if options["trump_trick_value"] == default_trump_points(
+    if options["players"] in PLAYER_COUNTS and options["trump_trick_value"] == default_trump_points(
         options["players"], options["point_table"]
     ):
         options["trump_trick_value"] = 0
@@ -438,6 +437,7 @@ PRESETS: dict[str, Rules] = {
     "pink_lady": Rules(pink_lady=True),
     "spot_hearts": Rules(heart_points="rank"),
     "pure_hearts": Rules(queen_points=0),
+    "hearts3": Rules(players=3),
     "kierki4": Rules(game="kierki"),
     "kierki3": Rules(game="kierki", players=3),
     "kierki4_servers": Rules(game="kierki", point_table="servers", heart_lead_ban="none"),
@@ -452,6 +452,8 @@ PRESET_MEANINGS = {
     "pink_lady": "Pink Lady: the QH a second 13-point card",
     "spot_hearts": "Spot Hearts: each heart worth its rank (2..14), the QS 13",
     "pure_hearts": "hearts without the queen penalty: only the 13 hearts score",
+    "hearts3": "Hearts for 3 players: the 2D left out, 17 cards each, passing left, right, "
+    "hold in turn, every other default of part A",
     "kierki4": "Kierki for 4 players, every default of docs/rules.md part B (11 deals, 13 "
     "cards each)",
     "kierki3": "Kierki for 3 players: no 2C, 17 cards each, the 3-player values (10 deals)",

@@ -353,7 +353,7 @@ def play_range(
             rules, players, seed, first, stop, scorings, decision_timeout, plays
         )
     rules_arr = rules.to_array()
-    seats = players + players[:1] * (N_SEATS - len(players))  # 3-player Kierki: seat 3 idle
+    seats = players + players[:1] * (N_SEATS - len(players))  # 3 seats: seat 3 idle
     pass_fns = tuple(p.compiled.pass_cards for p in seats)
     play_fns = tuple(p.compiled.play for p in seats)
     moon_fns = tuple(p.compiled.moon_choice for p in seats)

@@ -17,18 +17,19 @@ from numba import njit, types
 from hsim.engine._numba import kernel, own_code, with_globals
 from hsim.engine.common import write_game_rows, write_seat_row
 from hsim.engine.hearts import (
-    N_SEATS,
-    N_TRICKS,
     apply_passes,
     bonus_card,
     game_end,
+    hand_size,
     jack_taker_of,
     legal_plays,
     moon_choice_asked,
     moon_shooter,
     pass_direction,
     play_card,
+    rules_seats,
     score_deal,
+    seats_of,
     shuffle_deal,
     start_play,
     taker_of,
@@ -107,15 +108,17 @@ def new_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
 
     Derives the deal stream and each seat's stream (hsim.engine.rng), zeroes the scores and
     sets the phase to the start of deal 0. Output row counters in ``hidden`` are kept.
+    The seats are the rules' (``players``, 3 or 4, docs/rules.md A1.1); with 3, row 3 of
+    ``private`` and stream 4 stay unused.
     """
     public[:] = 0
-    public[P_N_SEATS] = N_SEATS
+    public[P_N_SEATS] = rules_seats(rules)
     public[P_MOON_SHOOTER] = -1
     for i in range(P_KIND, P_OUT):  # Kierki's facts: none yet
         public[i] = -1
     for r in range(rules.shape[0]):
         public[P_RULES + r] = rules[r]
-    for s in range(N_SEATS):
+    for s in range(private.shape[0]):
         private[s, :] = 0
         private[s, V_SEAT] = s
     hidden[H_GAME] = game
@@ -127,7 +130,7 @@ def new_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
         for j in range(X_SCORES, EXTRA_STRIDE):
             hidden[base + j] = 0
     rngs[0, 0] = stream_state(run_seed, game, PURPOSE_DEAL)
-    for s in range(N_SEATS):
+    for s in range(rngs.shape[0] - 1):
         rngs[1 + s, 0] = stream_state(run_seed, game, PURPOSE_SEAT + s)
 
 
@@ -137,7 +140,7 @@ def begin_deal(public, private, hidden, rngs, rules) -> None:
     direction = pass_direction(rules, public[P_DEAL])
     public[P_PASS_DIR] = direction
     public[P_MOON_SHOOTER] = -1
-    shuffle_deal(private, hidden, rngs[0])
+    shuffle_deal(private, hidden, rngs[0], seats_of(public))
     start_play(public, private)
     if direction == PASS_HOLD:
         hidden[H_PHASE] = PH_PLAY
@@ -164,7 +167,7 @@ def submit_pass(public, private, hidden, cards) -> int:
     if not valid_pass(private[s, V_HAND], cards):
         return _fail(hidden, ST_ERR_PASS, cards)
     hidden[H_PENDING_PASS + s] = cards
-    if s + 1 < N_SEATS:
+    if s + 1 < seats_of(public):
         hidden[H_PASS_SEAT] = s + 1
     else:
         apply_passes(public, private, hidden)
@@ -178,14 +181,15 @@ def write_deal_rows(public, private, hidden, deal_score, scores, outcome, shoote
     """Append one deal row per seat to ``deal_out`` (columns D_* of the layout)."""
     row = hidden[H_DEAL_ROWS]
     after_end = hidden[H_BASE_OVER]
-    for s in range(N_SEATS):
+    n = seats_of(public)
+    for s in range(n):
         r = deal_out[row + s]
         moon = outcome if s == shooter else 0
         write_seat_row(r, public, private, hidden, s, deal_score[s], scores[s], moon, after_end)
         for c in range(D_KIND, DEAL_COLS):  # Kierki's columns
             r[c] = -1
-    write_plays(public, deal_out, row, N_SEATS)  # with --record plays only
-    hidden[H_DEAL_ROWS] = row + N_SEATS
+    write_plays(public, deal_out, row, n)  # with --record plays only
+    hidden[H_DEAL_ROWS] = row + n
 
 
 @kernel
@@ -197,47 +201,48 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
     have ended; after the base game's end its scores stay as they were (strategies keep
     seeing them) and the deal rows are flagged D_AFTER_END.
     """
-    points = public[P_POINTS : P_POINTS + N_SEATS]
-    tricks = public[P_TRICKS_WON : P_TRICKS_WON + N_SEATS]
-    before = public[P_SCORES : P_SCORES + N_SEATS]
+    n = seats_of(public)  # 3 or 4 (A1.1)
+    points = public[P_POINTS : P_POINTS + n]
+    tricks = public[P_TRICKS_WON : P_TRICKS_WON + n]
+    before = public[P_SCORES : P_SCORES + n]
     jack = jack_taker_of(public)
-    deal_score = hidden[H_SCRATCH : H_SCRATCH + N_SEATS]
-    scores = hidden[H_SCRATCH + N_SEATS : H_SCRATCH + 2 * N_SEATS]
+    deal_score = hidden[H_SCRATCH : H_SCRATCH + n]
+    scores = hidden[H_SCRATCH + n : H_SCRATCH + 2 * n]
     outcome = score_deal(rules, points, tricks, jack, before, choice, deal_score, scores)
     shooter = moon_shooter(rules, points, jack)
     base_over = hidden[H_BASE_OVER]
     if base_over:
-        for s in range(N_SEATS):
+        for s in range(n):
             scores[s] = before[s]
     write_deal_rows(public, private, hidden, deal_score, scores, outcome, shooter, deal_out)
     deals = public[P_DEAL] + 1
     all_over = True
     if not base_over:
-        for s in range(N_SEATS):
+        for s in range(n):
             public[P_SCORES + s] = scores[s]
         ended_by = game_end(rules, scores, deals)
         if ended_by >= 0:
-            write_game_rows(hidden, game_out, scores, N_SEATS, deals, ended_by, 0, False)
+            write_game_rows(hidden, game_out, scores, n, deals, ended_by, 0, False)
             hidden[H_BASE_OVER] = 1
         else:
             all_over = False
-    x_deal = hidden[H_SCRATCH + 2 * N_SEATS : H_SCRATCH + 3 * N_SEATS]
-    x_new = hidden[H_SCRATCH + 3 * N_SEATS : H_SCRATCH + 4 * N_SEATS]
+    x_deal = hidden[H_SCRATCH + 2 * n : H_SCRATCH + 3 * n]
+    x_new = hidden[H_SCRATCH + 3 * n : H_SCRATCH + 4 * n]
     for k in range(hidden[H_EXTRA_N]):
         base = H_EXTRA + k * EXTRA_STRIDE
         if hidden[base + X_ENDED]:
             continue
         x_rules = hidden[base : base + X_SCORES]
-        x_scores = hidden[base + X_SCORES : base + X_SCORES + N_SEATS]
+        x_scores = hidden[base + X_SCORES : base + X_SCORES + n]
         x_jack = taker_of(public, bonus_card(x_rules))  # its own bonus card (A2.3)
         score_deal(x_rules, points, tricks, x_jack, x_scores, choice, x_deal, x_new)
-        for s in range(N_SEATS):
+        for s in range(n):
             x_scores[s] = x_new[s]
         hidden[base + X_DEALS] = deals
         ended_by = game_end(x_rules, x_scores, deals)
         if ended_by >= 0:
             hidden[base + X_ENDED] = 1
-            write_game_rows(hidden, game_out, x_scores, N_SEATS, deals, ended_by, k + 1, False)
+            write_game_rows(hidden, game_out, x_scores, n, deals, ended_by, k + 1, False)
         else:
             all_over = False
     if all_over:
@@ -279,10 +284,11 @@ def submit_legal_play(public, private, hidden, rules, card, legal, deal_out, gam
     if not (legal >> card) & 1:
         return _fail(hidden, ST_ERR_ILLEGAL, card)
     play_card(public, private, s, card)
-    if public[P_TRICK] == N_TRICKS:
-        points = public[P_POINTS : P_POINTS + N_SEATS]
+    n = seats_of(public)
+    if public[P_TRICK] == hand_size(n):
+        points = public[P_POINTS : P_POINTS + n]
         shooter = moon_shooter(rules, points, jack_taker_of(public))
-        if moon_choice_asked(rules, public[P_SCORES : P_SCORES + N_SEATS], shooter):
+        if moon_choice_asked(rules, public[P_SCORES : P_SCORES + n], shooter):
             public[P_MOON_SHOOTER] = shooter
             hidden[H_PHASE] = PH_MOON
         else:
@@ -362,12 +368,13 @@ def play_games(
     ``hidden[H_DECIDER]``). Rows are appended from the counters ``hidden[H_DEAL_ROWS]``
     and ``hidden[H_GAME_ROWS]``.
     """
-    need = N_SEATS * max_deals_of(rules, hidden)
+    n = rules_seats(rules)
+    need = n * max_deals_of(rules, hidden)
     done = 0
     while done < n_games:
         if deal_out.shape[0] - hidden[H_DEAL_ROWS] < need:
             break
-        if game_out.shape[0] - hidden[H_GAME_ROWS] < N_SEATS * (1 + hidden[H_EXTRA_N]):
+        if game_out.shape[0] - hidden[H_GAME_ROWS] < n * (1 + hidden[H_EXTRA_N]):
             break
         new_game(public, private, hidden, rngs, rules, run_seed, first_game + done)
         st = next_decision(public, private, hidden, rngs, rules)

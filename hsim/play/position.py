@@ -32,7 +32,7 @@ import numpy as np
 
 from hsim.engine import perft as pf
 from hsim.engine.common import reset_deal
-from hsim.engine.hearts import legal_plays, start_play
+from hsim.engine.hearts import TWO_DIAMONDS, legal_plays, start_play
 from hsim.engine.kierki import deal_kind, deck_mask, hand_size, n_deals
 from hsim.engine.layout import (
     DEAL_COLS,
@@ -278,9 +278,13 @@ class Position:
         seat) leading; ``trump`` (``C``, ``D``, ``S``, ``H``, or ``none`` with
         ``allow_no_trump``) names a trump deal's trump: see :meth:`from_kierki_hands`.
 
-        :raises CardParseError: a hand is not 13 distinct cards, or cards repeat across
-            hands, or the 52 cards are not all dealt.
-        :raises ValueError: ``kind``, ``leader`` or ``trump`` with Hearts rules.
+        Hearts for 3 (``players=3``, docs/rules.md A1.1) takes 3 hands of 17 cards, the 2D
+        in none, and no ``across`` pass.
+
+        :raises CardParseError: a hand is not 13 (17) distinct cards, or cards repeat
+            across hands, or the 52 cards (51 without the 2D) are not all dealt.
+        :raises ValueError: ``kind``, ``leader`` or ``trump`` with Hearts rules; ``across``
+            with 3 seats.
         """
         rules = _rules(rules)
         if rules.is_kierki:
@@ -291,16 +295,22 @@ class Position:
         if kind is not None or leader is not None or trump is not None:
             raise ValueError("kind, leader and trump set up Kierki deals; give Kierki rules")
         p = cls(rules)
-        dealt = _dealt(hands, 4, 13)
+        n = rules.players
+        size = int(hand_size(n))
+        dealt = _dealt(hands, n, size)
+        if n == 3 and any(TWO_DIAMONDS in cards for cards in dealt):
+            raise CardParseError("2D", "Hearts for 3 leaves the 2D out of the deal (A1.1)")
         if pass_direction not in PASS_DIRECTIONS:
             raise ValueError(f"pass direction {pass_direction!r}; use one of {PASS_DIRECTIONS}")
+        if n == 3 and pass_direction == "across":
+            raise ValueError("Hearts for 3 never passes across: use left, right or hold")
         st = p.state
         new_game(st.public, st.private, st.hidden, st.rngs, p.rules_array, seed_to_u64(0), 0)
         for seat, cards in enumerate(dealt):  # H_DECK keeps the dealing order
             st.private[seat, V_HAND] = st.private[seat, V_DEALT] = mask_of(cards)
             for k, c in enumerate(cards):
-                st.hidden[H_DECK + 13 * seat + k] = c
-        for seat in range(4):
+                st.hidden[H_DECK + size * seat + k] = c
+        for seat in range(n):
             st.public[P_SCORES + seat] = scores[seat]
         direction = PASS_DIRECTIONS.index(pass_direction)
         st.public[P_PASS_DIR] = direction
@@ -430,12 +440,13 @@ class Position:
     def dealt_hands(self) -> tuple[tuple[int, ...], ...]:
         """Return each seat's hand as dealt, in dealing order (seat 0 first)."""
         st, n = self.state, self.rules.players
+        size = int(hand_size(n))
         if not self.rules.is_kierki:
             return tuple(
-                tuple(int(c) for c in st.hidden[H_DECK + 13 * s : H_DECK + 13 * s + 13])
-                for s in range(4)
+                tuple(int(c) for c in st.hidden[H_DECK + size * s : H_DECK + size * s + size])
+                for s in range(n)
             )
-        dealer, size = int(st.public[P_DEALER]), int(hand_size(n))
+        dealer = int(st.public[P_DEALER])
         return tuple(
             tuple(int(st.hidden[H_DECK + j * n + (s - dealer - 1) % n]) for j in range(size))
             for s in range(n)
@@ -488,14 +499,15 @@ class Position:
         if self.rules.is_kierki:
             raise ValueError("Kierki positions have no deal notation; use repr() instead")
         st = self.state
+        n = self.rules.players
         hands = self.dealt_hands()
         direction = PASS_DIRECTIONS[int(st.public[P_PASS_DIR])]
-        passes = tuple(int(st.private[s, V_PASSED]) for s in range(4))
+        passes = tuple(int(st.private[s, V_PASSED]) for s in range(n))
         if not any(passes) and self.phase == "pass":  # passes made, the exchange not yet
-            pending = tuple(int(st.hidden[H_PENDING_PASS + s]) for s in range(4))
+            pending = tuple(int(st.hidden[H_PENDING_PASS + s]) for s in range(n))
             passes = pending if all(pending) else passes
-        n = int(st.public[P_N_PLAYS])
-        plays = tuple(int(c) for c in st.public[P_PLAY_CARD : P_PLAY_CARD + n])
+        played = int(st.public[P_N_PLAYS])
+        plays = tuple(int(c) for c in st.public[P_PLAY_CARD : P_PLAY_CARD + played])
         return PositionSpec(hands, direction, passes if any(passes) else None, plays)
 
     def to_text(self) -> str:
@@ -541,7 +553,7 @@ class Position:
 
     @property
     def rows(self) -> np.ndarray:
-        """Deal rows written so far (4 per finished deal)."""
+        """Deal rows written so far (one per seat per finished deal)."""
         return self._deals[: self.state.hidden[H_DEAL_ROWS]]
 
     # -- moving ---------------------------------------------------------------------------
@@ -552,6 +564,9 @@ class Position:
         """
         if self.phase != "pass":
             raise IllegalPlayError("no pass is due in this deal")
+        if len(passes) != self.rules.players:
+            n = self.rules.players
+            raise IllegalPlayError(f"give {n} passes, one per seat, not {len(passes)}")
         st = self.state
         for seat, cards in enumerate(passes):
             m = _mask(cards)

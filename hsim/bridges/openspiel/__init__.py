@@ -142,12 +142,17 @@ _GAME_LEVEL = ("passing", "clamp_at_zero", "perfect_100", "end_score", "no_draw"
 def openspiel_params(rules: Rules) -> dict[str, bool]:
     """Return OpenSpiel's ``hearts`` parameters that play the deals of ``rules``.
 
-    :raises RulesError: rules OpenSpiel cannot play (Kierki, New Moon, the QS waiting for
-        hearts, first-trick or no-trick variants it lacks...); the message names the
+    :raises RulesError: rules OpenSpiel cannot play (Kierki, 3 players, New Moon, the QS
+        waiting for hearts, first-trick or no-trick variants it lacks...); the message names the
         differing options and the preset that works (``--rules openspiel``).
     """
     if rules.is_kierki:
         raise RulesError("OpenSpiel plays Hearts, not Kierki: use --rules openspiel")
+    if rules.players != 4:
+        raise RulesError(
+            f"OpenSpiel's hearts is a 4-player game; it cannot play Hearts for {rules.players} "
+            "(players=3, --rules hearts3): use --rules openspiel"
+        )
     p = {
         "pass_cards": True,
         "no_pts_on_first_trick": rules.first_trick_points == "forbidden",
