@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from hsim.analysis import compare_games, load_run, rescore_run, winner_change
+from hsim.cli import main
 from hsim.cli.analysis import compare_rules
 
 PLAYERS = "random,lowcard,random,lowcard"
@@ -210,3 +211,16 @@ def test_play_changed_by_keys_equals_the_merge_of_the_frames():
     per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()]).any()
     assert fast == {"deals": int(per_deal.sum()), "compared": len(per_deal)}
     assert 100 < fast["deals"] < fast["compared"]
+
+
+@pytest.mark.parametrize(
+    ("rules", "theirs", "others"),
+    [("classic", "omnibus", "trump_chooser"), ("kierki4", "trump_chooser", "omnibus")],
+)
+def test_an_unknown_variant_option_lists_only_the_options_of_the_base_game(rules, theirs, others):
+    r = CliRunner().invoke(
+        main, ["atlas", "--rules", rules, "--variant", "no_such=1", "--games", "20"]
+    )
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "no_such" in r.output and theirs in r.output and "hsim rules" in r.output
+    assert others not in r.output

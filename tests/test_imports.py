@@ -64,3 +64,25 @@ def test_the_command_line_starts_without_the_compiled_engine():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_compile_notice_looks_up_no_strategy_file():
+    """The parts found in a strategy's file (``the analysis``: pimc) are looked up when a
+    plan asks for them, not when :mod:`hsim.strategy.notice` is imported."""
+    code = (
+        "import hsim.strategy.specs as specs\n"
+        "read = []\n"
+        "real = specs.read_strategy_file\n"
+        "def spy(path):\n"
+        "    read.append(path.name)\n"
+        "    return real(path)\n"
+        "specs.read_strategy_file = spy\n"
+        "from hsim.strategy import notice\n"
+        "print(read)\n"
+        "notice.compile_plan(parts=['the analysis'], engine=False)\n"
+        "print(read)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    at_import, at_plan = out.stdout.splitlines()
+    assert at_import == "[]"
+    assert "pimc.py" in at_plan

@@ -37,6 +37,7 @@ from hsim.analysis.scan import BATCH_ROWS, aligned, open_run
 from hsim.model.rules import (
     HEARTS_OPTIONS,
     KIERKI_OPTIONS,
+    RULE_FIELDS,
     Rules,
     RulesError,
     canonical,
@@ -72,6 +73,16 @@ def parse_variant(text: str, base: Rules, preset: str = "classic") -> Variant:
     t = text.strip()
     if not t:
         raise RulesError("an empty --variant: write name=value[,name=value]")
+    options = KIERKI_OPTIONS if base.is_kierki else HEARTS_OPTIONS
+    inside = t.partition("(")[2].rstrip(")") if "(" in t else t
+    for piece in inside.split(","):
+        name = piece.partition("=")[0].strip()
+        if "=" in piece and name not in RULE_FIELDS:  # the base's game's options only
+            raise RulesError(
+                f"--variant {text!r}: unknown rule option {name!r}; the options of "
+                f"{'Kierki' if base.is_kierki else 'Hearts'}: {', '.join(options)} (see "
+                "`hsim rules` for their values)"
+            )
     try:
         rules = as_rules(t, base)
     except RulesError as exc:

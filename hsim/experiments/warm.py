@@ -27,7 +27,7 @@ from hsim.strategy.loader import BUILTIN_PACKAGE, load_players
 @dataclass
 class WarmStep:
     """One part to compile. what: its name in compile notices (``engine``, a bot's name,
-    ``heuristic's game loop``, a part of :data:`hsim.strategy.notice.PART_SOURCES`);
+    ``heuristic's game loop``, a part of :func:`hsim.strategy.notice.part_sources`);
     cold: whether the cache lacked it before; run: compiles (or loads) it."""
 
     what: str
@@ -72,7 +72,7 @@ def _loop_step(bot: str) -> WarmStep:
 
 
 def _part_cold(part: str) -> Callable[[], bool]:
-    return lambda: any(notice.cold_function(p.resolve(), f) for p, f in notice.PART_SOURCES[part])
+    return lambda: any(notice.cold_function(p.resolve(), f) for p, f in notice.part_sources(part))
 
 
 def _step_by_step() -> None:

@@ -62,6 +62,12 @@ PART_SOURCES = {
     # hsim.bridges.rl.tables: the learning environments' compiled step (docs/rl.md)
     "the learning environments": ((PACKAGE_DIR / "bridges" / "rl" / "tables.py", "*"),),
 }
+#: Parts compiled in a built-in strategy's module: each part's (strategy name, function
+#: name), found by :func:`part_sources` when a plan asks (finding one reads its file).
+PART_STRATEGIES = {
+    # hsim analyse: pimc's scores of every legal card
+    "the analysis": (("pimc", "card_means"),),
+}
 COMPILE_SECONDS = {
     "engine": 35,
     "perft": 8,
@@ -166,8 +172,16 @@ def _caching_file(path: Path) -> Path | None:
         return None
 
 
-# hsim analyse: pimc's scores of every legal card (found like a built-in strategy).
-PART_SOURCES["the analysis"] = ((strategy_source("pimc"), "card_means"),)
+def part_sources(part: str) -> tuple[tuple[Path, str], ...]:
+    """Return the (source, function name or ``*``) pairs of ``part``, a name of
+    :data:`PART_SOURCES` or :data:`PART_STRATEGIES` (a strategy not found is left out).
+
+    :raises KeyError: no such part.
+    """
+    if part in PART_SOURCES:
+        return PART_SOURCES[part]
+    found = ((strategy_source(name), f) for name, f in PART_STRATEGIES[part])
+    return tuple((source, f) for source, f in found if source is not None)
 
 
 def compile_plan(
@@ -175,11 +189,11 @@ def compile_plan(
 ) -> list[tuple[str, float]]:
     """Return what a command is about to compile, as (what, rough seconds), in order:
     ``engine`` (its entry points and the default decisions; unless ``engine`` is False),
-    each of ``parts`` (names of :data:`PART_SOURCES`), then each strategy of ``specs``
-    (built-in names or strategy files) whose code is cold, and after a bot of
-    :data:`IN_LOOP` its game loop when that is cold and ``loops`` (a command that plays
-    games; ``hsim choose`` asks one decision and never plays in it). Empty when
-    everything is in the cache (or JIT is disabled).
+    each of ``parts`` (names of :data:`PART_SOURCES` or :data:`PART_STRATEGIES`, found by
+    :func:`part_sources`), then each strategy of ``specs`` (built-in names or strategy
+    files) whose code is cold, and after a bot of :data:`IN_LOOP` its game loop when that
+    is cold and ``loops`` (a command that plays games; ``hsim choose`` asks one decision
+    and never plays in it). Empty when everything is in the cache (or JIT is disabled).
     """
     plan: list[tuple[str, float]] = []
     measured = measured_seconds()
@@ -191,7 +205,7 @@ def compile_plan(
         plan.append(("engine", seconds("engine", COMPILE_SECONDS["engine"])))
     for part in parts:
         if not _numba.JIT_DISABLED and any(
-            cold_function(p.resolve(), f) for p, f in PART_SOURCES[part]
+            cold_function(p.resolve(), f) for p, f in part_sources(part)
         ):
             plan.append((part, seconds(part, COMPILE_SECONDS[part])))
     seen: set[Path] = set()
