@@ -151,6 +151,25 @@ def test_the_card_played_is_the_one_recorded(game):
         assert (a.seat, a.played) in trick.plays
 
 
+@pytest.mark.parametrize("rules_text", ["hearts3", "black_maria"])
+def test_three_seats_and_other_card_values_are_analysed(small, rules_text):
+    """A 3-player game (17 tricks of 3 cards) and a Black Maria game: every play of
+    seat 0 is analysed, in its own trick, with the card the record shows."""
+    rules = parse_rules(rules_text)
+    seats = rules.players
+    watcher = Watcher(seats=(0,))
+    bots = ["heuristic", "duck", "random", "duck"][:seats]
+    records, _ = replay_game(rules, load_players(bots, rules), 7, 1, watcher)
+    analyses = watcher.analyse(records, small)
+    assert len(analyses) == sum(len(r.tricks) for r in records)
+    by_deal = {r.deal: r for r in records}
+    for a in analyses:
+        trick = by_deal[a.deal].tricks[a.trick]
+        assert len(trick.plays) == seats
+        assert (0, a.played) in trick.plays
+        assert a.played in a.values and a.loss >= 0
+
+
 def test_summary_counts_blunders_by_threshold(game):
     _, analyses = game
     rows = summary(analyses, range(4), 1.0)

@@ -31,6 +31,7 @@ from hsim.engine.layout import (
     H_GAME,
     P_DEAL,
     P_N_PLAYS,
+    P_N_SEATS,
     ST_NEED_PLAY,
     V_HAND,
 )
@@ -172,10 +173,9 @@ class Watcher:
         give the card each decision played). progress: called with 1 after each decision.
         """
         played = {
-            (r.deal, 4 * t + k): card
+            (r.deal, i): card
             for r in records
-            for t, trick in enumerate(r.tricks)
-            for k, (_, card) in enumerate(trick.plays)
+            for i, (_, card) in enumerate(p for trick in r.tricks for p in trick.plays)
         }
         out = []
         for snap in self.snapshots:
@@ -196,7 +196,7 @@ def _analysed(snap: _Snapshot, card: int, analyser: LoadedStrategy) -> CardAnaly
     best = min(values, key=lambda c: (values[c], c))
     return CardAnalysis(
         deal=snap.deal,
-        trick=snap.play // 4,
+        trick=snap.play // int(snap.public[P_N_SEATS]),
         seat=snap.seat,
         played=card,
         values=values,
