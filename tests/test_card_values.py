@@ -30,7 +30,7 @@ from hsim.play.games import play_range
 from hsim.play.position import Position
 from hsim.strategy.loader import load_players
 from tests.test_bots_duck_heuristic import card, position
-from tests.test_scoring import BLOCKS, SPREAD, column, play_script
+from tests.test_scoring import BLOCKS, NO_JACK, SPREAD, column, play_script
 
 #: Every combination of the four value options.
 VALUE_OPTIONS = [
@@ -140,21 +140,7 @@ def test_black_maria_spades(maria, points):
 
 # NOT_ALL_SPADES: seat 0 takes every heart and the QS, seat 1 the KS in trick 1 (the
 # NO_JACK deal of tests/test_scoring.py with KS and 2S swapped).
-NOT_ALL_SPADES = [
-    "2C AC JD KS",
-    "2D QS 3H AD",
-    "3C 3D 3S 4H",
-    "4C 4D 4S 5H",
-    "5C 5D 5S 6H",
-    "6C 6D 6S 7H",
-    "7C 7D 7S 8H",
-    "8C 8D 8S 9H",
-    "9C 9D 9S TH",
-    "TC TD TS JH",
-    "JC QD JS QH",
-    "QC KD 2S KH",
-    "KC 2H AS AH",
-]
+NOT_ALL_SPADES = [t.replace("KS", "--").replace("2S", "KS").replace("--", "2S") for t in NO_JACK]
 
 
 @pytest.mark.parametrize(

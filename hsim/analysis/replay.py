@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from hsim.engine.hearts import penalty_points
+from hsim.engine.hearts import deal_penalty_points
 from hsim.engine.kierki import hand_size, trick_points, trump_preview_size
 from hsim.engine.layout import (
     D_DEAL,
@@ -143,7 +143,7 @@ def _record(driver: PythonDriver) -> DealRecord:
                 option_code("priced_trick", r.priced_trick),
             )
         else:
-            points = penalty_points(driver.rules.to_array(), mask)
+            points = deal_penalty_points(pub, mask)  # the rules in pub (A1.8)
         record.tricks.append(
             Trick(int(pub[P_TRICK_LEADER + t]), cards, int(pub[P_TRICK_WINNER + t]), int(points))
         )

@@ -21,7 +21,7 @@ Design notes
 from __future__ import annotations
 
 from hsim.engine._numba import kernel
-from hsim.engine.bits import highest_card, lowest_card, popcount
+from hsim.engine.bits import lowest_card, popcount
 from hsim.engine.common import (
     add_to_trick,
     close_trick,
@@ -228,6 +228,8 @@ def costly_mask_at(v, base: int) -> int:
     """Return the mask of the cards worth 7 points or more under the rules at ``v[base:]``:
     the QS by default; Black Maria's KS and AS, Pink Lady's QH, Spot Hearts' 7H and up.
     The bots drop such a card on a trick they lose and keep it off tricks they may win."""
+    if plain_values_at(v, base):  # hearts at 1: the QS at most (the bots' every trick)
+        return QS_BIT if v[base + R_QUEEN_POINTS] >= 7 else 0
     m = 0
     pm = penalty_mask_at(v, base)
     while pm:
@@ -239,35 +241,33 @@ def costly_mask_at(v, base: int) -> int:
 
 
 @kernel
-def most_costly(v, base: int, cards: int) -> int:
-    """Return the card of ``cards`` (not empty) with the most points under the rules at
-    ``v[base:]``, the highest card of equals."""
-    best = highest_card(cards)
-    best_v = card_value_at(v, base, best)
+def _cost_key(v, base: int, cards: int, sign: int) -> int:
+    """Return the card of ``cards`` (not empty) with the largest ``sign * (value * 64 +
+    card)`` under the rules at ``v[base:]`` (values are below 16, cards below 64)."""
+    best = -1
+    best_key = -(1 << 40)
     m = cards
     while m:
         c = lowest_card(m)
         m &= m - 1
-        value = card_value_at(v, base, c)
-        if value > best_v or (value == best_v and c > best):
-            best, best_v = c, value
+        key = sign * (card_value_at(v, base, c) * 64 + c)
+        if key > best_key:
+            best, best_key = c, key
     return best
+
+
+@kernel
+def most_costly(v, base: int, cards: int) -> int:
+    """Return the card of ``cards`` (not empty) with the most points under the rules at
+    ``v[base:]``, the highest card of equals."""
+    return _cost_key(v, base, cards, 1)
 
 
 @kernel
 def least_costly(v, base: int, cards: int) -> int:
     """Return the card of ``cards`` (not empty) with the fewest points under the rules at
     ``v[base:]``, the lowest card of equals."""
-    best = lowest_card(cards)
-    best_v = card_value_at(v, base, best)
-    m = cards & (cards - 1)
-    while m:
-        c = lowest_card(m)
-        m &= m - 1
-        value = card_value_at(v, base, c)
-        if value < best_v:
-            best, best_v = c, value
-    return best
+    return _cost_key(v, base, cards, -1)
 
 
 @kernel
@@ -312,7 +312,10 @@ def value_planes(rules, planes) -> None:
     that :func:`planes_points` counts a mask's points with four popcounts."""
     for k in range(4):
         planes[k] = 0
-    for c in range(52):
+    m = penalty_mask(rules)  # every other card is worth 0
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
         value = card_value(rules, c)
         for k in range(4):
             if (value >> k) & 1:
@@ -482,8 +485,7 @@ def play_card(public, private, seat: int, c: int) -> bool:
     if not add_to_trick(public, n, seat, c):
         return False
     winner = trick_taker(public, n, -1)  # no trump in Hearts
-    rules = public[P_RULES : P_RULES + RULES_LEN]
-    t = close_trick(public, winner, penalty_points(rules, public[P_TRICK_CARDS]))
+    t = close_trick(public, winner, deal_penalty_points(public, public[P_TRICK_CARDS]))
     if t + 1 < hand_size(n):
         public[P_TRICK_LEADER + t + 1] = winner
     return True
