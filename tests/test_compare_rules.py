@@ -74,6 +74,38 @@ def test_winner_changes_agree_with_the_run_folders(compared):
     assert again.changed == 0 and again.compared + again.censored == 80
 
 
+def test_compare_runs_reads_the_same_figures_from_arrow_as_from_frames(compared, tmp_path):
+    from hsim.analysis.scan import open_run
+    from hsim.experiments.compare_rules import compare_runs
+    from hsim.model.rules import parse_rules
+    from hsim.runner.config import RunConfig
+    from hsim.runner.run import run_tournament
+
+    out, _ = compared
+    dirs = [out / "base", out / "variant-1", out / "variant-2"]
+    # and runs with rows after a game's end (--score-also) and Kierki runs with nulls
+    for name, rules, also in (
+        ("also-a", "classic", ("omnibus=true",)),
+        ("also-b", "classic(passing=none)", ("omnibus=true",)),
+        ("kierki-a", "kierki4", ()),
+        ("kierki-b", "kierki4(rebel=true)", ()),
+    ):
+        players = PLAYERS.split(",") if "classic" in rules else ["kierki", "random"] * 2
+        config = RunConfig(
+            rules=parse_rules(rules), players=tuple(players), games=30, seed=5,
+            score_also=tuple(parse_rules(f"classic({a})") for a in also),
+        )  # fmt: skip
+        run_tournament(config, tmp_path / name, progress=False)
+    for group in (dirs, [tmp_path / "also-a", tmp_path / "also-b"],
+                  [tmp_path / "kierki-a", tmp_path / "kierki-b"]):  # fmt: skip
+        rules = [open_run(d).rules for d in group]
+        for rows in (64, 1 << 18):  # batches of a game or two, and all at once
+            fast = compare_runs(group[0], group[1:], rules[0], rules[1:], rows=rows)
+            slow = compare_runs(group[0], group[1:], rules[0], rules[1:], rows, tables=False)
+            assert fast == slow
+        assert fast[1][0]["play_changed"]["compared"] > 0
+
+
 def test_text_output_and_refusals(compared, tmp_path):
     out, _ = compared
     r = _invoke(
@@ -177,6 +209,7 @@ def test_an_interrupted_comparison_exits_as_an_interrupted_run(tmp_path, sig, co
 def test_play_changed_by_keys_equals_the_merge_of_the_frames():
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
     from hsim.experiments import compare_rules as cr
 
@@ -201,7 +234,13 @@ def test_play_changed_by_keys_equals_the_merge_of_the_frames():
     b = b.sample(frac=0.9, random_state=1)  # some deals in one run only, rows shuffled
     fast = cr.play_changed(a, b)
     cols = [c for c in cr.PLAY_FACTS if c in a.columns]
-    assert cr._play_changed_by_keys(a, b, cols) == fast
+    framed = [cr.DealColumns.of_frame(f) for f in (a, b)]
+    assert cr._play_changed_by_keys(*framed, cols) == fast
+    # Read from Arrow tables (as compare_runs reads a run), the same count.
+    tables = [pa.Table.from_pandas(f, preserve_index=False) for f in (a, b)]
+    assert cr.play_changed(*(cr.DealColumns.of(t) for t in tables)) == fast  # b shuffled
+    tables[1] = tables[1].take(np.argsort(cr._deal_keys(framed[1]), kind="stable"))
+    assert cr.play_changed(*(cr.DealColumns.of(t) for t in tables)) == fast  # both sorted
     keys = ["game", "deal", "seat"]
     both = a[keys + cols].merge(b[keys + cols], on=keys, suffixes=("_a", "_b"))
     differs = np.zeros(len(both), bool)

@@ -103,3 +103,29 @@ def test_aligned_pairs_the_same_games(tmp_path):
     got_b = np.concatenate([y.column("game").to_numpy() for _, y in pairs if y is not None])
     assert np.array_equal(got_a, np.repeat(np.arange(10), 3))
     assert np.array_equal(got_b, np.arange(9))
+
+
+def test_parts_of_different_schemas_are_joined_in_one_form(tmp_path):
+    # One part as schema 7 writes it (int8 dictionary, never null), one as schema 4 did
+    # (plain strings, nullable): a batch holding both reads as one table.
+    path = tmp_path / "r"
+    for dataset in ("deals", "games"):
+        (path / dataset).mkdir(parents=True)
+    (path / "run.json").write_text(json.dumps(manifest(100)))
+    new = pa.table(
+        {"game": pa.array([0, 0, 1], pa.int64()), "strategy": pa.array(["a", "b", "a"])},
+        schema=pa.schema([pa.field("game", pa.int64(), False),
+                          pa.field("strategy", pa.dictionary(pa.int8(), pa.string()), False)]),
+    )  # fmt: skip
+    new = new.set_column(1, "strategy", new.column("strategy").cast(new.schema[1].type))
+    old = pa.table({"game": pa.array([2, 3], pa.int64()), "strategy": ["b", None]})
+    pq.write_table(new, path / "deals" / part_name(0))
+    pq.write_table(old, path / "deals" / part_name(2))
+    run = open_run(path)
+    for rows in (2, 10**6):
+        batches = list(run.batches("deals", ["strategy"], rows=rows))
+        joined = pa.concat_tables([b.cast(batches[-1].schema) for b in batches])
+        assert joined.column("game").to_pylist() == [0, 0, 1, 2, 3]
+        assert joined.column("strategy").to_pylist() == ["a", "b", "a", "b", None]
+    one = list(run.batches("deals", ["strategy"], rows=10**6))
+    assert len(one) == 1 and pa.types.is_dictionary(one[0].schema.field("strategy").type)

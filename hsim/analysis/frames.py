@@ -555,9 +555,8 @@ def compare_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
         validate="one_to_one",
     )
     if "strategy_b" in merged.columns:
-        if (
-            "strategy" in merged.columns
-            and not (merged["strategy"].astype(str) == merged["strategy_b"].astype(str)).all()
+        if "strategy" in merged.columns and not _same_labels(
+            merged["strategy"], merged["strategy_b"]
         ):
             raise RunFolderError("the two games frames seat different strategies")
         merged = merged.drop(columns="strategy_b")
@@ -565,6 +564,17 @@ def compare_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
         merged[f"winner_{side}"] = merged[f"winner_{side}"].astype("boolean")
         merged[f"place_{side}"] = merged[f"place_{side}"].astype("Int8")
     return merged.sort_values(["game", "seat"]).reset_index(drop=True)
+
+
+def _same_labels(a: pd.Series, b: pd.Series) -> bool:
+    """Return whether two columns hold the same text row by row (categoricals compared by
+    their categories' names, without a string per row)."""
+    if isinstance(a.dtype, pd.CategoricalDtype) and isinstance(b.dtype, pd.CategoricalDtype):
+        names = {str(c): i for i, c in enumerate(a.cat.categories)}
+        # b's codes in a's numbering; -2 for a name a lacks, nulls (-1) kept
+        recode = np.array([names.get(str(c), -2) for c in b.cat.categories] + [-1], np.int64)
+        return bool(np.array_equal(a.cat.codes.to_numpy(np.int64), recode[b.cat.codes.to_numpy()]))
+    return bool((a.astype(str) == b.astype(str)).all())
 
 
 def _with_censored(frame: pd.DataFrame) -> pd.DataFrame:
@@ -746,14 +756,11 @@ class WinnerTally:
                     "lost": wa & ~wb,
                 }
             )
-            .groupby(
-                c[self.key].astype(str).to_numpy()
-                if self.key == "strategy"
-                else c[self.key].to_numpy()
-            )
+            .groupby(c[self.key].to_numpy() if self.key == "seat" else c[self.key], observed=True)
             .sum()
         )
         for name, row in zip(counts.index, counts.to_numpy(np.int64), strict=True):
+            name = str(name) if self.key == "strategy" else name
             name = name.item() if hasattr(name, "item") else name
             self.seats[name] = self.seats.get(name, 0) + row
 

@@ -171,7 +171,7 @@ def game_batches(
             pending.append(table)
             held += len(table)
             if held >= rows:
-                whole = pa.concat_tables(pending)
+                whole = _concat(pending)
                 g = whole.column("game").to_numpy()
                 cut = int(np.searchsorted(g, g[-1], side="left"))
                 if cut:
@@ -181,12 +181,21 @@ def game_batches(
                 else:  # one game larger than a batch: keep reading
                     pending, held = [whole], len(whole)
     if held:
-        yield pa.concat_tables(pending)
+        yield _concat(pending)
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """Concatenate tables read from parts: as read when their schemas agree (the parts
+    of one hsim version), else each in :func:`_common_form` first."""
+    first = tables[0].schema
+    if all(t.schema.equals(first) for t in tables[1:]):
+        return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+    return pa.concat_tables([_common_form(t) for t in tables])
 
 
 def _common_form(table: pa.Table) -> pa.Table:
-    """Return ``table`` in the one form every part of a run is read in: each dictionary
-    column's indices int32 (what the plain strings of a schema-4 part read as,
+    """Return ``table`` in the one form parts of different schemas are joined in: each
+    dictionary column's indices int32 (what the plain strings of a schema-4 part read as,
     ``read_dictionary``; schema 5 stores int8 indices) and every column nullable (schema 6
     stores the never-null columns as required), so that the parts of a run holding
     several schemas concatenate.
@@ -230,7 +239,7 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
         if part.metadata.num_rows <= rows:
             # One thread: the parts are small (one row group), so threads buy little
             # time and cost CPU (a quarter of the report's).
-            table = _common_form(part.read(columns=cols, use_threads=False))
+            table = part.read(columns=cols, use_threads=False)
             g = table.column("game").to_numpy()
             if np.any(np.diff(g) < 0):
                 table = table.take(np.argsort(g, kind="stable"))
@@ -246,7 +255,7 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
                 )
             if len(g):
                 last = g[-1]
-            yield _common_form(pa.Table.from_batches([batch]))
+            yield pa.Table.from_batches([batch])
     except (OSError, pa.ArrowException) as exc:
         raise RunFolderError(
             f"{path} could not be read ({exc}); the run folder is damaged"

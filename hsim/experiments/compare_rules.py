@@ -22,7 +22,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from hsim.analysis.cells import dictionary_codes
 from hsim.analysis.frames import (
     SummaryTally,
     WinnerTally,
@@ -214,7 +217,12 @@ def compare_rules(
 
 
 def compare_runs(
-    base_dir, variant_dirs: list, base: Rules, variants: list[Rules], rows: int = BATCH_ROWS
+    base_dir,
+    variant_dirs: list,
+    base: Rules,
+    variants: list[Rules],
+    rows: int = BATCH_ROWS,
+    tables: bool = True,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Compare run folders played with the same seeds and players under ``base`` and each
     of ``variants``, in one pass over all of them in batches of whole games (memory does
@@ -222,7 +230,9 @@ def compare_runs(
 
     Returns (the base's summary, one dict per variant with play_changed, summary,
     winner_change, by_strategy, by_length): see :func:`compare_rules`. Only games present
-    in both runs are compared.
+    in both runs are compared. tables: read the deals as numpy columns straight from
+    Arrow (the same figures in a fraction of the time); False reads them as pandas
+    frames, the reference the tests hold the tables to.
 
     :raises RunFolderError: a folder is not a run, or a part is damaged; two runs seat
         different strategies in a game.
@@ -240,14 +250,21 @@ def compare_runs(
         frames = []
         played = []
         for k, folder in enumerate(folders):
-            games, deals = (_frame(t) for t in batch[2 * k : 2 * k + 2])
+            games = _frame(batch[2 * k])
             if len(games):
                 games = games[_scoring_mask(games, folder.rules, folder.rules)]
-            if "after_end" in deals.columns:
-                deals = deals[~deals["after_end"].to_numpy(bool)]
             games = games.assign(censored=False)
-            summaries[k].add(games, deals)
             frames.append(games)
+            if tables:
+                deals = DealColumns.of(batch[2 * k + 1])
+                summaries[k].add_games(games)
+                if summaries[k].moons and len(games):
+                    summaries[k].add_moons(*deals.moons(games["game"].unique()))
+            else:
+                deals = _frame(batch[2 * k + 1])
+                if "after_end" in deals.columns:
+                    deals = deals[~deals["after_end"].to_numpy(bool)]
+                summaries[k].add(games, deals)
             played.append(deals)
         for k, tally in enumerate(winners, 1):
             if len(frames[0]) and len(frames[k]):
@@ -292,20 +309,22 @@ PLAY_FACTS = (
 )
 
 
-def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int]:
+def play_changed(base_deals, deals) -> dict[str, int]:
     """Count the deals both runs played (the same game and deal index, so the same hands)
     in which some seat's passed cards, tricks, hearts, QS or JD taken, trump or lottery
     place differ: play that changed under the variant. A lower bound: a deal played with
     other cards to the same tricks and cards taken is not counted.
 
     base_deals, deals: the ``deals`` rows of the two runs (game, deal, seat and the
-    columns of :data:`PLAY_FACTS` that are present). Returns {"deals": changed,
-    "compared": deals in both}.
+    columns of :data:`PLAY_FACTS` that are present), both pandas frames or both
+    :class:`DealColumns`. Returns {"deals": changed, "compared": deals in both}.
     """
-    cols = [c for c in PLAY_FACTS if c in base_deals.columns and c in deals.columns]
-    fast = _play_changed_by_keys(base_deals, deals, cols)
+    a, b = (_columns(d) for d in (base_deals, deals))
+    cols = [c for c in PLAY_FACTS if c in a.names and c in b.names]
+    fast = _play_changed_by_keys(a, b, cols)
     if fast is not None:
         return fast
+    base_deals, deals = a.frame(), b.frame()
     keys = ["game", "deal", "seat"]
     both = base_deals[keys + cols].merge(deals[keys + cols], on=keys, suffixes=("_a", "_b"))
     differs = np.zeros(len(both), bool)
@@ -319,10 +338,75 @@ def play_changed(base_deals: pd.DataFrame, deals: pd.DataFrame) -> dict[str, int
     return {"deals": int(per_deal.sum()), "compared": int(len(per_deal))}
 
 
-def _deal_keys(frame: pd.DataFrame) -> np.ndarray:
+def _columns(deals) -> DealColumns:
+    return deals if isinstance(deals, DealColumns) else DealColumns.of_frame(deals)
+
+
+class DealColumns:
+    """A batch of a run's deal rows as numpy columns, rows after a game's end left out:
+    ``game``, ``deal``, ``seat`` (int64[n]), ``moon`` (bool[n], None when the run has no
+    moon column), ``names`` (the columns present), :meth:`comparable` for the play facts.
+    Made from a pyarrow table (:meth:`of`, no pandas) or a frame (:meth:`of_frame`)."""
+
+    def __init__(self, names, column, comparable, frame) -> None:
+        self.names = set(names)
+        self.game, self.deal, self.seat = (
+            np.asarray(column(c), np.int64) if c in self.names else np.zeros(0, np.int64)
+            for c in ("game", "deal", "seat")
+        )
+        self.moon = np.asarray(column("moon"), bool) if "moon" in self.names else None
+        self._comparable = comparable
+        self.frame = frame
+
+    @classmethod
+    def of(cls, table: pa.Table | None) -> DealColumns:
+        """Read a pyarrow table of deal rows (None: no rows)."""
+        if table is None:
+            return cls.of_frame(pd.DataFrame())
+        if "after_end" in table.column_names and pc.any(table.column("after_end")).as_py():
+            table = table.filter(pc.invert(table.column("after_end")))
+        return cls(
+            table.column_names,
+            lambda c: table.column(c).to_numpy(),
+            lambda c: _comparable_arrow(table.column(c)),
+            lambda: _frame(table),
+        )
+
+    @classmethod
+    def of_frame(cls, frame: pd.DataFrame) -> DealColumns:
+        """Read a frame of deal rows (``after_end`` rows already left out)."""
+        return cls(
+            frame.columns,
+            lambda c: frame[c].to_numpy(),
+            lambda c: _comparable(frame[c]),
+            lambda: frame,
+        )
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+    def comparable(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """Return (values, missing) of a column as arrays that compare across two runs."""
+        return self._comparable(column)
+
+    def moons(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """Return, for the rows of ``games`` (rows sorted by game), per game in order its
+        moon flags summed and its rows, and the seats per deal: the arguments of
+        :meth:`hsim.analysis.frames.SummaryTally.add_moons`."""
+        game = self.game
+        starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]]) if len(game) else game
+        rows = np.diff(np.r_[starts, len(game)])
+        kept = np.isin(game[starts], games)  # per game, not per row
+        if self.moon is None or not kept.any():
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), 4
+        moons = np.add.reduceat(self.moon.astype(np.int64), starts)[kept]
+        seats = int(self.seat[np.repeat(kept, rows)].max()) + 1
+        return moons, rows[kept], seats
+
+
+def _deal_keys(d: DealColumns) -> np.ndarray:
     """Return int64 keys ordering rows by (game, deal, seat): game << 16 | deal << 2 | seat."""
-    game = frame["game"].to_numpy(np.int64)
-    return (game << 16) | (frame["deal"].to_numpy(np.int64) << 2) | frame["seat"].to_numpy(np.int64)
+    return (d.game << 16) | (d.deal << 2) | d.seat
 
 
 def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -333,22 +417,36 @@ def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return column.to_numpy(np.float64, na_value=np.nan), missing  # masks < 2**52: exact
 
 
-def _play_changed_by_keys(base_deals, deals, cols) -> dict[str, int] | None:
+def _comparable_arrow(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_comparable` of a pyarrow column: names for strings, float64 for numbers."""
+    missing = column.is_null().to_numpy(zero_copy_only=False)
+    if column.null_count == len(column):
+        return np.zeros(len(column)), missing
+    if pa.types.is_dictionary(column.type) or pa.types.is_string(column.type):
+        codes, names = dictionary_codes(column)
+        return names[np.where(codes < 0, 0, codes)], missing
+    values = column.cast(pa.float64()).to_numpy(zero_copy_only=False)  # masks < 2**52: exact
+    return values, missing
+
+
+def _play_changed_by_keys(base: DealColumns, deals: DealColumns, cols) -> dict[str, int] | None:
     """:func:`play_changed` by sorted keys and numpy (no merge of the two frames), or None
     when the keys do not fit (a game index of 2**47 or more, a deal index of 2**14)."""
-    for frame in (base_deals, deals):
-        if len(frame) and (frame["game"].max() >= 1 << 47 or frame["deal"].max() >= 1 << 14):
+    for d in (base, deals):
+        if len(d) and (d.game.max() >= 1 << 47 or d.deal.max() >= 1 << 14):
             return None
-    ka, kb = _deal_keys(base_deals), _deal_keys(deals)
+    ka, kb = _deal_keys(base), _deal_keys(deals)
     for k in (ka, kb):  # a row per (game, deal, seat), as a run writes them
         ordered = k if np.all(k[1:] > k[:-1]) else np.sort(k)
         if np.any(ordered[1:] == ordered[:-1]):
             return None
-    keys, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    keys, ia, ib = _intersect(ka, kb)
     differs = np.zeros(len(keys), bool)
     for c in cols:
-        a, a_missing = _comparable(base_deals[c])
-        b, b_missing = _comparable(deals[c])
+        a, a_missing = base.comparable(c)
+        b, b_missing = deals.comparable(c)
+        if a_missing.all() and b_missing.all():  # a column that does not apply: equal
+            continue
         a, a_missing, b, b_missing = a[ia], a_missing[ia], b[ib], b_missing[ib]
         same = (a_missing & b_missing) | (~a_missing & ~b_missing & (a == b))
         differs |= ~same
@@ -358,6 +456,17 @@ def _play_changed_by_keys(base_deals, deals, cols) -> dict[str, int] | None:
     starts = np.flatnonzero(np.r_[True, deal_keys[1:] != deal_keys[:-1]])
     changed = np.logical_or.reduceat(differs, starts)
     return {"deals": int(changed.sum()), "compared": int(len(starts))}
+
+
+def _intersect(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (the keys in both, sorted; their indices in ``a``; in ``b``) of two arrays
+    of unique keys (numpy's intersect1d, without a sort when both are sorted already)."""
+    if not (np.all(a[1:] > a[:-1]) and np.all(b[1:] > b[:-1])):
+        return np.intersect1d(a, b, assume_unique=True, return_indices=True)
+    at = np.minimum(np.searchsorted(b, a), max(len(b) - 1, 0))
+    hit = b[at] == a if len(b) else np.zeros(len(a), bool)
+    ia = np.flatnonzero(hit)
+    return a[ia], ia, at[ia]
 
 
 def play_label(variant: dict[str, Any]) -> str:
