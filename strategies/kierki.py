@@ -9,7 +9,9 @@ Penalty deals (B2: tricks, hearts, queens, men, KH, 7th and last, rebel)
     Each deal is one avoidance game with its own price list: a card's price is what
     taking it costs in this deal (:func:`cards_cost`; the rebel adds every category), a
     trick's base price what winning it costs before its cards (:func:`trick_base`: every
-    trick in deal 1, the 7th and the last in deal 6).
+    trick in deal 1, the 7th (or with ``priced_trick=sixth`` the 6th) and the last in
+    deal 6). The prices are the game's ``point_table`` (B1): hsim's, the servers' or the
+    program's.
 
     - Lead: each suit's lowest legal card is scored by the points the lead is expected
       to cost (:func:`expected_cost`): the chance it wins (each seat that may follow is
@@ -80,7 +82,7 @@ from hsim.engine.kierki import (
     deal_penalty_cards,
     deck_mask,
     hand_size,
-    trick_penalty,
+    priced_trick_penalty,
 )
 from hsim.engine.layout import (
     P_KIND,
@@ -94,6 +96,8 @@ from hsim.engine.layout import (
     P_TRUMP,
     P_VOIDS,
     R_ALLOW_NO_TRUMP,
+    R_POINT_TABLE,
+    R_PRICED_TRICK,
     TRUMP_NONE,
     V_HAND,
     V_SEAT,
@@ -129,16 +133,32 @@ def void_count(public, me: int, n: int, first: int, count: int, s: int) -> int:
 # -- penalty deals (B2) -------------------------------------------------------------------
 
 
+@kernel
+def prices_of(public) -> int:
+    """Return the code of the prices the deal is played under, which every price
+    function below takes as ``p``: the ``point_table`` option (B1), the player count and
+    the ``priced_trick`` option, packed as ``(point_table * 2 + n - 3) * 2 + priced_trick``.
+    """
+    n = public[P_N_SEATS]
+    return (public[P_RULES + R_POINT_TABLE] * 2 + n - 3) * 2 + public[P_RULES + R_PRICED_TRICK]
+
+
+@kernel
+def trick_price(kind: int, p: int, cards: int, t: int) -> int:
+    """Return the engine's penalty (<= 0, B2) of trick ``t`` (0-based) holding the cards of
+    mask ``cards`` under the prices ``p`` (:func:`prices_of`)."""
+    return priced_trick_penalty(kind, ((p >> 1) & 1) + 3, cards, t, p >> 2, p & 1)
+
+
 @njit(cache=True)  # not inlined: called at many sites
 def cards_cost(kind: int, p: int, cards: int) -> int:
     """Return what taking the cards of mask ``cards`` costs in a deal of ``kind`` (>= 0):
-    the engine's trick penalty (B2) of those cards, less that of an empty trick.
-
-    ``p``: the player count minus 3 (the index of the B2 point tables).
+    the engine's trick penalty (B2) of those cards, less that of an empty trick, under
+    the prices ``p`` (:func:`prices_of`).
     """
     if cards & PENALTY_CARDS == 0:
         return 0
-    return trick_penalty(kind, p + 3, 0, 0) - trick_penalty(kind, p + 3, cards, 0)
+    return trick_price(kind, p, 0, 0) - trick_price(kind, p, cards, 0)
 
 
 @kernel
@@ -150,9 +170,10 @@ def priced_cards(kind: int) -> int:
 
 
 @njit(cache=True)  # not inlined: called at many sites
-def trick_base(kind: int, n: int, t: int) -> int:
-    """Return what winning trick ``t`` (0-based) costs before its cards (>= 0)."""
-    return -trick_penalty(kind, n, 0, t)
+def trick_base(kind: int, p: int, t: int) -> int:
+    """Return what winning trick ``t`` (0-based) costs before its cards (>= 0) under the
+    prices ``p`` (:func:`prices_of`)."""
+    return -trick_price(kind, p, 0, t)
 
 
 @kernel
@@ -216,7 +237,7 @@ def most_dangerous(kind: int, p: int, cards: int, hand: int, out: int) -> int:
 @kernel
 def expected_cost(
     kind: int,
-    n: int,
+    p: int,
     t: int,
     c: int,
     trick: int,
@@ -231,9 +252,8 @@ def expected_cost(
     ``trick``: the cards already in it; ``followers``: the seats still to play after it
     that may hold its suit, ``voids`` those known void (they discard, ``dump`` each).
     Each follower is taken to play a random outstanding card of the suit: the trick is
-    won when all of them play under ``c``.
+    won when all of them play under ``c``. ``p``: the prices (:func:`prices_of`).
     """
-    p = n - 3
     out_s = out & suit_bits(c // 13)
     n_out = popcount(out_s)
     low = out_s & below(c)
@@ -250,7 +270,7 @@ def expected_cost(
             p_win *= f
     if p_win == 0.0:
         return 0.0
-    cost = float(trick_base(kind, n, t) + cards_cost(kind, p, trick | (1 << c)))
+    cost = float(trick_base(kind, p, t) + cards_cost(kind, p, trick | (1 << c)))
     if k > 0 and n_below > 0:
         cost += cards_cost(kind, p, low) * k / n_below
     cost += voids * dump
@@ -262,7 +282,7 @@ def expected_cost(
 @kernel
 def penalty_lead(public, kind: int, n: int, me: int, hand: int, legal: int, out: int) -> int:
     """Return the lead of a penalty deal with the lowest expected cost (see module doc)."""
-    p = n - 3
+    p = prices_of(public)
     t = public[P_TRICK]
     dump = float(worst_card_cost(kind, p, out))
     # Where every trick may cost (B2.1, B2.7) or one card costs a fortune that its
@@ -280,7 +300,7 @@ def penalty_lead(public, kind: int, n: int, me: int, hand: int, legal: int, out:
         for c in (low, highest_card(mine)):
             if c != low and not shed_high:
                 continue
-            key = expected_cost(kind, n, t, c, 0, out, n - 1 - voids, voids, dump)
+            key = expected_cost(kind, p, t, c, 0, out, n - 1 - voids, voids, dump)
             key -= 0.01 * (c % 13) + 0.001 * (4 - min(length, 4))
             if key < best_key:
                 best_key = key
@@ -291,7 +311,7 @@ def penalty_lead(public, kind: int, n: int, me: int, hand: int, legal: int, out:
 @kernel
 def penalty_follow(public, kind: int, n: int, me: int, hand: int, legal: int, out: int) -> int:
     """Return the card to follow suit with in a penalty deal (see module doc)."""
-    p = n - 3
+    p = prices_of(public)
     t = public[P_TRICK]
     trick = public[P_TRICK_CARDS]
     led = public[P_LED_SUIT]
@@ -302,7 +322,7 @@ def penalty_follow(public, kind: int, n: int, me: int, hand: int, legal: int, ou
     if remaining == 0 and over and kind != KIND_KING_OF_HEARTS:
         # last to play: the cheapest win, the highest card among equals (not in B2.5,
         # where the lead it brings is a risk)
-        base = trick_base(kind, n, t)
+        base = trick_base(kind, p, t)
         best = highest_card(over)
         best_cost = base + cards_cost(kind, p, trick | (1 << best))
         plain = over & ~priced_cards(kind)
@@ -321,7 +341,7 @@ def penalty_follow(public, kind: int, n: int, me: int, hand: int, legal: int, ou
     while m:
         c = lowest_card(m)
         m &= m - 1
-        key = expected_cost(kind, n, t, c, trick, out, remaining - voids, voids, dump)
+        key = expected_cost(kind, p, t, c, trick, out, remaining - voids, voids, dump)
         key -= 0.01 * (c % 13)
         if key < best_key:
             best_key = key
@@ -337,13 +357,13 @@ def penalty_play(public, private, legal: int) -> int:
     me = private[V_SEAT]
     hand = private[V_HAND]
     out = deck_mask(n) & ~public[P_PLAYED] & ~hand
-    p = n - 3
+    p = prices_of(public)
     t = public[P_TRICK]
     live = cards_cost(kind, p, out | hand | public[P_TRICK_CARDS])
-    if live == 0 and trick_base(kind, n, t) == 0:
+    if live == 0 and trick_base(kind, p, t) == 0:
         free = True
         for u in range(t + 1, hand_size(n)):
-            if trick_base(kind, n, u):
+            if trick_base(kind, p, u):
                 free = False
                 break
         if free:

@@ -48,7 +48,7 @@ from hsim.engine.layout import (
     V_SEAT,
 )
 from hsim.model.cards import format_card, parse_mask
-from hsim.model.rules import PRESETS
+from hsim.model.rules import PRESETS, make_rules
 from hsim.play.games import play_range
 from hsim.play.kierki_game import kierki_legal
 from hsim.strategy.contract import StrategyError
@@ -155,6 +155,43 @@ def test_seventh_trick_ducks_and_a_free_trick_sheds_a_high_card():
     assert bot_plays(KIND_SEVENTH_AND_LAST, hand, "9C 3C 5C", played) == "4C"
     # trick 3 costs nothing: last to play, it wins it with its highest card
     assert bot_plays(KIND_SEVENTH_AND_LAST, hand, "9C 3C 5C", t=2) == "AC"
+
+
+@pytest.mark.parametrize("table", ["hsim", "servers", "program"])
+def test_the_priced_trick_follows_the_rules(table):
+    hand = "4C KC AC 2H 3H 4H 5H 6H"
+    # five tricks gone: trick 6 (index 5) costs only with priced_trick=sixth (B2.6)
+    seventh = make_rules("kierki4", {"point_table": table})
+    sixth = make_rules("kierki4", {"point_table": table, "priced_trick": "sixth"})
+    assert bot_plays(KIND_SEVENTH_AND_LAST, hand, "9C 3C 5C", t=5, rules=seventh) == "AC"
+    assert bot_plays(KIND_SEVENTH_AND_LAST, hand, "9C 3C 5C", t=5, rules=sixth) == "4C"
+    # and trick 7 (index 6) only with seventh
+    assert bot_plays(KIND_SEVENTH_AND_LAST, hand, "9C 3C 5C", t=6, rules=seventh) == "4C"
+    assert bot_plays(KIND_SEVENTH_AND_LAST, hand, "9C 3C 5C", t=6, rules=sixth) == "AC"
+
+
+@pytest.mark.parametrize(
+    ("table", "heart", "kh", "qs", "priced"),
+    # docs/rules.md B1: in the rebel deal the KH is a heart, a man and the KH, the QS a
+    # queen; a priced trick of deal 6 costs its item
+    [
+        ("hsim", 20, 20 + 30 + 150, 60, 75),
+        ("servers", 1, 1 + 2 + 18, 5, 10),
+        ("program", 2, 2 + 3 + 16, 5, 9),
+    ],
+)
+def test_the_bot_prices_cards_and_tricks_by_the_rules_point_table(table, heart, kh, qs, priced):
+    from hsim.strategies import kierki as bot
+
+    rules = make_rules("kierki4", {"point_table": table, "rebel": True})
+    public, _ = arrays(KIND_REBEL, "2C", rules=rules)
+    p = bot.prices_of(public)
+    assert bot.cards_cost(KIND_REBEL, p, parse_mask("KH")) == kh
+    assert bot.cards_cost(KIND_REBEL, p, parse_mask("QS")) == qs
+    assert bot.cards_cost(KIND_HEARTS, p, parse_mask("KH QS")) == heart  # hearts only
+    assert bot.trick_base(KIND_SEVENTH_AND_LAST, p, 6) == priced
+    assert bot.trick_base(KIND_SEVENTH_AND_LAST, p, 5) == 0
+    assert bot.trick_base(KIND_SEVENTH_AND_LAST, p, 12) == priced
 
 
 def test_rebel_discards_the_king_of_hearts_first():

@@ -286,7 +286,7 @@ def priced_trick_penalty(
 @kernel
 def trick_penalty(kind: int, n_players: int, trick_cards: int, trick_index: int) -> int:
     """Return :func:`priced_trick_penalty` in hsim's table with the 7th trick priced (B2,
-    the defaults; the Kierki bot weighs cards with it).
+    the defaults).
     """
     return priced_trick_penalty(
         kind, n_players, trick_cards, trick_index, POINT_TABLE_HSIM, PRICED_TRICK_SEVENTH
