@@ -8,6 +8,9 @@ and its threads counted with ``time.process_time``):
 - ``compare-rules``: :func:`hsim.experiments.compare_rules.compare_runs` of the run
   against ``--variant-run`` (a run of the same seed and players under other rules),
   when given;
+- ``atlas``: what ``hsim atlas`` reads of those two runs, the comparison and each run's
+  report and spreads (:func:`hsim.experiments.compare_rules.compare_and_report`; with
+  older code, the comparison, then each run's report and spread);
 - ``duckdb`` and ``pyarrow``: a reference, one grouped aggregation of the same deals
   (seat-deals, points and moons per strategy) in DuckDB (if installed) and in
   pyarrow.compute, single-threaded as the report is.
@@ -38,6 +41,21 @@ elif task == "compare-rules":
     from hsim.experiments.compare_rules import compare_runs
     rules = [open_run(p).rules for p in (run, args["variant"])]
     call = lambda: compare_runs(run, [args["variant"]], rules[0], [rules[1]])
+elif task == "atlas":
+    from hsim.analysis.scan import open_run
+    from hsim.experiments import compare_rules
+    rules = [open_run(p).rules for p in (run, args["variant"])]
+    if hasattr(compare_rules, "compare_and_report"):  # one pass over both runs
+        both = (run, [args["variant"]], rules[0], rules[1:])
+        call = lambda: compare_rules.compare_and_report(*both)
+    else:  # older code: the comparison, then each run's report and spread again
+        from hsim.analysis.report import report_run
+        from hsim.experiments.atlas import spread
+        def call():
+            compare_rules.compare_runs(run, [args["variant"]], rules[0], [rules[1]])
+            for r in (run, args["variant"]):
+                report_run(r)
+                spread(r)
 elif task == "duckdb":
     import duckdb
     con = duckdb.connect()
@@ -94,6 +112,7 @@ def main() -> None:
     }
     if ns.variant_run:
         figures["compare-rules"] = best("compare-rules", variant=ns.variant_run)
+        figures["atlas (two runs)"] = best("atlas", variant=ns.variant_run)
     references = {}
     try:
         import duckdb  # noqa: F401  # deferred: DuckDB is only this benchmark's reference

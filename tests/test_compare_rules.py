@@ -106,6 +106,28 @@ def test_compare_runs_reads_the_same_figures_from_arrow_as_from_frames(compared,
         assert fast[1][0]["play_changed"]["compared"] > 0
 
 
+@pytest.mark.parametrize("rows", [64, 1 << 18])
+def test_compare_and_report_gives_each_runs_report_in_the_same_pass(compared, rows):
+    import numpy as np
+    import pandas as pd
+
+    from hsim.analysis.report import build_report
+    from hsim.analysis.scan import open_run
+    from hsim.experiments.compare_rules import compare_and_report, compare_runs
+
+    out, _ = compared
+    dirs = [out / "base", out / "variant-1", out / "variant-2"]
+    rules = [open_run(d).rules for d in dirs]
+    summary, figures, reports, spreads = compare_and_report(
+        dirs[0], dirs[1:], rules[0], rules[1:], rows=rows
+    )
+    assert (summary, figures) == compare_runs(dirs[0], dirs[1:], rules[0], rules[1:])
+    for d, report, gaps in zip(dirs, reports, spreads, strict=True):
+        assert report == build_report(d)
+        score = pd.read_parquet(d / "games").groupby("game").score
+        assert np.array_equal(gaps, (score.max() - score.min()).to_numpy(float))
+
+
 def test_text_output_and_refusals(compared, tmp_path):
     out, _ = compared
     r = _invoke(

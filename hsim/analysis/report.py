@@ -626,6 +626,16 @@ def report_tally(
                 tally.add_cells(*fast)
             bar.update(len(np.unique(table.column("game").to_numpy())))
     bar.close()
+    return report_dict(folder, tally, rules, rescored=rescoring is not None), tally
+
+
+def report_dict(
+    folder: RunFolder, tally: ReportTally, rules: Rules, rescored: bool = False
+) -> dict[str, Any]:
+    """Return the report of :func:`build_report` from a filled :class:`ReportTally` of
+    ``folder`` under ``rules`` (the run's own rules, or with ``rescored`` a re-scoring's,
+    which leaves out the run's ``--score-also`` comparisons)."""
+    duplicate = bool(folder.manifest.get("duplicate", False))
     played = canonical(folder.rules, folder.manifest.get("rules", {}).get("preset"))
     summary = tally.summary.result()
     out: dict[str, Any] = {
@@ -645,9 +655,9 @@ def report_tally(
     if duplicate:
         out["by_player"] = tally.keys["player"].rows()
     out["warnings"] = censoring_warnings(summary, folder.rules, rules)
-    if rescoring is None and not rules.is_kierki and len(folder.manifest.get("score_also") or []):
+    if not rescored and not rules.is_kierki and len(folder.manifest.get("score_also") or []):
         out["score_also"] = score_also_changes(folder.path)
-    return out, tally
+    return out
 
 
 #: What a winner change is (``hsim report`` on a ``--score-also`` run, compare-rules).

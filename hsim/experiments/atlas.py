@@ -39,12 +39,10 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.frames import interval_dict
-from hsim.analysis.report import report_run
-from hsim.analysis.scan import open_run
 from hsim.analysis.stats import mean_interval
 from hsim.engine.layout import G_DEALS
 from hsim.errors import ConfigError, HsimError
-from hsim.experiments.compare_rules import Variant, compare_runs
+from hsim.experiments.compare_rules import Variant, compare_and_report
 from hsim.experiments.ladder import slug
 from hsim.model.rules import (
     HEARTS_OPTIONS,
@@ -344,18 +342,20 @@ def _play(config: RunConfig, folder: Path, workers, progress, cluster, argv, ove
 
 def measure(config: AtlasConfig, out: Path) -> dict[str, Any]:
     """Return the atlas's figures from its complete run folders in ``out``: settings, then
-    per bot and rule set ``cells`` (see the module doc)."""
+    per bot and rule set ``cells`` (see the module doc). Reads each run once
+    (:func:`hsim.experiments.compare_rules.compare_and_report`)."""
     cells = []
     for k, bot in enumerate(config.bots, 1):
         base_dir = out / config.bot_folder(k, bot)
         sets = config.rule_sets()
         dirs = [base_dir / name for name, _, _ in sets]
-        base_summary, figures = compare_runs(
+        _, figures, reports, spreads = compare_and_report(
             dirs[0], dirs[1:], config.base, [v.rules for v in config.variants]
         )
         changes = [None] + [f["winner_change"]["share"] for f in figures]
-        for (name, rules, _), folder, change in zip(sets, dirs, changes, strict=True):
-            report, _ = report_run(folder)
+        for (name, rules, _), folder, change, report, gaps in zip(
+            sets, dirs, changes, reports, spreads, strict=True
+        ):
             summary = report["summary"]
             cells.append(
                 {
@@ -368,7 +368,7 @@ def measure(config: AtlasConfig, out: Path) -> dict[str, Any]:
                     "moon_rate": summary.get("moon_rate"),
                     "game_length": summary["game_length"],
                     "winning_score": summary["winning_score"],
-                    "spread": spread(folder),
+                    "spread": interval_dict(mean_interval(gaps)) if len(gaps) >= 2 else None,
                     "winner_change": change,
                     "by_seat": [
                         {"seat": r["seat"], "score_per_deal": r["score_per_deal"]}
@@ -381,22 +381,6 @@ def measure(config: AtlasConfig, out: Path) -> dict[str, Any]:
                 }
             )
     return {"settings": config.to_dict(), "cells": cells}
-
-
-def spread(run_dir: Path) -> dict[str, float] | None:
-    """Return the mean over games of the highest final score minus the lowest (points; a
-    small spread: a close game), with its 95% t interval over games; None under 2 games.
-    Reads the games in batches (bounded memory)."""
-    folder = open_run(run_dir)
-    gaps = []
-    for table in folder.batches("games", ["game", "score", "scoring"]):
-        frame = table.to_pandas()
-        if "scoring" in frame.columns:  # the played scoring only (an atlas plays no other)
-            frame = frame[frame["scoring"] == "base"]
-        by_game = frame.groupby("game")["score"]
-        gaps.append((by_game.max() - by_game.min()).to_numpy())
-    values = np.concatenate(gaps) if gaps else np.zeros(0)
-    return interval_dict(mean_interval(values)) if len(values) >= 2 else None
 
 
 #: The figures of the long table (``atlas.parquet``): name, cell key, and per row key.

@@ -36,6 +36,12 @@ from hsim.analysis.frames import (
     jsonable,
     play_differences,
 )
+from hsim.analysis.report import (
+    REPORT_DEAL_COLUMNS,
+    REPORT_GAME_COLUMNS,
+    ReportTally,
+    report_dict,
+)
 from hsim.analysis.scan import BATCH_ROWS, aligned, open_run
 from hsim.model.rules import (
     HEARTS_OPTIONS,
@@ -238,52 +244,116 @@ def compare_runs(
         different strategies in a game.
     """
     folders = [open_run(base_dir), *(open_run(d) for d in variant_dirs)]
-    streams = []
-    for folder in folders:
-        streams.append(folder.batches("games", _GAME_COLUMNS, rows))
-        streams.append(folder.batches("deals", [*_DEAL_COLUMNS, *PLAY_FACTS], rows))
-    all_rules = [base, *variants]
-    summaries = [SummaryTally(r, moons=True) for r in all_rules]
-    winners = [WinnerTally() for _ in variants]
-    changed = [{"deals": 0, "compared": 0} for _ in variants]
-    for batch in aligned(*streams):
+    reading = _Reading(folders, [base, *variants], reports=False)
+    return reading.run(rows, tables)[:2]
+
+
+def compare_and_report(
+    base_dir, variant_dirs: list, base: Rules, variants: list[Rules], rows: int = BATCH_ROWS
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], list[np.ndarray]]:
+    """:func:`compare_runs`, and in the same pass over the runs each run's report and
+    spreads (``hsim atlas`` reads every run once).
+
+    Returns (the base's summary, the variants' figures as :func:`compare_runs`; per run,
+    base first, :func:`hsim.analysis.report.build_report` of it and the spread of each of
+    its games: float64[games], its highest final score minus its lowest, in game order).
+
+    :raises RunFolderError: as :func:`compare_runs`.
+    """
+    folders = [open_run(base_dir), *(open_run(d) for d in variant_dirs)]
+    return _Reading(folders, [base, *variants], reports=True).run(rows, tables=True)
+
+
+class _Reading:
+    """One pass over several runs of the same seeds: the tallies of :func:`compare_runs`
+    and, with ``reports``, each run's :class:`hsim.analysis.report.ReportTally`."""
+
+    def __init__(self, folders, all_rules: list[Rules], reports: bool) -> None:
+        self.folders = folders
+        self.reports = (
+            [ReportTally(f.rules, bool(f.manifest.get("duplicate", False))) for f in folders]
+            if reports
+            else None
+        )
+        self.summaries = [SummaryTally(r, moons=True) for r in all_rules]
+        self.winners = [WinnerTally() for _ in all_rules[1:]]
+        self.changed = [{"deals": 0, "compared": 0} for _ in all_rules[1:]]
+        self.spreads: list[list[np.ndarray]] = [[] for _ in folders]
+
+    def run(self, rows: int, tables: bool):
+        """Read every batch; return (base summary, figures, reports, spreads)."""
+        game_columns, deal_columns = _GAME_COLUMNS, (*_DEAL_COLUMNS, *PLAY_FACTS)
+        if self.reports is not None:
+            game_columns = (*game_columns, *REPORT_GAME_COLUMNS)
+            deal_columns = (*deal_columns, *REPORT_DEAL_COLUMNS)
+        streams = []
+        for folder in self.folders:
+            streams.append(folder.batches("games", game_columns, rows))
+            streams.append(folder.batches("deals", deal_columns, rows))
+        for batch in aligned(*streams):
+            self._add(batch, tables)
+        summaries, winners, changed = self.summaries, self.winners, self.changed
+        figures = [
+            {
+                "play_changed": changed[k - 1],
+                "summary": summaries[k].result(),
+                "winner_change": tally.winner_change().to_dict(),
+                "by_strategy": tally.by_strategy().to_dict("records"),
+                "by_length": tally.by_length().to_dict("records"),
+            }
+            for k, tally in enumerate(winners, 1)
+        ]
+        if self.reports is None:
+            return summaries[0].result(), figures, [], []
+        reports = [
+            report_dict(f, tally, f.rules)
+            for f, tally in zip(self.folders, self.reports, strict=True)
+        ]
+        spreads = [np.concatenate(s) if s else np.zeros(0) for s in self.spreads]
+        return summaries[0].result(), figures, reports, spreads
+
+    def _add(self, batch, tables: bool) -> None:
         frames = []
         played = []
-        for k, folder in enumerate(folders):
+        for k, folder in enumerate(self.folders):
             games = _frame(batch[2 * k])
             if len(games):
                 games = games[_scoring_mask(games, folder.rules, folder.rules)]
             games = games.assign(censored=False)
             frames.append(games)
+            summary = self.summaries[k]
             if tables:
                 deals = DealColumns.of(batch[2 * k + 1])
-                summaries[k].add_games(games)
-                if summaries[k].moons and len(games):
-                    summaries[k].add_moons(*deals.moons(games["game"].unique()))
+                summary.add_games(games)
+                if summary.moons and len(games):
+                    summary.add_moons(*deals.moons(games["game"].unique()))
             else:
                 deals = _frame(batch[2 * k + 1])
                 if "after_end" in deals.columns:
                     deals = deals[~deals["after_end"].to_numpy(bool)]
-                summaries[k].add(games, deals)
+                summary.add(games, deals)
+            if self.reports is not None:
+                self.reports[k].add_table(deals.table, games)
+                if len(games):
+                    self.spreads[k].append(_spreads(games))
             played.append(deals)
-        for k, tally in enumerate(winners, 1):
+        for k, tally in enumerate(self.winners, 1):
             if len(frames[0]) and len(frames[k]):
                 tally.add(compare_games(frames[0], frames[k]))
             if len(played[0]) and len(played[k]):
                 counts = play_changed(played[0], played[k])
                 for key in counts:
-                    changed[k - 1][key] += counts[key]
-    figures = [
-        {
-            "play_changed": changed[k - 1],
-            "summary": summaries[k].result(),
-            "winner_change": tally.winner_change().to_dict(),
-            "by_strategy": tally.by_strategy().to_dict("records"),
-            "by_length": tally.by_length().to_dict("records"),
-        }
-        for k, tally in enumerate(winners, 1)
-    ]
-    return summaries[0].result(), figures
+                    self.changed[k - 1][key] += counts[key]
+
+
+def _spreads(games: pd.DataFrame) -> np.ndarray:
+    """Return per game of a games frame (rows of a game together), in game order, its
+    highest final score minus its lowest (float64)."""
+    game = games["game"].to_numpy()
+    order = np.argsort(game, kind="stable")
+    game, score = game[order], games["score"].to_numpy().astype(np.int64)[order]
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    return (np.maximum.reduceat(score, starts) - np.minimum.reduceat(score, starts)).astype(float)
 
 
 _GAME_COLUMNS = ("game", "seat", "strategy", "scoring", "score", "winner", "place", "deals",
@@ -348,8 +418,9 @@ class DealColumns:
     moon column), ``names`` (the columns present), :meth:`comparable` for the play facts.
     Made from a pyarrow table (:meth:`of`, no pandas) or a frame (:meth:`of_frame`)."""
 
-    def __init__(self, names, column, comparable, frame) -> None:
+    def __init__(self, names, column, comparable, frame, table=None) -> None:
         self.names = set(names)
+        self.table = table
         self.game, self.deal, self.seat = (
             np.asarray(column(c), np.int64) if c in self.names else np.zeros(0, np.int64)
             for c in ("game", "deal", "seat")
@@ -370,6 +441,7 @@ class DealColumns:
             lambda c: table.column(c).to_numpy(),
             lambda c: _comparable_arrow(table.column(c)),
             lambda: _frame(table),
+            table,
         )
 
     @classmethod
