@@ -540,3 +540,13 @@ def test_a_pipelined_engine_failing_names_its_game(mode, said):
     inside = games(["lowcard"] * 4, n=8, seed=5)
     np.testing.assert_array_equal(again[0], inside[0])
     stop_all()
+
+
+def test_a_requests_seed_is_what_integers_would_draw():
+    # EngineStrategy.request_at draws random_raw() >> 1 for speed: the records of engines
+    # that use the seed depend on it being rng.integers(2**63)'s value.
+    for seed in range(3):
+        a = np.random.Generator(np.random.PCG64(seed))
+        b = np.random.Generator(np.random.PCG64(seed))
+        drawn = [int(a.integers(1 << 63)) for _ in range(2000)]
+        assert drawn == [b.bit_generator.random_raw() >> 1 for _ in range(2000)]
