@@ -12,6 +12,7 @@ Each line hsim writes is one JSON request; the program answers each with one JSO
 """
 
 import json
+import os
 import sys
 
 RANKS = "23456789TJQKA"
@@ -37,7 +38,9 @@ def answer(request: dict) -> dict:
     """Return the answer to one request."""
     kind = request["type"]
     if kind == "hello":
-        return {"protocol": 1, "name": "lowcard-client"}
+        # pipeline: it answers each request on its own, in order, so hsim may send
+        # several (of different games) before reading the answers
+        return {"protocol": 1, "name": "lowcard-client", "pipeline": True}
     if kind == "play":
         return {"card": min(request["legal"], key=key)}
     if kind == "pass":
@@ -48,10 +51,19 @@ def answer(request: dict) -> dict:
 
 
 def main() -> None:
-    """Answer requests until hsim closes stdin."""
-    for line in sys.stdin:
-        sys.stdout.write(json.dumps(answer(json.loads(line))) + "\n")
-        sys.stdout.flush()
+    """Answer requests until hsim closes stdin.
+
+    Each read takes every request that has come (several at once when hsim pipelines:
+    see "pipeline" in the hello answer), and their answers go out in one write: hsim
+    then wakes once for all of them.
+    """
+    rest = b""
+    while chunk := os.read(0, 1 << 16):
+        *lines, rest = (rest + chunk).split(b"\n")
+        out = [json.dumps(answer(json.loads(line))) + "\n" for line in lines if line.strip()]
+        if out:
+            sys.stdout.write("".join(out))
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -1,13 +1,16 @@
 """Decisions per second through the engine protocol (docs/protocol.md), against the same
 bot played in process, all in one run.
 
-    python scripts/bench_protocol.py [--games 40]
+    python scripts/bench_protocol.py [--games 40] [--in-flight 1,16]
 
-Four seats play the same seeded games: ``lowcard`` in process (the reference), four
-``examples/engine_client.py`` (Python) engines, four C engines (tests/engines/
-lowcard_client.c, compiled here with cc), and four ``hsim serve lowcard``. All four give
-the same records. Printed per line: decisions, wall seconds, CPU-seconds of hsim and of
-its engines, and decisions per CPU-second of the whole (hsim plus engines).
+Four seats play the same seeded games (one ``play_range`` call, as a tournament's chunk):
+``lowcard`` in the compiled loop (the reference), four ``examples/engine_client.py`` (Python)
+engines, four C engines (tests/engines/lowcard_client.c, compiled here with cc), and four
+``hsim serve lowcard``; each engine line once per ``--in-flight`` value (games played
+interleaved, ``hsim.play.games.IN_FLIGHT``; 1: one request at a time). All give the same
+records. Printed per line: decisions, wall seconds, CPU-seconds of hsim and of its
+engines, decisions per CPU-second of the whole (hsim plus engines) and per wall-second,
+and microseconds of CPU per decision in hsim and in the engines.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ import numpy as np
 from hsim.bridges.engine import process as engine_process
 from hsim.bridges.engine.strategies import EngineStrategy
 from hsim.model.rules import Rules
-from hsim.play.games import PythonDriver
+from hsim.play import games as games_module
+from hsim.play.games import play_range
 from hsim.strategy.loader import load_players
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,40 +43,45 @@ def cpu(who: int) -> float:
 
 
 def measure(spec: str, games: int, counted: list[int]) -> tuple[np.ndarray, str]:
-    driver = PythonDriver(Rules(), load_players([spec] * 4), seed=1)
-    driver.play_game(games)  # start the engines, load the code: not timed
+    players = load_players([spec] * 4)
+    play_range(Rules(), players, 1, games, games + 1)  # start the engines, load the code
     counted[0] = 0
     wall, own, children = (
         time.perf_counter(),
         cpu(resource.RUSAGE_SELF),
         cpu(resource.RUSAGE_CHILDREN),
     )
-    rows = [driver.play_game(g)[0] for g in range(games)]
+    rows = play_range(Rules(), players, 1, 0, games)[0]
     wall = time.perf_counter() - wall
     own = cpu(resource.RUSAGE_SELF) - own
     engine_process.stop_all()  # the engines' CPU counts once they are reaped
     children = cpu(resource.RUSAGE_CHILDREN) - children
-    n = counted[0] or sum(len(r) for r in rows) // 4 * 56  # in process: ~56 a deal
+    n = counted[0] or len(rows) // 4 * 56  # in process: ~56 a deal
     line = (
         f"{n:>7,} decisions  {wall:6.2f} s wall  hsim {own:6.2f} CPU-s  engines "
-        f"{children:6.2f} CPU-s  {n / (own + children):>9,.0f} decisions per CPU-s  "
-        f"{n / wall:>9,.0f} per wall-s"
+        f"{children:6.2f} CPU-s  {n / (own + children):>7,.0f} decisions per CPU-s  "
+        f"{n / wall:>7,.0f} per wall-s  us/decision: hsim {own / n * 1e6:5.1f} "
+        f"engines {children / n * 1e6:5.1f}"
     )
-    return np.concatenate(rows), line
+    return rows, line
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40)
+    parser.add_argument(
+        "--in-flight", default="1,16", help="games in flight per process, comma-separated"
+    )
     args = parser.parse_args()
+    in_flight = [int(k) for k in args.in_flight.split(",")]
     counted = [0]
-    ask = EngineStrategy._ask
+    request_at = EngineStrategy.request_at
 
     def counting(self, *a):
         counted[0] += 1
-        return ask(self, *a)
+        return request_at(self, *a)
 
-    EngineStrategy._ask = counting
+    EngineStrategy.request_at = counting
     python = shlex.quote(sys.executable)
     with tempfile.TemporaryDirectory() as tmp:
         c_engine = Path(tmp) / "lowcard_client"
@@ -81,14 +90,16 @@ def main() -> None:
             [compiler, "-O2", "-o", c_engine, ROOT / "tests/engines/lowcard_client.c"], check=True
         )
         client = shlex.quote(str(ROOT / "examples" / "engine_client.py"))
-        specs = {
-            "lowcard in process": "lowcard",
+        engines = {
             "Python engine": f"engine:{python} {client}",
             "C engine": f"engine:{shlex.quote(str(c_engine))}",
             "hsim serve lowcard": f"engine:{python} -m hsim.cli serve lowcard",
         }
+        runs = [("lowcard compiled loop", "lowcard", 1)]
+        runs += [(f"{label} x{k}", spec, k) for label, spec in engines.items() for k in in_flight]
         reference = None
-        for label, spec in specs.items():
+        for label, spec, k in runs:
+            games_module.IN_FLIGHT = k
             rows, line = measure(spec, args.games, counted)
             same = (
                 ""
@@ -96,7 +107,7 @@ def main() -> None:
                 else ("  same records" if np.array_equal(rows, reference) else "  RECORDS DIFFER")
             )
             reference = rows if reference is None else reference
-            print(f"{label:<20} {line}{same}", flush=True)
+            print(f"{label:<22} {line}{same}", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,9 @@ from click.testing import CliRunner
 from hsim.bridges.engine import protocol
 from hsim.bridges.engine.process import stop_all
 from hsim.cli import main
-from hsim.engine.layout import P_N_PLAYS, P_PLAY_CARD, P_PLAY_SEAT
+from hsim.engine.layout import P_N_PLAYS, P_PLAY_CARD, P_PLAY_SEAT, V_DEALT
 from hsim.model.rules import parse_rules
+from hsim.play import games as games_module
 from hsim.play.games import PythonDriver, play_range
 from hsim.strategy.contract import LoadedStrategy, StrategyError
 from hsim.strategy.loader import load_players
@@ -479,3 +480,73 @@ def test_a_reaper_whose_hsim_is_gone_does_not_start_the_engine(tmp_path):
     )  # fmt: skip
     assert done.returncode == 128 + signal.SIGTERM
     assert engine_processes(mark) == []
+
+
+def dealt_in(rules_text: str, seed: int, game: int, seat: int) -> str:
+    """Return the cards ``seat`` is dealt in deal 0 of ``game`` of run ``seed``, as
+    marked_game.py reads them (names, comma-separated)."""
+    rules = parse_rules(rules_text)
+    driver = PythonDriver(rules, load_players(["lowcard"] * rules.players, rules), seed)
+    driver.start_game(game)
+    driver.next_status()  # deals
+    return ",".join(protocol.names(int(driver.state.private[seat, V_DEALT])))
+
+
+def test_engines_that_pipeline_play_games_interleaved(monkeypatch):
+    seen = []
+    pipelined = games_module._play_pipelined
+
+    def watched(drivers, first, stop):
+        seen.append(len(drivers))
+        return pipelined(drivers, first, stop)
+
+    monkeypatch.setattr(games_module, "_play_pipelined", watched)
+    c = games([engine(CLIENT), "lowcard", engine(CLIENT), "heuristic"], n=20, seed=8)
+    assert seen == [min(games_module.IN_FLIGHT, 20)]
+    monkeypatch.setattr(games_module, "IN_FLIGHT", 1)  # one request at a time
+    one = games([engine(CLIENT), "lowcard", engine(CLIENT), "heuristic"], n=20, seed=8)
+    inside = games(["lowcard", "lowcard", "lowcard", "heuristic"], n=20, seed=8)
+    assert len(seen) == 1  # not pipelined the second time
+    for got in (c, one):
+        np.testing.assert_array_equal(got[0], inside[0])
+        np.testing.assert_array_equal(got[1], inside[1])
+
+
+def test_an_engine_that_does_not_pipeline_gets_one_request_at_a_time(monkeypatch):
+    called = []
+    monkeypatch.setattr(games_module, "_play_pipelined", lambda *a: called.append(a))
+    deals, _ = games([engine(ENGINES / "faulty.py", "fine"), "lowcard", "lowcard", "lowcard"])
+    assert len(deals) > 0 and called == []
+    stop_all()
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [("illegal", "a card the rules do not allow now"), ("hang", "did not answer within 1 s"),
+     ("crash", "exited with code 139")],
+)  # fmt: skip
+def test_a_pipelined_engine_failing_names_its_game(mode, said):
+    marked = dealt_in("classic", 5, 3, 1)
+    spec = engine(ENGINES / "marked_game.py", ROOT / "examples", mode, marked, params="(timeout=1)")
+    players = [engine(CLIENT), spec, engine(CLIENT), "lowcard"]
+    with pytest.raises(StrategyError) as failure:
+        games(players, n=8, seed=5)
+    message = " ".join(str(failure.value).split())
+    assert said in message
+    assert "(seat 1)" in message and "in game 3 of run seed 5" in message
+    # The other engines' answers still owed were not left for the next chunk to read.
+    fine = engine(ENGINES / "marked_game.py", ROOT / "examples", "fine", marked)
+    again = games([engine(CLIENT), fine, engine(CLIENT), "lowcard"], n=8, seed=5)
+    inside = games(["lowcard"] * 4, n=8, seed=5)
+    np.testing.assert_array_equal(again[0], inside[0])
+    stop_all()
+
+
+def test_a_requests_seed_is_what_integers_would_draw():
+    # EngineStrategy.request_at draws random_raw() >> 1 for speed: the records of engines
+    # that use the seed depend on it being rng.integers(2**63)'s value.
+    for seed in range(3):
+        a = np.random.Generator(np.random.PCG64(seed))
+        b = np.random.Generator(np.random.PCG64(seed))
+        drawn = [int(a.integers(1 << 63)) for _ in range(2000)]
+        assert drawn == [b.bit_generator.random_raw() >> 1 for _ in range(2000)]

@@ -539,24 +539,32 @@ class _Seat:
                 ) from _cause(exc)
         # A plain-Python seat sees copies, refreshed before each of its decisions and
         # compared after it: its observation can be written (numpy lets a holder set
-        # ``writeable`` back), but never the engine's state, and a write is caught.
-        self._public = np.empty_like(state.public)
-        self._private = np.empty_like(state.private[seat])
-        public, private = self._public.view(), self._private.view()
+        # ``writeable`` back), but never the engine's state, and a write is caught. An
+        # outside engine's seat (hsim's own code, which only turns the observation into a
+        # request line) reads the table's arrays through read-only views instead.
+        self.guarded = self.player is not None and not callable(
+            getattr(self.player, "start_engine", None)
+        )
+        if self.guarded:
+            self._public = np.empty_like(state.public)
+            self._private = np.empty_like(state.private[seat])
+            public, private = self._public.view(), self._private.view()
+        else:
+            public, private = state.public.view(), state.private[seat].view()
         public.flags.writeable = private.flags.writeable = False
         self.obs = Observation(public, private, rules)
         self.rng: np.random.Generator | None = None
 
     def observe(self) -> None:
         """Refresh a plain-Python seat's observation from the table (before a decision)."""
-        if self.player is not None:
+        if self.guarded:
             np.copyto(self._public, self.state.public)
             np.copyto(self._private, self.state.private[self.seat])
 
     def observation_intact(self) -> bool:
         """Return whether a plain-Python seat left its observation as it was given (after
-        a decision); compiled seats are not checked here."""
-        return self.player is None or (
+        a decision); compiled seats and engine seats are not checked here."""
+        return not self.guarded or (
             np.array_equal(self._public, self.state.public)
             and np.array_equal(self._private, self.state.private[self.seat])
         )
@@ -795,10 +803,112 @@ class PythonDriver:
                 on_deal_end(self)
         return self.rows()
 
+    def engine_seats(self) -> list[int]:
+        """Return the seats played by outside engines (``engine:CMD``): plain-Python
+        players that ask their decisions as request lines
+        (:class:`hsim.bridges.engine.strategies.EngineStrategy`)."""
+        return [
+            seat.seat
+            for seat in self.seats
+            if seat.player is not None and callable(getattr(seat.player, "start_engine", None))
+        ]
+
+    def start_engines(self, game: int) -> None:
+        """Start the engines of :meth:`engine_seats` that are not running (their hello),
+        as their first decision in ``game`` would.
+
+        :raises EngineError: an engine could not start; the message names the seat, the
+            game and the run seed, as a failure at that decision does.
+        """
+        st = self.state
+        for s in self.engine_seats():
+            player = self.seats[s].player
+            try:
+                player.new_game(s, self.rules)
+                player.start_engine()
+            except EngineError as exc:
+                st.hidden[H_DECIDER] = s
+                st.hidden[H_GAME] = game
+                raise EngineError(str(_error(self.players, st, self.seed, str(exc)))) from None
+
+    def pipelined(self) -> bool:
+        """Return whether every plain-Python seat is an engine that is running and takes
+        several requests at once (``"pipeline": true`` in its hello answer), so that
+        games may be played interleaved (:func:`_play_pipelined`)."""
+        engines = self.engine_seats()
+        python = [seat for seat in self.seats if seat.player is not None]
+        return (
+            bool(engines)
+            and len(engines) == len(python)
+            and all(self.seats[s].player.pipelined for s in engines)
+        )
+
+    def decide_steps(self, status: int):
+        """A generator doing :meth:`decide` for a seat whose engine is
+        :meth:`pipelined`: it yields ``(player, line)``, the engine's request, and is
+        sent the engine's answer (a dict) or thrown its failure (an EngineError); it
+        returns the answer's value. Any other seat decides at once (:meth:`decide`).
+
+        :raises StrategyError: as :meth:`decide`.
+        """
+        st = self.state
+        s = int(st.hidden[H_DECIDER])
+        seat = self.seats[s]
+        player = seat.player
+        if player is None or not getattr(player, "pipelined", False):
+            return self.decide(status)
+        # The request is built from the table's own arrays (read, never written): an
+        # engine sees only the line, so no copy to guard is needed.
+        try:
+            legal = 0
+            if status == ST_NEED_PASS:
+                kind = "pass"
+            elif status == ST_NEED_MOON:
+                kind = "moon"
+            elif status == ST_NEED_TRUMP:
+                kind = "trump"
+            else:
+                kind = "play"
+                legal = int(self._legal(st.public, self.rules_array, st.private[s, V_HAND]))
+            line = player.request_at(kind, st.public, st.private[s], legal, seat.rng)
+            said = yield player, line
+            return player.value(kind, said)
+        except GeneratorExit:
+            raise
+        except BaseException as exc:
+            if not strategy_failure(exc):
+                raise
+            if isinstance(exc, EngineError):  # its message says what the engine did
+                raise EngineError(str(_error(self.players, st, self.seed, str(exc)))) from None
+            raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
+
+    def game_steps(self, game: int):
+        """A generator playing game ``game`` as :meth:`play_game` does, yielding at each
+        engine request as :meth:`decide_steps`; it returns the game's (deal rows, game
+        rows).
+
+        :raises StrategyError: as :func:`play_range`.
+        """
+        self.start_game(game)
+        st = self.state
+        while True:
+            status = self.next_status()
+            if status == ST_GAME_OVER:
+                break
+            answer = yield from self.decide_steps(status)
+            self.submit(status, answer)
+            if st.hidden[H_PHASE] == PH_GAME_OVER:
+                break
+        return self.rows()
+
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """Return copies of the deal and game rows written since the game started."""
         h = self.state.hidden
         return self.deal_out[: h[H_DEAL_ROWS]].copy(), self.game_out[: h[H_GAME_ROWS]].copy()
+
+
+#: Games a process plays interleaved when its engines take several requests at once.
+IN_FLIGHT = 16
 
 
 def _play_range_python(
@@ -807,6 +917,14 @@ def _play_range_python(
     driver = PythonDriver(
         rules, players, seed, scorings=scorings, decision_timeout=decision_timeout, plays=plays
     )
+    if decision_timeout is None and stop - first > 1 and driver.engine_seats():
+        driver.start_engines(first)
+        if IN_FLIGHT > 1 and driver.pipelined():
+            drivers = [driver] + [
+                PythonDriver(rules, players, seed, scorings=scorings, plays=plays)
+                for _ in range(min(IN_FLIGHT, stop - first) - 1)
+            ]
+            return _play_pipelined(drivers, first, stop)
     deals, games = [], []
     driver.timer.install()
     try:
@@ -817,3 +935,69 @@ def _play_range_python(
     finally:
         driver.timer.uninstall()
     return _concat(deals, driver.deal_out.shape[1]), _concat(games, GAME_COLS)
+
+
+def _play_pipelined(drivers: list[PythonDriver], first: int, stop: int):
+    """Play games ``first .. stop-1`` interleaved, one game in flight per driver
+    (:meth:`PythonDriver.game_steps`); return their rows in game order, as
+    :func:`_play_range_python` would.
+
+    Each pass sends every engine, in one write, the requests of all the games that wait
+    on it (in game order), then reads its answers in that order: an engine's process
+    wakes once for several decisions. Every game is a pure function of its index (each
+    driver has its own state, seat streams and players), so the records do not depend on
+    the interleaving; an error names the game whose decision failed.
+    """
+    done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    waiting: list[tuple[int, object, PythonDriver, object, bytes]] = []
+    idle = list(reversed(drivers))
+    owing: dict[object, int] = {}  # engine -> answers sent for and not yet read
+
+    def advance(game, steps, driver, said=None, failure=None) -> None:
+        try:
+            player, line = steps.throw(failure) if failure else steps.send(said)
+        except StopIteration as end:
+            done[game] = end.value
+            idle.append(driver)
+            return
+        waiting.append((game, steps, driver, player, line))
+
+    game = first
+    try:
+        while game < stop or waiting:
+            while idle and game < stop:
+                driver = idle.pop()
+                advance(game, driver.game_steps(game), driver)
+                game += 1
+            batch = sorted(waiting, key=lambda item: item[0])
+            waiting.clear()
+            by_engine: dict[object, list] = {}
+            for item in batch:
+                by_engine.setdefault(item[3].engine, []).append(item)
+            for engine, items in by_engine.items():
+                owing[engine] = len(items)
+                try:
+                    items[0][3].send(b"".join(item[4] for item in items))
+                except EngineError as exc:  # the engine is stopped
+                    owing[engine] = 0
+                    g, steps, driver, _, _ = items[0]
+                    advance(g, steps, driver, failure=exc)
+            for engine, items in by_engine.items():
+                for g, steps, driver, player, _ in items:
+                    try:
+                        said = player.receive()
+                    except EngineError as exc:  # the engine is stopped
+                        owing[engine] = 0
+                        advance(g, steps, driver, failure=exc)
+                    owing[engine] -= 1
+                    advance(g, steps, driver, said)
+    except BaseException:
+        # An engine with answers not read would give them to the next chunk's requests.
+        for engine, n in owing.items():
+            if n:
+                engine.stop()
+        raise
+    deal_cols = drivers[0].deal_out.shape[1]
+    deals = [done[g][0] for g in range(first, stop)]
+    games = [done[g][1] for g in range(first, stop)]
+    return _concat(deals, deal_cols), _concat(games, GAME_COLS)

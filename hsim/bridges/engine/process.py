@@ -97,6 +97,7 @@ class EngineProcess:
         self._stderr = collections.deque(maxlen=64)
         self._drain: threading.Thread | None = None
         self._poll: select.poll | None = None
+        self._stdin_fd = -1
 
     @property
     def running(self) -> bool:
@@ -127,6 +128,8 @@ class EngineProcess:
             raise EngineFailure(f"could not be started: {exc.strerror or exc}") from None
         _RUNNING.add(self)
         os.set_blocking(self.proc.stdout.fileno(), False)
+        self._stdin_fd = self.proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)  # several requests at once: never blocks
         self._poll = select.poll()
         self._poll.register(self.proc.stdout.fileno(), select.POLLIN)
         self._drain = threading.Thread(
@@ -167,12 +170,48 @@ class EngineProcess:
         :raises EngineFailure: no answer within ``timeout`` seconds, output closed, the
             process exited, or a line that is not a JSON object.
         """
+        self.send(line, timeout)
+        return self.receive(timeout, limit)
+
+    @property
+    def pipelined(self) -> bool:
+        """Whether the engine said in its hello answer that it takes several requests
+        before answering (``"pipeline": true``, docs/protocol.md): it answers each one
+        on its own, in the order sent."""
+        return self.proc is not None and (self.hello_answer or {}).get("pipeline") is True
+
+    def send(self, lines: bytes, timeout: float) -> None:
+        """Write request ``lines`` (each ending in ``\\n``) without waiting for answers.
+
+        :raises EngineFailure: its input is closed, or it took no bytes for ``timeout``
+            seconds (its stdin pipe full); the process is then killed.
+        """
         ok = False
         try:
-            try:
-                self.proc.stdin.write(line)
-            except (BrokenPipeError, OSError):
-                raise EngineFailure(self._ended("its input closed")) from None
+            view = memoryview(lines)
+            while view:
+                try:
+                    view = view[os.write(self._stdin_fd, view) :]
+                except BlockingIOError:
+                    if not select.select([], [self._stdin_fd], [], timeout)[1]:
+                        raise EngineFailure(
+                            f"did not read its requests within {timeout:g} s (timeout=)"
+                        ) from None
+                except OSError:  # BrokenPipeError among them
+                    raise EngineFailure(self._ended("its input closed")) from None
+            ok = True
+        finally:
+            if not ok:
+                self.stop()
+
+    def receive(self, timeout: float, limit: str = "timeout") -> dict:
+        """Return the engine's next answer line as a JSON object, read within ``timeout``
+        seconds (``limit``: the parameter that sets it, for the message).
+
+        :raises EngineFailure: as :meth:`ask`; the process is then killed.
+        """
+        ok = False
+        try:
             line = self._read_line(time.monotonic() + timeout, timeout, limit)
             try:
                 answer = decode(line, "its answer")

@@ -68,7 +68,10 @@ class Server:
         if self.loaded.kind == "python":
             self.player = self.loaded.python_factory()
         self.last_deal = {}
-        return {"protocol": PROTOCOL, "name": self.loaded.name, "hsim_spec": self.spec}
+        said = {"protocol": PROTOCOL, "name": self.loaded.name, "hsim_spec": self.spec}
+        if self.player is None:  # a compiled bot keeps nothing between requests
+            said["pipeline"] = True
+        return said
 
     def decide(self, message: dict) -> dict:
         """Answer one decision request (``pass``, ``play``, ``moon``, ``trump``)."""

@@ -79,11 +79,12 @@ class EngineStrategy:
         self.hello = hello(text, rules.game, rules.players, __version__)
         self.engine = engine_for(self.argv, seat, text, self.command)
 
-    def _ask(self, kind: str, obs, legal: int, rng) -> int:
+    def start_engine(self) -> None:
+        """Start the engine if it is not running and check its hello answer.
+
+        :raises EngineError: it could not start or answered the hello wrongly.
+        """
         engine = self.engine
-        if engine is None:  # a position set up by hand: no new_game was called
-            self.new_game(obs.seat, obs.rules)
-            engine = self.engine
         try:
             if not engine.running:
                 said = engine.start(self.hello, self.start_timeout)
@@ -93,16 +94,73 @@ class EngineStrategy:
                         f"answered the hello with {said!r}; an engine must answer "
                         f'{{"protocol": {PROTOCOL}, "name": "..."}} (docs/protocol.md)'
                     )
-            public, private = obs.arrays()
-            seed = int(rng.integers(1 << 63))
-            said = engine.ask(request(kind, public, private, legal, seed), self.timeout)
-            try:
-                return answer_value(kind, said)
-            except ProtocolError as exc:
-                engine.stop()
-                raise EngineFailure(str(exc)) from None
         except EngineFailure as exc:
             raise EngineError(str(exc)) from None
+
+    @property
+    def pipelined(self) -> bool:
+        """Whether this seat's engine is running and takes several requests at once."""
+        return self.engine is not None and self.engine.pipelined
+
+    def request(self, kind: str, obs, legal: int, rng) -> bytes:
+        """Return the request line of decision ``kind`` at ``obs`` (the engine started
+        first if it is not running); it draws the request's seed from ``rng``.
+
+        :raises EngineError: the engine could not start.
+        """
+        if self.engine is None:  # a position set up by hand: no new_game was called
+            self.new_game(obs.seat, obs.rules)
+        self.start_engine()
+        public, private = obs.arrays()
+        return self.request_at(kind, public, private, legal, rng)
+
+    def request_at(self, kind: str, public, private, legal: int, rng) -> bytes:
+        """Return the request line of decision ``kind`` for the observation arrays
+        ``public`` and ``private`` (the engine running); its seed is drawn from ``rng``."""
+        # The stream's next word halved: what rng.integers(1 << 63) draws (Lemire's
+        # bounded draw with a power-of-two range never rejects), at a fifth of its cost.
+        return request(kind, public, private, legal, rng.bit_generator.random_raw() >> 1)
+
+    def send(self, lines: bytes) -> None:
+        """Write request ``lines`` to the running engine without reading its answers
+        (an engine that is :attr:`pipelined`: it answers them in order).
+
+        :raises EngineError: it does not take them (see EngineProcess.send).
+        """
+        try:
+            self.engine.send(lines, self.timeout)
+        except EngineFailure as exc:
+            raise EngineError(str(exc)) from None
+
+    def receive(self) -> dict:
+        """Return the engine's next answer (within ``timeout`` seconds).
+
+        :raises EngineError: see EngineProcess.receive.
+        """
+        try:
+            return self.engine.receive(self.timeout)
+        except EngineFailure as exc:
+            raise EngineError(str(exc)) from None
+
+    def value(self, kind: str, said: dict) -> int:
+        """Return hsim's value of the engine's answer ``said`` to a ``kind`` request.
+
+        :raises EngineError: the answer lacks its field or is malformed (the engine is
+            stopped).
+        """
+        try:
+            return answer_value(kind, said)
+        except ProtocolError as exc:
+            self.engine.stop()
+            raise EngineError(str(exc)) from None
+
+    def _ask(self, kind: str, obs, legal: int, rng) -> int:
+        line = self.request(kind, obs, legal, rng)
+        try:
+            said = self.engine.ask(line, self.timeout)
+        except EngineFailure as exc:
+            raise EngineError(str(exc)) from None
+        return self.value(kind, said)
 
     def pass_cards(self, obs, rng) -> int:
         """Return the engine's 3 passed cards (mask)."""
