@@ -16,8 +16,8 @@ plays alike, so a seat that differs shows an advantage of its place) and the moo
 pass direction (moons a seat shoots per deal it plays: in self-play the points per deal
 are the same in every direction, 26 shared by four); and against the base, the
 winner-change rate (the share of games whose winner set differs). They are computed by
-the same code as ``hsim report`` and ``hsim compare-rules``
-(:func:`hsim.analysis.report.report_run`, :func:`hsim.experiments.compare_rules.compare_runs`).
+the same code as ``hsim report`` and ``hsim compare-rules``, in one pass over the runs
+(:func:`hsim.experiments.compare_rules.compare_and_report`).
 
 ``out`` holds ``atlas.json`` (settings, ``status``, and per bot and rule set the figures
 with ``run_dir``, the run folder relative to ``out``), ``atlas.parquet`` (one row per

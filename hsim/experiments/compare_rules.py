@@ -400,8 +400,8 @@ def play_changed(base_deals, deals) -> dict[str, int]:
     differs = np.zeros(len(both), bool)
     for c in cols:
         # As objects: categoricals of two runs compare only with the same categories.
-        a, b = both[f"{c}_a"].astype(object), both[f"{c}_b"].astype(object)
-        same = (a == b).fillna(False).to_numpy(bool) | (a.isna() & b.isna()).to_numpy(bool)
+        x, y = both[f"{c}_a"].astype(object), both[f"{c}_b"].astype(object)
+        same = (x == y).fillna(False).to_numpy(bool) | (x.isna() & y.isna()).to_numpy(bool)
         differs |= ~same
     per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()])
     per_deal = per_deal.any()

@@ -12,6 +12,7 @@ import ctypes
 import signal
 import threading
 import time
+from typing import NoReturn
 
 import numpy as np
 
@@ -712,9 +713,7 @@ class PythonDriver:
         except BaseException as exc:
             if not strategy_failure(exc):
                 raise
-            if isinstance(exc, EngineError):  # its message says what the engine did
-                raise EngineError(str(_error(self.players, st, self.seed, str(exc)))) from None
-            raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
+            self._raise_strategy_error(exc)
         if not self.seats[s].observation_intact():
             raise _error(
                 self.players,
@@ -723,6 +722,15 @@ class PythonDriver:
                 "wrote to its observation (a strategy reads the table and may not change it)",
             )
         return answer
+
+    def _raise_strategy_error(self, exc: BaseException) -> NoReturn:
+        """Raise the strategy failure ``exc`` of the seat ``H_DECIDER`` in game ``H_GAME``
+        as the error naming the game, seat and run seed: an :class:`EngineError` keeps its
+        own message (what the engine did), any other becomes a StrategyError."""
+        st = self.state
+        if isinstance(exc, EngineError):
+            raise EngineError(str(_error(self.players, st, self.seed, str(exc)))) from None
+        raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
 
     def next_status(self) -> int:
         """Move the game on to its next decision; return its ST_NEED_* status (the seat in
@@ -829,7 +837,7 @@ class PythonDriver:
             except EngineError as exc:
                 st.hidden[H_DECIDER] = s
                 st.hidden[H_GAME] = game
-                raise EngineError(str(_error(self.players, st, self.seed, str(exc)))) from None
+                self._raise_strategy_error(exc)
 
     def pipelined(self) -> bool:
         """Return whether every plain-Python seat is an engine that is running and takes
@@ -878,9 +886,7 @@ class PythonDriver:
         except BaseException as exc:
             if not strategy_failure(exc):
                 raise
-            if isinstance(exc, EngineError):  # its message says what the engine did
-                raise EngineError(str(_error(self.players, st, self.seed, str(exc)))) from None
-            raise _error(self.players, st, self.seed, describe(exc)) from _cause(exc)
+            self._raise_strategy_error(exc)
 
     def game_steps(self, game: int):
         """A generator playing game ``game`` as :meth:`play_game` does, yielding at each

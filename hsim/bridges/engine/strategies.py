@@ -155,12 +155,8 @@ class EngineStrategy:
             raise EngineError(str(exc)) from None
 
     def _ask(self, kind: str, obs, legal: int, rng) -> int:
-        line = self.request(kind, obs, legal, rng)
-        try:
-            said = self.engine.ask(line, self.timeout)
-        except EngineFailure as exc:
-            raise EngineError(str(exc)) from None
-        return self.value(kind, said)
+        self.send(self.request(kind, obs, legal, rng))
+        return self.value(kind, self.receive())
 
     def pass_cards(self, obs, rng) -> int:
         """Return the engine's 3 passed cards (mask)."""
