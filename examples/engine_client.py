@@ -9,6 +9,9 @@ its longest suit as trump. Run it at a table (from the checkout's folder):
         --players 'engine:python3 examples/engine_client.py,heuristic,heuristic,heuristic'
 
 Each line hsim writes is one JSON request; the program answers each with one JSON line.
+It reads only a request's ``hand`` and ``legal``, so its hello answer asks for those
+fields alone (``"fields"``): hsim then writes, and this program parses, a short line per
+decision. ``python3 examples/engine_client.py --all-fields`` asks for every field.
 """
 
 import json
@@ -40,7 +43,10 @@ def answer(request: dict) -> dict:
     if kind == "hello":
         # pipeline: it answers each request on its own, in order, so hsim may send
         # several (of different games) before reading the answers
-        return {"protocol": 1, "name": "lowcard-client", "pipeline": True}
+        said = {"protocol": 1, "name": "lowcard-client", "pipeline": True}
+        if "--all-fields" not in sys.argv:
+            said["fields"] = ["hand", "legal"]  # the only fields it reads
+        return said
     if kind == "play":
         return {"card": min(request["legal"], key=key)}
     if kind == "pass":

@@ -1,16 +1,19 @@
 """Decisions per second through the engine protocol (docs/protocol.md), against the same
 bot played in process, all in one run.
 
-    python scripts/bench_protocol.py [--games 40] [--in-flight 1,16]
+    python scripts/bench_protocol.py [--games 200] [--in-flight 1,16]
 
 Four seats play the same seeded games (one ``play_range`` call, as a tournament's chunk):
 ``lowcard`` in the compiled loop (the reference), four ``examples/engine_client.py`` (Python)
-engines, four C engines (tests/engines/lowcard_client.c, compiled here with cc), and four
-``hsim serve lowcard``; each engine line once per ``--in-flight`` value (games played
-interleaved, ``hsim.play.games.IN_FLIGHT``; 1: one request at a time). All give the same
+engines (asking for the two request fields they read, then for every field), four C
+engines (tests/engines/lowcard_client.c, compiled here with cc), and four ``hsim serve
+lowcard``; each engine line once per ``--in-flight`` value (games played interleaved,
+``hsim.play.games.IN_FLIGHT``; 1: one request at a time). All give the same
 records. Printed per line: decisions, wall seconds, CPU-seconds of hsim and of its
 engines, decisions per CPU-second of the whole (hsim plus engines) and per wall-second,
-and microseconds of CPU per decision in hsim and in the engines.
+and microseconds of CPU per decision in hsim and in the engines. The engines' CPU
+includes their start (a Python interpreter and its reaper, some 15 ms each), so
+few games understate them.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ def measure(spec: str, games: int, counted: list[int]) -> tuple[np.ndarray, str]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--games", type=int, default=200)
     parser.add_argument(
         "--in-flight", default="1,16", help="games in flight per process, comma-separated"
     )
@@ -92,6 +95,7 @@ def main() -> None:
         client = shlex.quote(str(ROOT / "examples" / "engine_client.py"))
         engines = {
             "Python engine": f"engine:{python} {client}",
+            "Python, all fields": f"engine:{python} {client} --all-fields",
             "C engine": f"engine:{shlex.quote(str(c_engine))}",
             "hsim serve lowcard": f"engine:{python} -m hsim.cli serve lowcard",
         }

@@ -131,10 +131,63 @@ def test_a_mask_lists_its_cards_in_card_order():
     assert protocol.mask(json.loads(protocol.cards_text(0b1011 << 20)), "x") == 0b1011 << 20
 
 
-@pytest.mark.parametrize("rules_text", ["classic", "classic(moon=new_moon)", "kierki4", "kierki3"])
-def test_four_python_clients_play_exactly_as_lowcard_in_process(rules_text):
+class _FieldsChecker(_Recorder):
+    """A seat that checks, at each observation, that a request holding only some fields
+    is the full request cut down to those fields and ``type``."""
+
+    choices = (["hand", "legal"], ["seed"], [], ["plays", "kind", "table", "voids", "scores"],
+               list(protocol.FIELDS))  # fmt: skip
+
+    def _check(self, kind, obs, legal):
+        public, private = obs.arrays()
+        full = json.loads(protocol.request(kind, public, private, legal, 7))
+        assert set(full) <= set(protocol.FIELDS)
+        for names in self.choices:
+            line = protocol.request(kind, public, private, legal, 7, protocol.Fields(names))
+            wanted = {k: v for k, v in full.items() if k == "type" or k in names}
+            if json.loads(line) != wanted:
+                self.differences.append((kind, names))
+
+
+@pytest.mark.parametrize("rules_text", ["classic(moon=new_moon)", "kierki4", "kierki3"])
+def test_a_request_holds_the_fields_the_engine_asked_for(rules_text):
     rules = parse_rules(rules_text)
-    outside = games([engine(CLIENT)] * rules.players, rules_text)
+    _FieldsChecker.differences = []
+    seat = LoadedStrategy(
+        "fields", "fields", "python", python_factory=_FieldsChecker, games=("hearts", "kierki")
+    )
+    PythonDriver(rules, [seat] * rules.players, 5).play_game(0)
+    assert _FieldsChecker.differences == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [('["hand", "colour"]', "names 'colour', which requests do not have"),
+     ('"hand"', '"fields" must be a list of request field names')],
+)  # fmt: skip
+def test_a_hello_asking_for_unknown_fields_is_a_clean_error(tmp_path, fields, words):
+    script = tmp_path / "fields.py"
+    script.write_text(
+        "import sys\n"
+        "sys.stdin.readline()\n"
+        f'sys.stdout.write(\'{{"protocol": 1, "name": "f", "fields": {fields}}}\\n\')\n'
+        "sys.stdout.flush()\n"
+        "sys.stdin.read()\n"
+    )
+    result = CliRunner().invoke(main, [
+        "tournament", "--players", f"{engine(script)},lowcard,lowcard,lowcard", "--games", "2",
+        "--out", str(tmp_path / "run"), "--no-progress"])  # fmt: skip
+    stop_all()
+    assert result.exit_code == 1, result.output
+    message = " ".join(result.output.split())
+    assert words in message and "(seat 0)" in message and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args", [(), ("--all-fields",)])
+@pytest.mark.parametrize("rules_text", ["classic", "classic(moon=new_moon)", "kierki4", "kierki3"])
+def test_four_python_clients_play_exactly_as_lowcard_in_process(rules_text, args):
+    rules = parse_rules(rules_text)
+    outside = games([engine(CLIENT, *args)] * rules.players, rules_text)
     inside = games(["lowcard"] * rules.players, rules_text)
     assert len(outside[0]) > 0
     np.testing.assert_array_equal(outside[0], inside[0])

@@ -42,7 +42,8 @@ int main(void) {
     int cards[64][2];
     while (fgets(line, sizeof line, stdin)) {
         if (strstr(line, "\"type\":\"hello\"")) {
-            printf("{\"protocol\":1,\"name\":\"c-lowcard\",\"pipeline\":true}\n");
+            printf("{\"protocol\":1,\"name\":\"c-lowcard\",\"pipeline\":true,"
+                   "\"fields\":[\"hand\",\"legal\"]}\n");
         } else if (strstr(line, "\"type\":\"play\"")) {
             int n = list_of("legal", cards), best = 0;
             for (int i = 1; i < n; i++)

@@ -22,12 +22,18 @@ import sys
 import threading
 import time
 
-from hsim.bridges.engine.protocol import MAX_LINE, ProtocolError, decode, encode
+from hsim.bridges.engine.protocol import ALL_FIELDS, MAX_LINE, ProtocolError, decode, encode
 
 #: Seconds an engine has to start and answer the hello.
 START_TIMEOUT_S = 30.0
 #: Bytes of an engine's stderr kept to quote when it fails.
 STDERR_TAIL = 2048
+#: Answer lines of at most SHORT_ANSWER bytes (``{"card": "QS"}``) are decoded once and
+#: kept, up to SHORT_ANSWERS_KEPT of them: an engine repeats the same few dozen lines.
+#: The objects are shared, so no caller changes an answer.
+SHORT_ANSWER = 48
+SHORT_ANSWERS_KEPT = 4096
+_SHORT_ANSWERS: dict[bytes, dict] = {}
 
 
 class EngineFailure(Exception):
@@ -93,7 +99,10 @@ class EngineProcess:
         self.name = name
         self.proc: subprocess.Popen | None = None
         self.hello_answer: dict | None = None
-        self._buffer = b""
+        #: The request fields it reads (its hello answer's "fields"; set by the strategy).
+        self.fields = ALL_FIELDS
+        self._buffer = b""  # the start of a line not yet ended
+        self._lines: collections.deque[bytes] = collections.deque()  # lines not yet read
         self._stderr = collections.deque(maxlen=64)
         self._drain: threading.Thread | None = None
         self._poll: select.poll | None = None
@@ -213,10 +222,14 @@ class EngineProcess:
         ok = False
         try:
             line = self._read_line(time.monotonic() + timeout, timeout, limit)
-            try:
-                answer = decode(line, "its answer")
-            except ProtocolError as exc:
-                raise EngineFailure(str(exc)) from None
+            answer = _SHORT_ANSWERS.get(line)
+            if answer is None:
+                try:
+                    answer = decode(line, "its answer")
+                except ProtocolError as exc:
+                    raise EngineFailure(str(exc)) from None
+                if len(line) <= SHORT_ANSWER and len(_SHORT_ANSWERS) < SHORT_ANSWERS_KEPT:
+                    _SHORT_ANSWERS[line] = answer
             ok = True
             return answer
         finally:
@@ -226,10 +239,8 @@ class EngineProcess:
     def _read_line(self, deadline: float, timeout: float, limit: str) -> bytes:
         fd = self.proc.stdout.fileno()
         while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
-                return line
+            if self._lines:
+                return self._lines.popleft()
             if len(self._buffer) > MAX_LINE:
                 raise EngineFailure(f"wrote more than {MAX_LINE:,} bytes without a newline")
             left = deadline - time.monotonic()
@@ -241,7 +252,8 @@ class EngineProcess:
                 continue
             if not chunk:
                 raise EngineFailure(self._ended("closed its output"))
-            self._buffer += chunk
+            *lines, self._buffer = (self._buffer + chunk).split(b"\n")
+            self._lines.extend(lines)
 
     def _ended(self, what: str) -> str:
         code = None
@@ -262,6 +274,7 @@ class EngineProcess:
         """End the engine: close its input (its signal to exit), wait a moment, kill it."""
         proc, self.proc = self.proc, None
         self._buffer = b""
+        self._lines.clear()
         _RUNNING.discard(self)
         self._poll = None
         if proc is None:

@@ -161,10 +161,127 @@ def cards_text(mask: int) -> str:
     return text
 
 
-def request(kind: str, public: np.ndarray, private: np.ndarray, legal: int, seed: int) -> bytes:
+def _plays(p: list[int], first: int = 0) -> str:
+    """Return the JSON list of the deal's plays from play ``first`` on (``[[1,"KS"],...]``)."""
+    n = p[P_N_PLAYS]
+    seats = p[P_PLAY_SEAT + first : P_PLAY_SEAT + n]
+    cards = p[P_PLAY_CARD + first : P_PLAY_CARD + n]
+    return "[" + ",".join([_PLAY_TEXTS[s][c] for s, c in zip(seats, cards, strict=True)]) + "]"
+
+
+def _per_trick(p: list[int], at: int) -> str:
+    values = p[at : at + MAX_TRICKS]
+    return _ints(values[: _filled(values)])
+
+
+def _per_seat(p: list[int], at: int) -> str:
+    return _ints(p[at : at + p[P_N_SEATS]])
+
+
+def _pass_direction(p: list[int]) -> str:
+    direction = p[P_PASS_DIR]
+    return f'"{PASS_DIRECTIONS[direction]}"' if direction >= 0 else "null"
+
+
+def _trump(p: list[int]) -> str:
+    trump = p[P_TRUMP]
+    return f'"{SUITS[trump]}"' if 0 <= trump < 4 else "null"
+
+
+def _start_rank(p: list[int]) -> str:
+    rank = p[P_START_RANK]
+    return f'"{RANKS[rank]}"' if rank >= 0 else "null"
+
+
+#: Every request field but ``type``, ``legal`` and ``seed``, in the order sent, with the
+#: function that writes its JSON value from the seat's ``public`` and ``private`` lists.
+_FIELDS: dict[str, Any] = {
+    "seat": lambda p, v: str(v[V_SEAT]),
+    "players": lambda p, v: str(p[P_N_SEATS]),
+    "deal": lambda p, v: str(p[P_DEAL]),
+    "hand": lambda p, v: cards_text(v[V_HAND]),
+    "dealt": lambda p, v: cards_text(v[V_DEALT]),
+    "passed": lambda p, v: cards_text(v[V_PASSED]),
+    "received": lambda p, v: cards_text(v[V_RECEIVED]),
+    "pass_direction": lambda p, v: _pass_direction(p),
+    "trick": lambda p, v: str(p[P_TRICK]),
+    "leader": lambda p, v: str(p[P_LEADER]),
+    "current_trick": lambda p, v: _plays(p, p[P_N_PLAYS] - p[P_TRICK_LEN]),
+    "plays": lambda p, v: _plays(p),
+    "trick_leaders": lambda p, v: _per_trick(p, P_TRICK_LEADER),
+    "trick_winners": lambda p, v: _per_trick(p, P_TRICK_WINNER),
+    "points": lambda p, v: _per_seat(p, P_POINTS),
+    "tricks_won": lambda p, v: _per_seat(p, P_TRICKS_WON),
+    "taken": lambda p, v: (
+        "[" + ",".join(cards_text(m) for m in p[P_TAKEN : P_TAKEN + p[P_N_SEATS]]) + "]"
+    ),
+    "voids": lambda p, v: (
+        "[" + ",".join(_SUIT_LETTERS[m & 15] for m in p[P_VOIDS : P_VOIDS + p[P_N_SEATS]]) + "]"
+    ),
+    "scores": lambda p, v: _per_seat(p, P_SCORES),
+    "hearts_broken": lambda p, v: "true" if p[P_HEARTS_BROKEN] else "false",
+    "moon_shooter": lambda p, v: str(p[P_MOON_SHOOTER]),
+}
+#: Kierki's fields (sent only in a Kierki game), after ``legal``.
+_KIERKI_FIELDS: dict[str, Any] = {
+    "kind": lambda p, v: f'"{KIND_NAMES[p[P_KIND]]}"',
+    "dealer": lambda p, v: str(p[P_DEALER]),
+    "trump": lambda p, v: _trump(p),
+    "trump_chooser": lambda p, v: str(p[P_TRUMP_CHOOSER]),
+    "lottery_start_rank": lambda p, v: _start_rank(p),
+    "lottery_out": lambda p, v: _per_seat(p, P_OUT),
+    "table": lambda p, v: cards_text(p[P_PLAYED]),  # the lottery's layout; every card played
+}
+#: The name of every request field.
+FIELDS = ("type", *_FIELDS, "seed", "legal", *_KIERKI_FIELDS)
+
+
+class Fields:
+    """The request fields an engine reads (docs/protocol.md, ``"fields"`` in the hello
+    answer): ``type`` always, the rest as chosen. ``names``: the chosen field names, or
+    None for all of them.
+
+    :raises ProtocolError: ``names`` is not a list of strings, or names a field that
+        requests do not have.
+    """
+
+    def __init__(self, names: Any = None) -> None:
+        if names is None:
+            names = FIELDS
+        if not isinstance(names, list | tuple) or not all(isinstance(x, str) for x in names):
+            raise ProtocolError(
+                '"fields" must be a list of request field names, e.g. ["hand", "legal"]'
+            )
+        unknown = sorted(set(names) - set(FIELDS))
+        if unknown:
+            raise ProtocolError(
+                f'"fields" names {", ".join(map(repr, unknown))}, which requests do not '
+                f"have (they have: {', '.join(FIELDS)})"
+            )
+        chosen = set(names)
+        self.names = frozenset(chosen | {"type"})
+        self.common = tuple((f',"{k}":', f) for k, f in _FIELDS.items() if k in chosen)
+        self.kierki = tuple((f',"{k}":', f) for k, f in _KIERKI_FIELDS.items() if k in chosen)
+        self.seed = "seed" in chosen
+        self.legal = "legal" in chosen
+
+
+#: Every field: what an engine gets unless its hello answer names ``"fields"``.
+ALL_FIELDS = Fields()
+
+
+def request(
+    kind: str,
+    public: np.ndarray,
+    private: np.ndarray,
+    legal: int,
+    seed: int,
+    fields: Fields = ALL_FIELDS,
+) -> bytes:
     """Return the request line (JSON, ``\n``-terminated) for decision ``kind`` (PASS,
     PLAY, MOON, TRUMP) of the seat whose observation is ``public`` (int64, PUBLIC_LEN)
-    and ``private`` (int64, PRIVATE_LEN); docs/protocol.md lists its fields.
+    and ``private`` (int64, PRIVATE_LEN); docs/protocol.md lists its fields. ``fields``:
+    the fields to send (``type`` always; docs/protocol.md, "fields").
 
     legal: the legal cards' mask (PLAY only). seed: 0..2**63-1, for an engine that draws
     random numbers (drawn from the seat's own stream: reproducible, and no key to the deal).
@@ -173,85 +290,14 @@ def request(kind: str, public: np.ndarray, private: np.ndarray, legal: int, seed
     """
     p = public.tolist()
     v = private.tolist()
-    n = p[P_N_SEATS]
-    n_plays = p[P_N_PLAYS]
-    seats = p[P_PLAY_SEAT : P_PLAY_SEAT + n_plays]
-    cards = p[P_PLAY_CARD : P_PLAY_CARD + n_plays]
-    plays = [_PLAY_TEXTS[s][c] for s, c in zip(seats, cards, strict=True)]
-    leaders = p[P_TRICK_LEADER : P_TRICK_LEADER + MAX_TRICKS]
-    winners = p[P_TRICK_WINNER : P_TRICK_WINNER + MAX_TRICKS]
-    direction = p[P_PASS_DIR]
-    parts = [
-        '{"type":',
-        _KINDS[kind],
-        ',"seat":',
-        str(v[V_SEAT]),
-        ',"players":',
-        str(n),
-        ',"deal":',
-        str(p[P_DEAL]),
-        ',"hand":',
-        cards_text(v[V_HAND]),
-        ',"dealt":',
-        cards_text(v[V_DEALT]),
-        ',"passed":',
-        cards_text(v[V_PASSED]),
-        ',"received":',
-        cards_text(v[V_RECEIVED]),
-        ',"pass_direction":',
-        f'"{PASS_DIRECTIONS[direction]}"' if direction >= 0 else "null",
-        ',"trick":',
-        str(p[P_TRICK]),
-        ',"leader":',
-        str(p[P_LEADER]),
-        ',"current_trick":[',
-        ",".join(plays[n_plays - p[P_TRICK_LEN] :] if n_plays else ()),
-        '],"plays":[',
-        ",".join(plays),
-        '],"trick_leaders":',
-        _ints(leaders[: _filled(leaders)]),
-        ',"trick_winners":',
-        _ints(winners[: _filled(winners)]),
-        ',"points":',
-        _ints(p[P_POINTS : P_POINTS + n]),
-        ',"tricks_won":',
-        _ints(p[P_TRICKS_WON : P_TRICKS_WON + n]),
-        ',"taken":[',
-        ",".join(cards_text(m) for m in p[P_TAKEN : P_TAKEN + n]),
-        '],"voids":[',
-        ",".join(_SUIT_LETTERS[m & 15] for m in p[P_VOIDS : P_VOIDS + n]),
-        '],"scores":',
-        _ints(p[P_SCORES : P_SCORES + n]),
-        ',"hearts_broken":',
-        "true" if p[P_HEARTS_BROKEN] else "false",
-        ',"moon_shooter":',
-        str(p[P_MOON_SHOOTER]),
-        ',"seed":',
-        str(seed),
-    ]
-    if kind == PLAY:
-        parts += ',"legal":', cards_text(legal)
-    kind_code = p[P_KIND]
-    if kind_code >= 0:  # Kierki
-        trump, rank = p[P_TRUMP], p[P_START_RANK]
-        parts += (
-            ',"kind":"',
-            KIND_NAMES[kind_code],
-            '","dealer":',
-            str(p[P_DEALER]),
-            ',"trump":',
-            f'"{SUITS[trump]}"' if 0 <= trump < 4 else "null",
-            ',"trump_chooser":',
-            str(p[P_TRUMP_CHOOSER]),
-            ',"lottery_start_rank":',
-            f'"{RANKS[rank]}"' if rank >= 0 else "null",
-            ',"lottery_out":',
-            _ints(p[P_OUT : P_OUT + n]),
-            ',"table":',
-            cards_text(p[P_PLAYED]),  # the lottery's layout; every card played
-        )
-    parts.append("}\n")
-    return "".join(parts).encode()
+    parts = [key + write(p, v) for key, write in fields.common]
+    if fields.seed:
+        parts.append(f',"seed":{seed}')
+    if kind == PLAY and fields.legal:
+        parts.append(',"legal":' + cards_text(legal))
+    if p[P_KIND] >= 0:  # Kierki
+        parts += [key + write(p, v) for key, write in fields.kierki]
+    return ('{"type":' + _KINDS[kind] + "".join(parts) + "}\n").encode()
 
 
 def _ints(values: list[int]) -> str:

@@ -17,6 +17,7 @@ from hsim.bridges.engine.protocol import (
     PLAY,
     PROTOCOL,
     TRUMP,
+    Fields,
     ProtocolError,
     answer_value,
     hello,
@@ -94,6 +95,11 @@ class EngineStrategy:
                         f"answered the hello with {said!r}; an engine must answer "
                         f'{{"protocol": {PROTOCOL}, "name": "..."}} (docs/protocol.md)'
                     )
+                try:
+                    engine.fields = Fields(said.get("fields"))
+                except ProtocolError as exc:
+                    engine.stop()
+                    raise EngineFailure(f"answered the hello wrongly: {exc}") from None
         except EngineFailure as exc:
             raise EngineError(str(exc)) from None
 
@@ -119,7 +125,8 @@ class EngineStrategy:
         ``public`` and ``private`` (the engine running); its seed is drawn from ``rng``."""
         # The stream's next word halved: what rng.integers(1 << 63) draws (Lemire's
         # bounded draw with a power-of-two range never rejects), at a fifth of its cost.
-        return request(kind, public, private, legal, rng.bit_generator.random_raw() >> 1)
+        seed = rng.bit_generator.random_raw() >> 1
+        return request(kind, public, private, legal, seed, self.engine.fields)
 
     def send(self, lines: bytes) -> None:
         """Write request ``lines`` to the running engine without reading its answers
