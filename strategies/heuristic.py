@@ -99,8 +99,8 @@ from hsim.engine.hearts import (
     card_value_at,
     costly_mask_at,
     deal_bonus_card,
+    deal_deck,
     deal_penalty_points,
-    deck_of,
     game_score,
     jack_taker_of,
     least_costly,
@@ -862,7 +862,7 @@ def play_at(public, private, legal, rng, params):
         return lowest_card(legal)
     me = private[V_SEAT]
     hand = private[V_HAND]
-    out = deck_of(seats_of(public)) & ~public[P_PLAYED] & ~hand  # 3 seats: no 2D (A1.1)
+    out = deal_deck(public) & ~public[P_PLAYED] & ~hand  # 3 seats: removed_card out (A1.1)
     n = public[P_TRICK_LEN]
     shoot = shooting(public, private, hand, out, params)
     threat = -1 if shoot else moon_threat(public, me, params)

@@ -109,8 +109,8 @@ from hsim.engine.hearts import (
     bonus_card,
     costly_mask_at,
     deal_bonus_card,
+    deal_deck,
     deal_penalty_points,
-    deck_of,
     game_end,
     hand_size,
     jack_taker_of,
@@ -259,7 +259,7 @@ def sample_hands(public, private, rng, hands):
         cap[public[P_PLAY_SEAT + i]] -= 1
     hands[me] = private[V_HAND]
     cap[me] = 0
-    unknown = deck_of(n) & ~played & ~private[V_HAND]
+    unknown = deal_deck(public) & ~played & ~private[V_HAND]
     direction = public[P_PASS_DIR]
     if direction != PASS_HOLD and private[V_PASSED] != 0:
         to = pass_target(me, direction, n)
@@ -968,7 +968,7 @@ def pimc_values(
     priv0 = np.zeros((4, PRIVATE_LEN), np.int64)
     priv = np.zeros((4, PRIVATE_LEN), np.int64)
     hparams = HEURISTIC_PARAMS.copy()  # writable, as the play signature wants
-    live = (deck_of(seats_of(public)) & ~public[P_PLAYED]) | public[P_TRICK_CARDS]
+    live = (deal_deck(public) & ~public[P_PLAYED]) | public[P_TRICK_CARDS]
     reps = 0
     moves = legal
     while moves:
@@ -1216,7 +1216,7 @@ def moon_stops(public, private, legal):
         hearts = legal & HEARTS_MASK
         if hearts:
             top = highest_card(hearts)
-            out = deck_of(seats_of(public)) & ~public[P_PLAYED] & ~private[V_HAND]
+            out = deal_deck(public) & ~public[P_PLAYED] & ~private[V_HAND]
             if out & HEARTS_MASK and out & HEARTS_MASK & ~((2 << top) - 1) == 0:
                 return 1 << top
         return legal

@@ -31,7 +31,7 @@ from numba import njit
 
 from hsim.engine._numba import kernel
 from hsim.engine.bits import lowest_card, popcount, suit_bits
-from hsim.engine.hearts import HEARTS_MASK, HIGH_SPADES, QS_BIT, deck_of, seats_of
+from hsim.engine.hearts import HEARTS_MASK, HIGH_SPADES, QS_BIT, deal_deck, seats_of
 from hsim.engine.layout import (
     P_LED_SUIT,
     P_PLAYED,
@@ -112,7 +112,7 @@ def play_at(public, private, legal, rng, params):
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     hand = private[V_HAND]
-    out = deck_of(seats_of(public)) & ~public[P_PLAYED] & ~hand  # 3 seats: no 2D (A1.1)
+    out = deal_deck(public) & ~public[P_PLAYED] & ~hand  # 3 seats: removed_card out (A1.1)
     if not shooting(public, private, hand, out, params):
         # heuristic's own moon test is stricter than ours (a subset): it does not shoot
         return heuristic.play_at(public, private, legal, rng, params)

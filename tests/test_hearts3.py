@@ -1,7 +1,8 @@
 """Hearts for 3 players (docs/rules.md A1.1, ``players=3``, preset ``hearts3``): the deal
-without the 2D, 17 cards and tricks, the 2C's lead, the pass cycle left, right, hold, the
-moon over 3 seats, perft against a brute force written here, conservation of points over
-random games, every built-in bot's legality, and reproducibility whatever the workers."""
+without the 2D (or the ``removed_card``), 17 cards and tricks, the 2C's (3C's) lead, the
+pass cycle left, right, hold, the moon over 3 seats, perft against a brute force written
+here, conservation of points over random games, every built-in bot's legality, and
+reproducibility whatever the workers."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ from hsim.engine.layout import (
 from hsim.engine.perft import perft
 from hsim.errors import RulesError
 from hsim.model.cards import FULL_DECK, format_mask, mask_of, parse_card
-from hsim.model.rules import PRESETS, Rules, make_rules, parse_rules
+from hsim.model.notation import parse_deal
+from hsim.model.rules import PRESETS, Rules, ineffective_options, make_rules, parse_rules
 from hsim.play.games import play_range
 from hsim.play.position import Position
 from hsim.runner.config import RunConfig
@@ -89,6 +91,22 @@ def test_dealt_games_leave_out_the_2d_and_give_17_cards():
     assert (d[:, :, D_TRICKS].sum(axis=1) == 17).all()
 
 
+@pytest.mark.parametrize("removed", ["2D", "2C", "2S"])
+def test_removed_card_leaves_that_card_out(removed):
+    """docs/rules.md A1.1, option ``removed_card``: that card is never dealt."""
+    out = parse_card(removed)
+    deals, _ = play(Rules(players=3, removed_card=removed), ["random"] * 3, 20, seed=4)
+    hands = deals_of(deals)[:, :, D_HAND]
+    assert all(bin(int(h)).count("1") == 17 for h in hands.ravel())
+    for deal in hands:
+        assert int(deal[0]) | int(deal[1]) | int(deal[2]) == FULL_DECK & ~(1 << out)
+    assert ineffective_options(Rules(players=3, removed_card=removed)) == []
+    if removed != "2D":
+        assert ineffective_options(Rules(removed_card=removed)) == [
+            "removed_card has effect only with players=3"
+        ]
+
+
 # Seat 1 holds the 2C; seat 0 holds every heart, the QS, AS, KS and the AC: it wins
 # every trick whatever the others play (spades and clubs above all of theirs, hearts
 # never followed) and takes all 26 points.
@@ -110,6 +128,31 @@ def test_the_2c_leads_and_a_hand_must_be_17_cards_without_the_2d():
         Position.from_hands(with_2d, "hold", H3)
     with pytest.raises(ValueError, match="17"):
         Position.from_hands([h[3:] for h in MOON_HANDS], "hold", H3)
+
+
+def test_without_the_2c_the_3c_leads():
+    """docs/rules.md A1.1 and A1.3, ``removed_card=2C``: the 2C is out and the 3C holder
+    leads the 3C (any club with ``lead_any_club``); a hand holding the 2C is refused."""
+    no_2c = [MOON_HANDS[0], MOON_HANDS[1].replace("2C", "2D"), MOON_HANDS[2]]
+    rules = Rules(players=3, removed_card="2C")
+    p = Position.from_hands(no_2c, "hold", rules)
+    assert p.to_act == 1 and int(p.legal()) == mask_of([parse_card("3C")])
+    p.play("3C")
+    assert p.to_act == 2 and int(p.legal()) == mask_of(
+        [parse_card(c) for c in ("8C", "9C", "TC", "JC", "QC", "KC")]
+    )
+    free = Position.from_hands(
+        no_2c, "hold", Rules(players=3, removed_card="2C", lead_any_club=True)
+    )
+    assert format_mask(int(free.legal())) == "3C 4C 5C 6C 7C"
+    with pytest.raises(ValueError, match="removed_card=2C leaves the 2C out"):
+        Position.from_hands(MOON_HANDS, "hold", rules)
+    with pytest.raises(ValueError, match="removed_card=2D leaves the 2D out"):
+        Position.from_hands(no_2c, "hold", H3)
+    assert len(parse_deal("/".join(h.replace(" ", "") for h in no_2c))) == 3
+    no_5h = [MOON_HANDS[0].replace("5H", "2D"), MOON_HANDS[1], MOON_HANDS[2]]
+    with pytest.raises(ValueError, match="leaves out the 2D, 2C or 2S"):
+        parse_deal("/".join(h.replace(" ", "") for h in no_5h))
 
 
 @pytest.mark.parametrize(
@@ -174,15 +217,16 @@ def test_pass_directions_by_deal(passing, directions):
 # -- perft against a brute force ------------------------------------------------------------
 
 
-def brute_legal(hands, trick, first_trick, broken):
+def brute_legal(hands, trick, first_trick, broken, opening):
     """The legal cards of the seat to act, written from docs/rules.md A1.3-A1.6 with the
-    default options (no engine code): 2C leads trick 1; follow suit; no points on trick
-    1 while holding another card, and QS when only points are held; no heart lead while
-    unbroken unless only hearts (a hand of hearts and the QS leads the QS)."""
+    default options (no engine code): ``opening`` (the 2C, or 3C without it) leads trick
+    1; follow suit; no points on trick 1 while holding another card, and QS when only
+    points are held; no heart lead while unbroken unless only hearts (a hand of hearts
+    and the QS leads the QS)."""
     hand = hands[trick["to_act"]]
     if not trick["cards"]:
         if first_trick:
-            return {c for c in hand if c == parse_card("2C")}
+            return {c for c in hand if c == opening}
         if broken:
             return set(hand)
         others = {c for c in hand if c // 13 != 3}
@@ -221,23 +265,27 @@ def brute_play(state, card):
     return {"hands": hands, "trick": trick, "broken": broken, "trick_no": trick_no}
 
 
-def brute_count(state, depth):
+def brute_count(state, depth, opening):
     if depth == 0:
         return 1
     if state["trick_no"] >= 17:
         return 0
-    legal = brute_legal(state["hands"], state["trick"], state["trick_no"] == 0, state["broken"])
-    return sum(brute_count(brute_play(state, c), depth - 1) for c in legal)
+    legal = brute_legal(
+        state["hands"], state["trick"], state["trick_no"] == 0, state["broken"], opening
+    )
+    return sum(brute_count(brute_play(state, c), depth - 1, opening) for c in legal)
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_perft_equals_a_brute_force_on_random_three_seat_positions(seed):
+@pytest.mark.parametrize(("seed", "removed"), [(0, "2D"), (1, "2D"), (2, "2D"), (3, "2C"),
+                                               (4, "2C"), (5, "2S")])  # fmt: skip
+def test_perft_equals_a_brute_force_on_random_three_seat_positions(seed, removed):
     rng = random.Random(seed)
-    deck = [c for c in range(52) if c != TWO_D]
+    deck = [c for c in range(52) if c != parse_card(removed)]
     rng.shuffle(deck)
     hands = [deck[17 * s : 17 * s + 17] for s in range(3)]
-    p = Position.from_hands(hands, "hold", H3)
-    leader = next(s for s in range(3) if parse_card("2C") in hands[s])
+    p = Position.from_hands(hands, "hold", Rules(players=3, removed_card=removed))
+    opening = parse_card("3C" if removed == "2C" else "2C")
+    leader = next(s for s in range(3) if opening in hands[s])
     state = {
         "hands": [set(h) for h in hands],
         "trick": {"cards": [], "seats": [], "to_act": leader},
@@ -245,7 +293,9 @@ def test_perft_equals_a_brute_force_on_random_three_seat_positions(seed):
         "trick_no": 0,
     }
     for _ in range(rng.randrange(0, 40)):  # walk into the deal, both models in step
-        legal = brute_legal(state["hands"], state["trick"], state["trick_no"] == 0, state["broken"])
+        legal = brute_legal(
+            state["hands"], state["trick"], state["trick_no"] == 0, state["broken"], opening
+        )
         assert set(p.legal()) == legal
         card = rng.choice(sorted(legal))
         p.play(card)
@@ -253,7 +303,7 @@ def test_perft_equals_a_brute_force_on_random_three_seat_positions(seed):
     assert p.to_act == state["trick"]["to_act"]
     for depth in (1, 2, 3, 4):
         assert int(perft(p.state.public, p.state.private, p.rules_array, depth)) == brute_count(
-            state, depth
+            state, depth, opening
         )
 
 
@@ -271,8 +321,13 @@ def test_perft_stops_at_the_end_of_17_tricks():
 
 @pytest.mark.parametrize(
     "rules",
-    [H3, Rules(players=3, omnibus=True, no_trick_bonus="no_points", moon="new_moon")],
-    ids=["classic", "options"],
+    [
+        H3,
+        Rules(players=3, omnibus=True, no_trick_bonus="no_points", moon="new_moon"),
+        Rules(players=3, removed_card="2C"),
+        Rules(players=3, removed_card="2S"),
+    ],
+    ids=["classic", "options", "no_2c", "no_2s"],
 )
 def test_points_are_conserved_over_thousands_of_random_games(rules):
     deals, games = play(rules, ["random"] * 3, 2000, seed=11)
@@ -313,9 +368,11 @@ def test_points_are_conserved_over_thousands_of_random_games(rules):
 )
 def test_every_builtin_bot_plays_legally(specs, games):
     # The engine validates every pass and play and raises StrategyError on a bad one.
-    deals, _ = play(Rules(players=3, omnibus=True), specs, games, seed=3)
-    d = deals_of(deals)
-    assert (d[:, :, D_POINTS].sum(axis=1) == 26).all()
+    for removed in ("2D", "2C"):
+        rules = Rules(players=3, omnibus=True, removed_card=removed)
+        deals, _ = play(rules, specs, games, seed=3)
+        d = deals_of(deals)
+        assert (d[:, :, D_POINTS].sum(axis=1) == 26).all()
 
 
 def test_heuristic_beats_random_with_three_seats():

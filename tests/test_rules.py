@@ -206,9 +206,9 @@ def test_every_option_code_is_its_index_in_the_allowed_values():
             assert vector.to_array()[RULE_INDEX[name]] == constant
             names += 1
     # passing 4, first-trick 2 + 2, heart points 2, moon 5, omnibus card 2, bonus 3, end 2,
-    # game 2; B: trump chooser 2, lottery leader 2, heart-lead ban 3, point table 3, priced
-    # trick 2
-    assert names == 36
+    # removed card 3, game 2; B: trump chooser 2, lottery leader 2, heart-lead ban 3, point
+    # table 3, priced trick 2
+    assert names == 39
     # Kierki's kernels take their codes from the same derivation.
     assert kierki.LOTTERY_LEADER_DEALER is layout.LOTTERY_LEADER_DEALER
     assert kierki.HEART_LEAD_BAN_KING == layout.HEART_LEAD_BAN_KING_OF_HEARTS

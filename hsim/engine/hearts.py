@@ -9,10 +9,11 @@ Design notes
   change the values (A1.8, :func:`penalty_points`).
 - Pass directions are 0 left (to seat + 1), 1 right (seat - 1), 2 across (seat + 2),
   3 hold (A1.2).
-- Seats: 4, or 3 with ``players=3`` (A1.1): the 2D leaves the deck, 17 cards each and 17
-  tricks, and ``passing=cycle`` goes left, right, hold. Kernels read the count from
-  ``public[P_N_SEATS]`` (:func:`seats_of`) or the rules vector (:func:`rules_seats`);
-  with 4 seats every kernel does what it did before 3 seats existed.
+- Seats: 4, or 3 with ``players=3`` (A1.1): one card leaves the deck (``removed_card``,
+  the 2D by default), 17 cards each and 17 tricks, and ``passing=cycle`` goes left,
+  right, hold. Kernels read the count from ``public[P_N_SEATS]`` (:func:`seats_of`) or
+  the rules vector (:func:`rules_seats`); with 4 seats every kernel does what it did
+  before 3 seats existed.
 - Hearts are broken from the moment a heart is played, the current trick included, and
   this is tracked whatever ``hearts_must_be_broken`` says (A1.6); with
   ``first_trick_breaks_hearts=false`` nothing played to trick 1 breaks them.
@@ -92,6 +93,9 @@ from hsim.engine.layout import (
     R_QUEEN_BREAKS_HEARTS,
     R_QUEEN_POINTS,
     R_QUEEN_WAITS,
+    R_REMOVED_CARD,
+    REMOVED_CARD_2C,
+    REMOVED_CARD_2S,
     RULES_LEN,
     V_HAND,
     V_PASSED,
@@ -121,8 +125,8 @@ from hsim.model.cards import (  # noqa: F401  (re-exported)
 N_SEATS = 4  # the classic game's seats; kernels read a game's own (seats_of, rules_seats)
 N_TRICKS = 13  # the classic game's tricks; hand_size gives a game's own
 ALL_CARDS = FULL_DECK
-TWO_DIAMONDS = 13  # the card 3-player Hearts leaves out (A1.1)
-DECK_3 = FULL_DECK & ~(1 << TWO_DIAMONDS)  # 51 cards, 17 for each of 3 seats
+TWO_DIAMONDS = 13  # the card 3-player Hearts leaves out by default (A1.1, removed_card)
+TWO_SPADES = 26
 HIGH_SPADES = (1 << KING_SPADES) | (1 << ACE_SPADES)  # KS and AS, the cards over QS
 POINTS_MASK = HEARTS_MASK | QS_BIT  # A1.8: the cards that carry points
 
@@ -150,10 +154,43 @@ def hand_size(n: int) -> int:
 
 
 @kernel
-def deck_of(n: int) -> int:
-    """Return the mask of the cards dealt to ``n`` seats: all 52, or all but the 2D for 3
-    (A1.1)."""
-    return DECK_3 if n == 3 else ALL_CARDS
+def removed_card_at(a, at: int) -> int:
+    """Return the card Hearts for 3 leaves out under the rules vector at ``a[at:]`` (an
+    array or a raw pointer): the 2D, 2C or 2S (``removed_card``, A1.1)."""
+    code = a[at + R_REMOVED_CARD]
+    if code == REMOVED_CARD_2C:
+        return TWO_CLUBS
+    if code == REMOVED_CARD_2S:
+        return TWO_SPADES
+    return TWO_DIAMONDS
+
+
+@kernel
+def deck_at(a, at: int) -> int:
+    """Return the mask of the cards dealt under the rules vector at ``a[at:]``: all 52
+    with 4 seats, all but the ``removed_card`` with 3 (A1.1)."""
+    if a[at + R_PLAYERS] == 3:
+        return ALL_CARDS & ~(1 << removed_card_at(a, at))
+    return ALL_CARDS
+
+
+@kernel
+def deal_deck(public) -> int:
+    """Return the mask of the cards dealt in the game of ``public`` (A1.1)."""
+    return deck_at(public, P_RULES)
+
+
+@kernel
+def rules_deck(rules) -> int:
+    """Return the mask of the cards dealt under the rules vector ``rules`` (A1.1)."""
+    return deck_at(rules, 0)
+
+
+@kernel
+def opening_card(deck: int) -> int:
+    """Return the card that leads trick 1 in a deal of the cards ``deck``: its lowest
+    club, the 2C, or the 3C when the 2C is left out (A1.3)."""
+    return lowest_card(deck & CLUBS_MASK)
 
 
 @kernel
@@ -360,14 +397,15 @@ def pass_target(seat: int, direction: int, n: int = 4) -> int:
 
 
 @kernel
-def shuffle_deal(private, hidden, deal_rng, n: int = 4) -> None:
-    """Shuffle and deal to each of ``n`` seats (A1.1) from stream ``deal_rng``: 13 cards
-    each of 52, or with 3 seats 17 each of the 51 left without the 2D.
+def shuffle_deal(private, hidden, deal_rng, n: int = 4, deck: int = ALL_CARDS) -> None:
+    """Shuffle and deal the cards ``deck`` (:func:`deal_deck`) to each of ``n`` seats
+    (A1.1) from stream ``deal_rng``: 13 cards each of 52, or with 3 seats 17 each of the
+    51 left without the ``removed_card``.
 
     The deck order goes to ``hidden[H_DECK:]`` (seat s gets positions ks..ks+k-1, k the
     hand size, in its dealing order); hands to ``private[s, V_HAND]`` and ``V_DEALT``.
     """
-    shuffle_deck(hidden, deck_of(n), deal_rng)
+    shuffle_deck(hidden, deck, deal_rng)
     size = hand_size(n)
     for s in range(n):
         hand = 0
@@ -401,11 +439,13 @@ def apply_passes(public, private, hidden) -> None:
 
 @kernel
 def start_play(public, private) -> None:
-    """Reset the per-deal public facts and give the lead of trick 1 to the 2C holder (A1.3)."""
+    """Reset the per-deal public facts and give the lead of trick 1 to the holder of the
+    2C (of the 3C when the 2C is left out, :func:`opening_card`) (A1.3)."""
     leader = 0
     n = seats_of(public)
+    opening = opening_card(deal_deck(public))
     for s in range(n):
-        if private[s, V_HAND] & 1:
+        if (private[s, V_HAND] >> opening) & 1:
             leader = s
     reset_deal(public, n, leader)
 
@@ -421,11 +461,12 @@ def legal_plays(public, rules, hand: int) -> int:
     unbroken = public[P_HEARTS_BROKEN] == 0
     if public[P_TRICK_LEN] == 0:
         if first_trick:
-            # A1.3: the 2C holder leads it, or any club with lead_any_club.
+            # A1.3: the 2C holder leads it (the 3C's without the 2C), or any club with
+            # lead_any_club.
             if rules[R_LEAD_ANY_CLUB] and hand & CLUBS_MASK:
                 legal = hand & CLUBS_MASK
             else:
-                legal = hand & 1
+                legal = hand & (1 << opening_card(rules_deck(rules)))
         else:
             legal = hand
             if rules[R_HEARTS_MUST_BE_BROKEN] and unbroken:

@@ -44,14 +44,15 @@ from hsim.model.cards import (
     parse_card,
     split_cards,
 )
-from hsim.model.rules import KIERKI_KINDS, PASS_DIRECTIONS
+from hsim.model.rules import KIERKI_KINDS, PASS_DIRECTIONS, REMOVED_CARDS
 
 N_SEATS = 4
 HAND_SIZE = 13
-#: Hand size by number of hands: Hearts for 4 (52 cards), Hearts for 3 (17 each, the 2D
-#: left out; docs/rules.md A1.1).
+#: Hand size by number of hands: Hearts for 4 (52 cards), Hearts for 3 (17 each, one card
+#: left out: the 2D, 2C or 2S by option removed_card; docs/rules.md A1.1).
 HAND_SIZES = {4: 13, 3: 17}
-TWO_DIAMONDS = parse_card("2D")
+#: The cards a deal of 3 hands may leave out.
+REMOVABLE = tuple(parse_card(c) for c in REMOVED_CARDS)
 
 
 def _codes(text: str) -> list[Card]:
@@ -59,8 +60,9 @@ def _codes(text: str) -> list[Card]:
 
 
 def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
-    """Read a deal string into 4 hands of 13 cards each, or 3 hands of 17 without the 2D
-    (Hearts for 3, docs/rules.md A1.1), in dealing order. seats: 4 or 3 to require that
+    """Read a deal string into 4 hands of 13 cards each, or 3 hands of 17 without one of
+    the 2D, 2C and 2S (Hearts for 3, option removed_card, docs/rules.md A1.1), in dealing
+    order. seats: 4 or 3 to require that
     many hands; None takes either.
 
     :raises CardParseError: an unknown code, a wrong number of hands or cards, a card
@@ -89,9 +91,12 @@ def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
                 )
                 raise CardParseError(format_card(c), f"dealt twice ({where})")
             seen[c] = seat
-    if len(parts) == 3 and TWO_DIAMONDS in seen:
-        raise CardParseError("2D", "a deal of 3 hands leaves the 2D out (docs/rules.md A1.1)")
-    out = () if len(parts) == N_SEATS else (TWO_DIAMONDS,)
+    out = [c for c in REMOVABLE if c not in seen] if len(parts) == 3 else []
+    if len(parts) == 3 and not out:
+        raise CardParseError(
+            text,
+            "a deal of 3 hands leaves out the 2D, 2C or 2S (docs/rules.md A1.1, removed_card)",
+        )
     missing = [c for c in range(N_CARDS) if c not in seen and c not in out]
     if missing:  # cannot happen with 52 (51) distinct cards, kept for clarity of the error
         raise CardParseError(text, "missing " + " ".join(format_card(c) for c in missing))

@@ -35,6 +35,8 @@ def _opt(default: Any, choices: tuple | None, meaning: str, section: str) -> Any
 BOOL = (False, True)
 #: The cards omnibus may make the bonus card (docs/rules.md A2.3), in the engine's code order.
 BONUS_CARDS = ("JD", "TD")
+#: The cards Hearts for 3 may leave out of the deck (option removed_card, A1.1).
+REMOVED_CARDS = ("2D", "2C", "2S")
 #: Kierki's deal kinds (docs/rules.md B1): the six penalty deals B2.1-B2.6, the rebel B2.7,
 #: trump (B3), the lottery (B4); the deals dataset's ``kind`` column.
 #: The pass directions in the order a Hearts game cycles them (docs/rules.md A3); the
@@ -230,11 +232,18 @@ class Rules:
     )
     no_draw: bool = _opt(False, BOOL, "play on until exactly one seat has the lowest score", "A3")
     max_deals: int = _opt(200, None, "a game also ends after this many deals (positive int)", "A3")
+    removed_card: str = _opt(
+        "2D",
+        REMOVED_CARDS,
+        "with players=3, the card left out of the deck: 2D, 2C (the 3C then leads) or 2S",
+        "A1.1",
+    )
     game: str = _opt("hearts", GAMES, "which game: hearts (part A) or kierki (part B)", "A, B")
     players: int = _opt(
         4,
         PLAYER_COUNTS,
-        "number of seats, 3 or 4; Hearts for 3 leaves out the 2D and deals 17 cards each",
+        "number of seats, 3 or 4; Hearts for 3 leaves out one card (removed_card) and deals "
+        "17 cards each",
         "A1.1, B1",
     )
     rebel: bool = _opt(False, BOOL, "Kierki: play the rebel deal (all penalties at once)", "B1")
@@ -452,8 +461,8 @@ PRESET_MEANINGS = {
     "pink_lady": "Pink Lady: the QH a second 13-point card",
     "spot_hearts": "Spot Hearts: each heart worth its rank (2..14), the QS 13",
     "pure_hearts": "hearts without the queen penalty: only the 13 hearts score",
-    "hearts3": "Hearts for 3 players: the 2D left out, 17 cards each, passing left, right, "
-    "hold in turn, every other default of part A",
+    "hearts3": "Hearts for 3 players: the 2D left out (removed_card), 17 cards each, "
+    "passing left, right, hold in turn, every other default of part A",
     "kierki4": "Kierki for 4 players, every default of docs/rules.md part B (11 deals, 13 "
     "cards each)",
     "kierki3": "Kierki for 3 players: no 2C, 17 cards each, the 3-player values (10 deals)",
@@ -598,6 +607,8 @@ def ineffective_options(rules: Rules) -> list[str]:
         for n in KIERKI_OPTIONS
         if getattr(rules, n) != getattr(d, n)
     ]
+    if rules.players != 3 and rules.removed_card != d.removed_card:
+        notes.append("removed_card has effect only with players=3")
     if not rules.omnibus:
         for name in ("moon_requires_jack", "jack_in_moon_deal", "omnibus_card", "omnibus_value"):
             if getattr(rules, name) != getattr(d, name):

@@ -19,6 +19,7 @@ from hsim.engine.common import write_game_rows, write_seat_row
 from hsim.engine.hearts import (
     apply_passes,
     bonus_card,
+    deal_deck,
     game_end,
     hand_size,
     jack_taker_of,
@@ -140,7 +141,7 @@ def begin_deal(public, private, hidden, rngs, rules) -> None:
     direction = pass_direction(rules, public[P_DEAL])
     public[P_PASS_DIR] = direction
     public[P_MOON_SHOOTER] = -1
-    shuffle_deal(private, hidden, rngs[0], seats_of(public))
+    shuffle_deal(private, hidden, rngs[0], seats_of(public), deal_deck(public))
     start_play(public, private)
     if direction == PASS_HOLD:
         hidden[H_PHASE] = PH_PLAY

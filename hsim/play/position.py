@@ -32,7 +32,7 @@ import numpy as np
 
 from hsim.engine import perft as pf
 from hsim.engine.common import reset_deal
-from hsim.engine.hearts import TWO_DIAMONDS, legal_plays, start_play
+from hsim.engine.hearts import legal_plays, start_play
 from hsim.engine.kierki import deal_kind, deck_mask, hand_size, n_deals
 from hsim.engine.layout import (
     DEAL_COLS,
@@ -86,6 +86,7 @@ from hsim.model.cards import (
     format_card,
     format_mask,
     mask_of,
+    parse_card,
     parse_cards,
 )
 from hsim.model.notation import (
@@ -278,11 +279,11 @@ class Position:
         seat) leading; ``trump`` (``C``, ``D``, ``S``, ``H``, or ``none`` with
         ``allow_no_trump``) names a trump deal's trump: see :meth:`from_kierki_hands`.
 
-        Hearts for 3 (``players=3``, docs/rules.md A1.1) takes 3 hands of 17 cards, the 2D
-        in none, and no ``across`` pass.
+        Hearts for 3 (``players=3``, docs/rules.md A1.1) takes 3 hands of 17 cards, the
+        rules' ``removed_card`` (2D by default) in none, and no ``across`` pass.
 
         :raises CardParseError: a hand is not 13 (17) distinct cards, or cards repeat
-            across hands, or the 52 cards (51 without the 2D) are not all dealt.
+            across hands, or the 52 cards (51 without the removed card) are not all dealt.
         :raises ValueError: ``kind``, ``leader`` or ``trump`` with Hearts rules; ``across``
             with 3 seats.
         """
@@ -298,8 +299,13 @@ class Position:
         n = rules.players
         size = int(hand_size(n))
         dealt = _dealt(hands, n, size)
-        if n == 3 and any(TWO_DIAMONDS in cards for cards in dealt):
-            raise CardParseError("2D", "Hearts for 3 leaves the 2D out of the deal (A1.1)")
+        out = parse_card(rules.removed_card)
+        if n == 3 and any(out in cards for cards in dealt):
+            raise CardParseError(
+                rules.removed_card,
+                f"Hearts for 3 with removed_card={rules.removed_card} leaves the "
+                f"{rules.removed_card} out of the deal (A1.1)",
+            )
         if pass_direction not in PASS_DIRECTIONS:
             raise ValueError(f"pass direction {pass_direction!r}; use one of {PASS_DIRECTIONS}")
         if n == 3 and pass_direction == "across":
