@@ -7,8 +7,9 @@ number. Parameters (defaults:
 
 - ``moon_losers``: attempt a moon when the hand it keeps has at most this many losers
   (a losing-trick count: the missing A, K, Q among the top cards of each suit) and
-  holds the AH, 4 hearts and a high spade (:func:`wants_moon`); negative: never
-  attempt from the deal;
+  holds the AH, 4 hearts and a high spade (:func:`wants_moon`); under Spot Hearts
+  (``heart_points=rank``), where a failed attempt takes costly hearts, at most 3 losers
+  fewer (:func:`moon_fewer`); negative: never attempt from the deal;
 - ``defend_at``: defend against a moon once another seat holds every point taken so far
   and at least this many;
 - ``qs_guard``: keep the QS when holding at least this many lower spades;
@@ -21,8 +22,11 @@ Passing
     cards it keeps: the QS unless guarded by ``qs_guard`` lower spades; the AS and KS
     when it keeps few low spades and no QS; high hearts; the last cards of a short club
     or diamond suit (to void it); then high cards. Low spades are kept as guards; under
-    Omnibus the JD (and the high diamonds that catch it) are kept. With a hand strong
-    enough to shoot (:func:`wants_moon`) it passes its losers instead.
+    Omnibus the bonus card (the JD, or the TD with ``omnibus_card=TD``:
+    :func:`deal_bonus_card`) and the high diamonds that catch it are kept. Under other
+    card values (Black Maria, Pink Lady, Spot Hearts, ``queen_points=0``) a card's danger
+    grows by 8 for each point it is worth beyond its usual points (:func:`value_pass`).
+    With a hand strong enough to shoot (:func:`wants_moon`) it passes its losers instead.
 
 Leading
     Each suit's lowest card is scored by the points it expects to take: the chance the
@@ -31,7 +35,7 @@ Leading
     QS under a high spade, discards of the seats known to be void). It flushes the QS:
     with the QS out and no higher spade held, a low spade is a welcome lead. It prefers
     short suits (a void to come), avoids spades while holding the QS, and under Omnibus
-    leads the JD when it is the top diamond.
+    leads the bonus card when it is the top diamond.
 
 Following
     On trick 1 while it carries no points (no points allowed) it sheds its highest club;
@@ -39,31 +43,34 @@ Following
     ``first_trick_points=allowed``) is followed like any trick. It drops the QS whenever
     it is under the winning card (an AS or KS played), even last on a trick it could win
     for free, unless it is shooting the moon or defending against one (below), or, under
-    Omnibus, the trick holds the JD.
+    Omnibus, the trick holds the bonus card.
     Otherwise it plays its highest card under the winning card; last to play on a trick
     without points it wins with its highest card (shedding a high card for free, never
     the QS); forced to win, it sheds its highest
     card when it is last, when every seat after it is void, or in an early round of a
-    club or diamond trick without points, else plays its lowest winner. Under Omnibus it
-    takes a JD trick that costs fewer than 10 points, and wins with the JD itself when
-    nothing can overtake it.
+    club or diamond trick without points, else plays its lowest winner (its highest
+    under Spot Hearts, keeping low cards to duck costly heart tricks). Under Omnibus it
+    takes a trick holding the bonus card that costs fewer points than the bonus is worth
+    (``omnibus_value``: 10 or 5), and wins with the bonus card itself when nothing can
+    overtake it.
 
 Discarding
     The QS first; then the AS/KS while the QS is out; then the most dangerous of the
     hearts and the high cards (by rank, hearts first, the top cards of their suits and
-    the last card of a suit count more, low spades that guard the QS less); not the JD
-    under Omnibus.
+    the last card of a suit count more, low spades that guard the QS less, and a card
+    more for each point it is worth beyond its usual points); not the bonus card under
+    Omnibus.
 
 Moon
-    Attempt: from a strong deal (see ``moon_losers``), or in the middle of a deal once it
-    holds every point taken and every card left in its hand is a winner. While shooting
-    it leads its sure winners, wins every trick it can, discards its low cards, and gives
-    up once another seat takes a point. Defence: while another seat holds every point
-    taken (at least ``defend_at``, or at least ``suspect_at`` when it leads a high heart
-    or wins most tricks: :func:`moon_threat`), it wins tricks that seat would take with
-    points, leads a top heart to take a heart itself, does not feed that seat points,
-    and under its winning card plays its lowest card, never the QS (its high cards may
-    stop the moon later).
+    Attempt: from a strong deal (see ``moon_losers``; 3 losers fewer under Spot Hearts), or
+    in the middle of a deal once it holds every point taken and every card left in its hand
+    is a winner. While shooting it leads its sure winners, wins every trick it can, discards
+    its low cards, and gives up once another seat takes a point. Defence: while another seat
+    holds every point taken (at least ``defend_at``, or at least ``suspect_at`` when it
+    leads a high heart or wins most tricks: :func:`moon_threat`), it wins tricks that seat
+    would take with points, leads a top heart to take a heart itself, does not feed that
+    seat points, and under its winning card plays its lowest card, never the QS (its high
+    cards may stop the moon later).
     Measured against three ``shooter`` seats (1,000 games in each of the four seats,
     seed 1): it concedes a moon in 7.6% of its deals instead of 10.4% without the
     ``suspect_at`` test and the stoppers kept, and scores 7.26 [7.18, 7.35] points per deal
@@ -113,6 +120,7 @@ from hsim.engine.hearts import (
 )
 from hsim.engine.layout import (
     FIRST_TRICK_POINTS_FORBIDDEN,
+    HEART_POINTS_RANK,
     MOON_ADD,
     MOON_SUBTRACT,
     P_LEADER,
@@ -134,9 +142,11 @@ from hsim.engine.layout import (
     P_VOIDS,
     R_BLACK_MARIA,
     R_FIRST_TRICK_POINTS,
+    R_HEART_POINTS,
     R_MOON_REQUIRES_JACK,
     R_NO_DRAW,
     R_OMNIBUS,
+    R_OMNIBUS_VALUE,
     R_PINK_LADY,
     R_QUEEN_POINTS,
     RULES_LEN,
@@ -151,7 +161,6 @@ from hsim.model.cards import ACE_HEARTS, CLUBS_MASK, SUIT_MASK
 from hsim.strategy.contract import CompiledStrategy, Param
 
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
-HIGH_DIAMONDS = DIAMONDS_MASK & ~((JD_BIT << 1) - 1)  # QD, KD, AD
 JACK_HEARTS = ACE_HEARTS - 3
 
 #: Compile a function of its own, called, not inlined: for the rare paths (a moon being
@@ -169,14 +178,15 @@ K_SUSPECT_AT = 3
 
 
 @kernel
-def candidates(cards: int, omnibus: bool) -> int:
+def candidates(cards: int, omnibus: bool, bonus: int = JACK_DIAMONDS) -> int:
     """Return the cards of ``cards`` that can rank first by :func:`pass_danger` or
     :func:`discard_danger`: within each group below, both grow with the rank, so only the
     highest card of a group can be the most dangerous. The groups: each suit; the spades
     split into the low spades, the QS, the AS and KS; under Omnibus the diamonds split
-    into those under the JD, the JD, those over it.
+    into those under the ``bonus`` card (:func:`deal_bonus_card`), the bonus card, those
+    over it.
     """
-    out = cards & (QS_BIT | JD_BIT)
+    out = cards & (QS_BIT | JD_BIT | (1 << bonus))
     for s in range(4):
         m = cards & suit_bits(s)
         if m:
@@ -185,7 +195,7 @@ def candidates(cards: int, omnibus: bool) -> int:
     if m:
         out |= 1 << highest_card(m)
     if omnibus:
-        m = cards & DIAMONDS_MASK & (JD_BIT - 1)
+        m = cards & DIAMONDS_MASK & ((1 << bonus) - 1)
         if m:
             out |= 1 << highest_card(m)
     return out
@@ -264,16 +274,26 @@ def moon_shape(hand: int, params) -> bool:
 
 
 @kernel
-def wants_moon(hand: int, passing: bool, params) -> bool:
+def moon_fewer(public) -> int:
+    """Return how many fewer losers than ``moon_losers`` a deal's moon attempt allows
+    under the rules in ``public``: 3 with hearts worth their rank (Spot Hearts, A1.8),
+    where a failed attempt takes many costly hearts, else 0."""
+    return 3 if public[P_RULES + R_HEART_POINTS] == HEART_POINTS_RANK else 0
+
+
+@kernel
+def wants_moon(hand: int, passing: bool, params, fewer: int = 0) -> bool:
     """Return whether the dealt ``hand`` is strong enough to shoot the moon.
 
     It must have :func:`moon_shape`, and the hand kept (after a shooter's pass,
-    :func:`moon_pass`, when ``passing``) at most ``moon_losers`` losers
-    (:func:`hand_losers`).
+    :func:`moon_pass`, when ``passing``) at most ``moon_losers - fewer`` losers
+    (:func:`hand_losers`; ``fewer``: :func:`moon_fewer`).
     """
     if not moon_shape(hand, params):
         return False
-    limit = params[K_MOON_LOSERS]
+    limit = params[K_MOON_LOSERS] - fewer
+    if limit < 0:
+        return False
     if not passing:
         return hand_losers(hand) <= limit
     if hand_losers(hand) > limit + 3:
@@ -282,13 +302,15 @@ def wants_moon(hand: int, passing: bool, params) -> bool:
 
 
 @kernel
-def moon_from_deal(private, params) -> bool:
+def moon_from_deal(private, params, fewer: int = 0) -> bool:
     """Return whether this deal is a moon attempt from the start: :func:`wants_moon` of
-    the dealt hand, read back from the pass made (a shooter passes :func:`moon_pass`)."""
+    the dealt hand (``fewer``: :func:`moon_fewer`), read back from the pass made (a
+    shooter passes :func:`moon_pass`)."""
     dealt = private[V_DEALT]
     if not moon_shape(dealt, params):
         return False
-    return hand_losers(dealt & ~private[V_PASSED]) <= params[K_MOON_LOSERS]
+    limit = params[K_MOON_LOSERS] - fewer
+    return limit >= 0 and hand_losers(dealt & ~private[V_PASSED]) <= limit
 
 
 @out_of_line
@@ -405,7 +427,7 @@ def shooting(public, private, hand: int, out: int, params) -> bool:
     me = private[V_SEAT]
     if not may_still_shoot(public, me):
         return False
-    if moon_from_deal(private, params):
+    if moon_from_deal(private, params, moon_fewer(public)):
         return True
     # mid-deal: every point so far is ours and every card left is a winner
     return public[P_POINTS + me] >= 6 and all_winners(hand, out)
@@ -469,12 +491,22 @@ def void_counts(public, me: int) -> int:
 
 @kernel
 def lead_cost(
-    hand: int, out: int, c: int, s: int, voids: int, dump: float, omnibus: bool, others: int = 3
+    hand: int,
+    out: int,
+    c: int,
+    s: int,
+    voids: int,
+    dump: float,
+    omnibus: bool,
+    others: int = 3,
+    bonus: int = JACK_DIAMONDS,
+    bonus_points: float = 10.0,
 ) -> float:
     """Return the points a lead of ``c`` (of suit ``s``) is expected to cost (negative: a
     gain). ``voids``: the other seats known void in ``s``; ``dump``: the points a seat void
     in the led suit is expected to discard onto the trick (:func:`lead_normal`);
-    ``others``: the other seats, 3 (or 2 in Hearts for 3, docs/rules.md A1.1).
+    ``others``: the other seats, 3 (or 2 in Hearts for 3, docs/rules.md A1.1);
+    ``bonus``, ``bonus_points``: the Omnibus card and its value (A2.3).
 
     Written without branches on the cards: each condition picks one of two constants to
     add (adding 0.0 changes no cost, none being -0.0), and the tests of ``s`` fold away in
@@ -505,7 +537,7 @@ def lead_cost(
             low = qs_out and c < QUEEN_SPADES
             cost += (0.5 if hand & HIGH_SPADES else -1.5) if low else 0.0
     if s == 1:
-        cost += -10.0 * p_win if omnibus and c == JACK_DIAMONDS else 0.0
+        cost += -bonus_points * p_win if omnibus and c == bonus else 0.0
     n_mine = popcount(hand & suit_bits(s))
     cost += -0.4 if n_mine == 1 else (-0.2 if n_mine == 2 else 0.0)  # a void to come
     return cost + 0.01 * (c - 13 * s)
@@ -513,14 +545,34 @@ def lead_cost(
 
 @kernel
 def suit_lead(
-    hand: int, legal: int, out: int, s: int, voids: int, dump: float, omnibus: bool, others: int = 3
+    hand: int,
+    legal: int,
+    out: int,
+    s: int,
+    voids: int,
+    dump: float,
+    omnibus: bool,
+    others: int = 3,
+    bonus: int = JACK_DIAMONDS,
+    bonus_points: float = 10.0,
 ):
     """Return (cost, card) of leading the lowest legal card of suit ``s``
-    (:func:`lead_cost`; ``voids``: :func:`void_counts`; ``others``: the other seats); the
+    (:func:`lead_cost`, whose arguments these are; ``voids``: :func:`void_counts`); the
     cost is infinite when ``legal`` has no card of ``s``."""
     mine = legal & suit_bits(s)
     c = lowest_card(mine | (1 << (13 * s + 12)))  # the top card of s stands in for none
-    cost = lead_cost(hand, out, c, s, (voids >> (8 * s)) & 0xFF, dump, omnibus, others)
+    cost = lead_cost(
+        hand,
+        out,
+        c,
+        s,
+        (voids >> (8 * s)) & 0xFF,
+        dump,
+        omnibus,
+        others,
+        bonus,
+        bonus_points,
+    )
     return (cost if mine else np.inf), c
 
 
@@ -533,26 +585,30 @@ def lead_normal(public, me: int, hand: int, legal: int, out: int, threat: int) -
         if out & above(top) == 0 and out & HEARTS_MASK:
             return top  # take a heart trick ourselves to stop the moon
     omnibus = public[P_RULES + R_OMNIBUS] != 0
+    bonus = deal_bonus_card(public)  # the JD, or the TD (A2.3)
     if (
         omnibus
-        and legal & JD_BIT
-        and out & above(JACK_DIAMONDS) == 0
+        and legal & (1 << bonus)
+        and out & above(bonus) == 0
         and popcount(out & DIAMONDS_MASK) >= 2
         and known_voids(public, me, 1) == 0
     ):
-        return JACK_DIAMONDS  # the top diamond: take the JD's -10
+        return bonus  # the top diamond: take the bonus card's -10 (or -5)
+    bonus_points = float(public[P_RULES + R_OMNIBUS_VALUE])
     voids = void_counts(public, me)
     # what a seat void in the led suit discards onto the trick
     dump = (13.0 / 3.0 if out & QS_BIT else 0.0) + (1.5 if out & HEARTS_MASK else 0.0)
     others = seats_of(public) - 1
-    best_cost, best = suit_lead(hand, legal, out, 0, voids, dump, omnibus, others)
-    cost, c = suit_lead(hand, legal, out, 1, voids, dump, omnibus, others)
+    best_cost, best = suit_lead(
+        hand, legal, out, 0, voids, dump, omnibus, others, bonus, bonus_points
+    )
+    cost, c = suit_lead(hand, legal, out, 1, voids, dump, omnibus, others, bonus, bonus_points)
     if cost < best_cost:
         best_cost, best = cost, c
-    cost, c = suit_lead(hand, legal, out, 2, voids, dump, omnibus, others)
+    cost, c = suit_lead(hand, legal, out, 2, voids, dump, omnibus, others, bonus, bonus_points)
     if cost < best_cost:
         best_cost, best = cost, c
-    cost, c = suit_lead(hand, legal, out, 3, voids, dump, omnibus, others)
+    cost, c = suit_lead(hand, legal, out, 3, voids, dump, omnibus, others, bonus, bonus_points)
     return c if cost < best_cost else best
 
 
@@ -630,9 +686,10 @@ def discard_danger(public, hand: int, out: int, c: int, s: int) -> int:
     if o == 0 and s != 3:
         d -= 6  # nobody can lead into it: no risk left
     if public[P_RULES + R_OMNIBUS]:
-        if c == JACK_DIAMONDS:
+        bonus = deal_bonus_card(public)  # the JD, or the TD (A2.3)
+        if c == bonus:
             d -= 100
-        elif s == 1 and c > JACK_DIAMONDS and out & JD_BIT:
+        elif s == 1 and c > bonus and (out >> bonus) & 1:
             d -= 8
     return d + 15 * value_change(public, c)
 
@@ -644,7 +701,7 @@ def most_dangerous(public, hand: int, out: int, cards: int) -> int:
     :func:`discard_choice` computes without it (a test compares the two)."""
     best = lowest_card(cards)
     best_d = -(1 << 40)
-    cand = candidates(cards, public[P_RULES + R_OMNIBUS] != 0)
+    cand = candidates(cards, public[P_RULES + R_OMNIBUS] != 0, deal_bonus_card(public))
     while cand:
         c = lowest_card(cand)
         cand &= cand - 1
@@ -691,8 +748,9 @@ def discard_choice(public, hand: int, out: int, cards: int) -> int:
     if public[P_RULES + R_PINK_LADY]:  # the QH, not the highest heart, may be worth most
         best = max(best, group_key(public, hand, out, cards & (1 << QUEEN_HEARTS), 3))
     if public[P_RULES + R_OMNIBUS]:
-        best = max(best, group_key(public, hand, out, cards & JD_BIT, 1))
-        best = max(best, group_key(public, hand, out, cards & DIAMONDS_MASK & (JD_BIT - 1), 1))
+        bonus = 1 << deal_bonus_card(public)  # the JD, or the TD (A2.3)
+        best = max(best, group_key(public, hand, out, cards & bonus, 1))
+        best = max(best, group_key(public, hand, out, cards & DIAMONDS_MASK & (bonus - 1), 1))
     return 63 - (best & 63)
 
 
@@ -765,6 +823,9 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
     over = follow & ~under
     over_safe = over & ~costly
     omnibus = public[P_RULES + R_OMNIBUS] != 0
+    bonus = deal_bonus_card(public)  # the JD, or the TD (A2.3)
+    bonus_bit = 1 << bonus
+    bonus_points = public[P_RULES + R_OMNIBUS_VALUE]  # 10, or 5
     last = n == seats_of(public) - 1
     if (
         public[P_TRICK] == 0
@@ -772,19 +833,19 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
         and pts == 0
     ):
         return highest_card(follow)  # trick 1 carries no points: shed the highest club
-    if under & costly and threat < 0 and not (omnibus and trick & JD_BIT):
+    if under & costly and threat < 0 and not (omnibus and trick & bonus_bit):
         return most_costly(public, P_RULES, under & costly)  # lose the trick with the queen
     if (
         omnibus
-        and over & JD_BIT
-        and pts < 10
-        and (last or (out & HIGH_DIAMONDS == 0 and no_void_after(public, me, n, 1)))
+        and over & bonus_bit
+        and pts < bonus_points
+        and (last or (out & DIAMONDS_MASK & above(bonus) == 0 and no_void_after(public, me, n, 1)))
     ):
-        return JACK_DIAMONDS  # the JD wins, and no one after can overtake or discard
+        return bonus  # the bonus card wins, and no one after can overtake or discard
     if last:
         if threat >= 0 and wseat == threat and pts > 0 and over_safe:
             return highest_card(over_safe)  # stop the moon
-        if over_safe and (pts == 0 or (omnibus and trick & JD_BIT and pts < 10)):
+        if over_safe and (pts == 0 or (omnibus and trick & bonus_bit and pts < bonus_points)):
             return highest_card(over_safe)  # a free trick: shed a high card
         if under:
             if threat >= 0 and wseat == threat:
@@ -806,6 +867,8 @@ def follow_normal(public, me, hand, follow, out, threat, wcard, wseat, n):
     # every card we may play wins for now
     if over_safe == 0:
         return least_costly(public, P_RULES, follow)  # the QS alone with the usual values
+    if public[P_RULES + R_HEART_POINTS] == HEART_POINTS_RANK:
+        return highest_card(over_safe)  # Spot Hearts: keep the low cards to duck with later
     if seats_after_void(public, me, n, led):
         return highest_card(over_safe)  # nobody can overtake: shed the highest
     played_in_suit = popcount(public[P_PLAYED] & suit_bits(led)) - popcount(trick & suit_bits(led))
@@ -829,8 +892,9 @@ def follow_moon(follow, out, wcard, last):
 def discard_moon(public, hand, legal, out):
     """Choose a discard while shooting: a low card that neither wins nor gives points."""
     safe = legal & ~penalty_mask_at(public, P_RULES)
-    if public[P_RULES + R_OMNIBUS] and safe & ~JD_BIT:
-        safe &= ~JD_BIT
+    bonus_bit = 1 << deal_bonus_card(public)  # the JD, or the TD (A2.3)
+    if public[P_RULES + R_OMNIBUS] and safe & ~bonus_bit:
+        safe &= ~bonus_bit
     if safe:
         best = lowest_card(safe)
         best_key = 1 << 30
@@ -890,8 +954,11 @@ def play(public, private, legal, rng, params):
 
 
 @kernel
-def pass_danger(hand: int, c: int, omnibus: bool, qs_guard: float) -> float:
-    """Return how much we want to pass ``c`` out of ``hand`` (the cards still kept)."""
+def pass_danger(
+    hand: int, c: int, omnibus: bool, qs_guard: float, bonus: int = JACK_DIAMONDS
+) -> float:
+    """Return how much we want to pass ``c`` out of ``hand`` (the cards still kept);
+    ``bonus``: the Omnibus card (:func:`deal_bonus_card`)."""
     s = c // 13
     r = c % 13
     n_s = popcount(hand & suit_bits(s))
@@ -921,32 +988,32 @@ def pass_danger(hand: int, c: int, omnibus: bool, qs_guard: float) -> float:
     if s == 0 and r == 0:
         d -= 5.0
     if omnibus and s == 1:
-        if c == JACK_DIAMONDS:
+        if c == bonus:
             d -= 50.0
-        elif c > JACK_DIAMONDS:
+        elif c > bonus:
             d -= 6.0
     return d
 
 
 @kernel
-def suit_candidates(cards: int, s: int, omnibus: bool) -> int:
+def suit_candidates(cards: int, s: int, omnibus: bool, bonus: int = JACK_DIAMONDS) -> int:
     """Return :func:`candidates` of ``cards``, all of suit ``s`` (non-empty or not)."""
     if cards == 0:
         return 0
-    out = (1 << highest_card(cards)) | (cards & (QS_BIT | JD_BIT))
+    out = (1 << highest_card(cards)) | (cards & (QS_BIT | JD_BIT | (1 << bonus)))
     if s == 2:
         m = cards & LOW_SPADES
         if m:
             out |= 1 << highest_card(m)
     elif s == 1 and omnibus:
-        m = cards & (JD_BIT - 1)
+        m = cards & ((1 << bonus) - 1)
         if m:
             out |= 1 << highest_card(m)
     return out
 
 
 @kernel
-def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
+def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float, bonus: int = JACK_DIAMONDS) -> int:
     """Return the key of the card of suit ``s`` that :func:`pass_cards` would pass first
     out of ``keep``, :data:`NO_KEY` when ``keep`` has no card of ``s``.
 
@@ -957,11 +1024,11 @@ def pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
     (:func:`suit_pass_key`).
     """
     best = NO_KEY
-    cand = suit_candidates(keep & suit_bits(s), s, omnibus)
+    cand = suit_candidates(keep & suit_bits(s), s, omnibus, bonus)
     while cand:
         c = lowest_card(cand)
         cand &= cand - 1
-        best = max(best, card_key(int(pass_danger(keep, c, omnibus, qs_guard)), c))
+        best = max(best, card_key(int(pass_danger(keep, c, omnibus, qs_guard, bonus)), c))
     return best
 
 
@@ -1082,9 +1149,11 @@ def suit_pass_key(keep: int, s: int, omnibus: bool, qs_guard: float) -> int:
 
 @kernel
 def value_pass(public, hand: int, omnibus: bool, qs_guard: float) -> int:
-    """Return the three cards to pass under card values other than the usual (A1.8): one
-    at a time, the card of the highest :func:`pass_danger` plus 8 per point it is worth
-    beyond its usual points (:func:`value_change`), the lowest card of equals."""
+    """Return the three cards to pass under card values other than the usual (A1.8), or
+    with the TD as the Omnibus card: one at a time, the card of the highest
+    :func:`pass_danger` plus 8 per point it is worth beyond its usual points
+    (:func:`value_change`), the lowest card of equals."""
+    bonus = deal_bonus_card(public)
     keep = hand
     for _ in range(3):
         best = -1
@@ -1093,7 +1162,7 @@ def value_pass(public, hand: int, omnibus: bool, qs_guard: float) -> int:
         while m:
             c = lowest_card(m)
             m &= m - 1
-            d = pass_danger(keep, c, omnibus, qs_guard) + 8.0 * value_change(public, c)
+            d = pass_danger(keep, c, omnibus, qs_guard, bonus) + 8.0 * value_change(public, c)
             if d > best_d:
                 best, best_d = c, d
         keep &= ~(1 << best)
@@ -1111,11 +1180,15 @@ def pass_at(public, private, rng, params):
     is found again.
     """
     hand = private[V_HAND]
-    if wants_moon(hand, True, params):
+    if wants_moon(hand, True, params, moon_fewer(public)):
         return moon_pass(hand)
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     guard = params[K_QS_GUARD]
-    if not plain_values_at(public, P_RULES) or public[P_RULES + R_QUEEN_POINTS] != 13:
+    if (
+        not plain_values_at(public, P_RULES)
+        or public[P_RULES + R_QUEEN_POINTS] != 13
+        or (omnibus and deal_bonus_card(public) != JACK_DIAMONDS)
+    ):  # the closed forms below hold for the usual values and the JD only
         return value_pass(public, hand, omnibus, guard)
     k0 = suit_pass_key(hand, 0, omnibus, guard)
     k1 = suit_pass_key(hand, 1, omnibus, guard)

@@ -13,7 +13,7 @@ import pytest
 from numba import njit
 
 from hsim.engine.bits import below, lowest_card, popcount, suit_bits
-from hsim.engine.layout import P_RULES, P_VOIDS, PUBLIC_LEN, R_OMNIBUS
+from hsim.engine.layout import P_RULES, P_VOIDS, PUBLIC_LEN, R_OMNIBUS, R_OMNIBUS_VALUE
 from hsim.strategies import heuristic as h
 
 CASES = 40_000
@@ -116,6 +116,7 @@ def _subset(mask, p):
 def _position(public, omnibus):
     """Fill ``public`` with a random position; return (me, hand, out, legal)."""
     public[P_RULES + R_OMNIBUS] = omnibus
+    public[P_RULES + R_OMNIBUS_VALUE] = 10  # the bonus card's value by default (A2.3)
     me = np.random.randint(4)
     for seat in range(4):
         public[P_VOIDS + seat] = _subset(0xF, 0.2) if seat != me else 0
