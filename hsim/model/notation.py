@@ -62,8 +62,7 @@ def _codes(text: str) -> list[Card]:
 def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
     """Read a deal string into 4 hands of 13 cards each, or 3 hands of 17 without one of
     the 2D, 2C and 2S (Hearts for 3, option removed_card, docs/rules.md A1.1), in dealing
-    order. seats: 4 or 3 to require that
-    many hands; None takes either.
+    order. seats: 4 or 3 to require that many hands; None takes either.
 
     :raises CardParseError: an unknown code, a wrong number of hands or cards, a card
         dealt twice, or a missing card; the message names it.

@@ -259,7 +259,6 @@ class Fields:
                 f"have (they have: {', '.join(FIELDS)})"
             )
         chosen = set(names)
-        self.names = frozenset(chosen | {"type"})
         self.common = tuple((f',"{k}":', f) for k, f in _FIELDS.items() if k in chosen)
         self.kierki = tuple((f',"{k}":', f) for k, f in _KIERKI_FIELDS.items() if k in chosen)
         self.seed = "seed" in chosen
