@@ -349,7 +349,7 @@ def seat_of(public, c: int) -> int:
 def known_voids(public, me: int, s: int) -> int:
     """Return how many other seats have shown void in suit ``s``."""
     k = 0
-    for seat in range(4):
+    for seat in range(seats_of(public)):
         if seat != me and (public[P_VOIDS + seat] >> s) & 1:
             k += 1
     return k
@@ -363,7 +363,7 @@ def jack_blocks_moon(public, seat: int) -> bool:
     if public[P_RULES + R_OMNIBUS] == 0 or public[P_RULES + R_MOON_REQUIRES_JACK] == 0:
         return False
     others = 0
-    for s in range(4):
+    for s in range(seats_of(public)):
         if s != seat:
             others |= public[P_TAKEN + s]
     return (others >> deal_bonus_card(public)) & 1 != 0
@@ -376,13 +376,14 @@ def looks_like_a_shot(public, seat: int) -> bool:
     leads its lowest heart, a shooter its winners), or it has won at least 3 tricks and
     at least half of those played."""
     n = public[P_N_PLAYS]
-    done = public[P_TRICK]  # completed tricks: 4 cards each, the lead first
+    k = seats_of(public)
+    done = public[P_TRICK]  # completed tricks: k cards each, the lead first
     for t in range(done + 1):
-        if 4 * t >= n:
+        if k * t >= n:
             break
         if public[P_TRICK_LEADER + t] != seat:
             continue
-        c = public[P_PLAY_CARD + 4 * t]
+        c = public[P_PLAY_CARD + k * t]
         if c >= JACK_HEARTS and (t == done or public[P_TRICK_WINNER + t] == seat):
             return True
     won = public[P_TRICKS_WON + seat]
@@ -396,12 +397,13 @@ def moon_threat(public, me: int, params) -> int:
     ``suspect_at`` and :func:`looks_like_a_shot`. Both are in points of the usual 26:
     under other card values (A1.8) the points taken count in that scale."""
     total = 0
-    for s in range(4):
+    n = seats_of(public)
+    for s in range(n):
         total += public[P_POINTS + s]
     deck = deal_penalty_points(public, ALL_CARDS)  # 26 with the usual values
     if total == 0 or total * 26 < params[K_SUSPECT_AT] * deck:
         return -1
-    for s in range(4):
+    for s in range(n):
         if s != me and public[P_POINTS + s] == total:
             if jack_blocks_moon(public, s):
                 return -1
@@ -416,7 +418,7 @@ def may_still_shoot(public, me: int) -> bool:
     """Return whether seat ``me`` holds every point taken so far (none, too) and the JD
     can still be its own: a moon is still open to it."""
     total = 0
-    for s in range(4):
+    for s in range(seats_of(public)):
         total += public[P_POINTS + s]
     return public[P_POINTS + me] == total and not jack_blocks_moon(public, me)
 
@@ -440,7 +442,7 @@ def lead_win_chance(n_out: int, n_below: int, followers: int) -> float:
     """Return the chance that a lead wins its trick, as if the other seats duck.
 
     ``n_out``: the outstanding cards of the led suit (0..13), ``n_below`` of them under
-    the card led, ``followers``: the seats expected to follow suit (0..3). Each follower
+    the card led, ``followers``: the seats expected to follow suit (0..5). Each follower
     holds about ``m`` of the suit and must overtake when all of them are above the lead
     (probability ``q**m``, ``q`` the share of the outstanding cards above it), else it
     ducks. Plain Python: :data:`LEAD_WIN` holds every value, for compiled code.
@@ -461,12 +463,12 @@ def lead_win_chance(n_out: int, n_below: int, followers: int) -> float:
     return p_win
 
 
-#: :func:`lead_win_chance` of every (n_out, n_below, followers), float64[14, 14, 4] (0 where
+#: :func:`lead_win_chance` of every (n_out, n_below, followers), float64[14, 14, 6] (0 where
 #: n_below > n_out): a table look-up instead of a division and two product loops in
 #: every lead's cost (the same float operations in the same order: the same bits).
 LEAD_WIN = np.array(
     [
-        [[lead_win_chance(n, b, f) if b <= n else 0.0 for f in range(4)] for b in range(14)]
+        [[lead_win_chance(n, b, f) if b <= n else 0.0 for f in range(6)] for b in range(14)]
         for n in range(14)
     ],
     dtype=np.float64,
@@ -483,7 +485,7 @@ def void_counts(public, me: int) -> int:
     collide, and only ``k = s`` is kept by the mask ``0x01010101``.
     """
     counts = 0
-    for seat in range(4):
+    for seat in range(seats_of(public)):
         if seat != me:
             counts += (public[P_VOIDS + seat] * 0x204081) & 0x01010101
     return counts

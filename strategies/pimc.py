@@ -1,5 +1,8 @@
 """``pimc``: perfect-information Monte Carlo over ``heuristic`` playouts.
 
+It searches Hearts for 3 or 4 players; with 5 or 6 seats (docs/rules.md A1.1) it plays
+``heuristic``'s cards (its pass and moon choice work at any count).
+
 For each decision the seat samples ``worlds`` deals of the hidden cards that agree with
 everything it has seen (:func:`sample_hands`): the cards played and by whom, the suits
 each seat has shown void in, the cards it passed (the receiver holds them unless it has
@@ -181,6 +184,7 @@ HEURISTIC_PARAMS = np.array(
 )
 
 NOISE_SCALE = 1 << 20
+SEARCH_SEATS = 4  # the search's state holds 4 seats; with 5 or 6 heuristic plays (A1.1)
 PASS_SIGNAL = 8.0  # a pass whose least dangerous card is below this says little
 
 # The compact state of a deal in a sampled world (int64 array of S_LEN), for playouts
@@ -1264,7 +1268,10 @@ def _settings(params):
 
 @njit(PLAY_SIG, cache=True)
 def play(public, private, legal, rng, params):
-    """Play the card with the lowest mean deal score over sampled worlds (module doc)."""
+    """Play the card with the lowest mean deal score over sampled worlds (module doc).
+    With 5 or 6 seats (docs/rules.md A1.1) the search does not run: heuristic plays."""
+    if seats_of(public) > SEARCH_SEATS:
+        return heuristic.play(public, private, legal, rng, HEURISTIC_PARAMS.copy())
     legal = sure_choices(public, legal)
     if params[10] != 0:
         legal = moon_stops(public, private, legal)
@@ -1297,7 +1304,11 @@ def card_means(public, private, legal, rng, params, means):
     (``public`` and its own ``private`` row, never the hidden hands), as :func:`play`
     searches them with ``params`` (STRATEGY.params order), but over every legal card:
     no card is set aside first (:func:`sure_choices`, :func:`moon_stops`). Other entries
-    are NaN. Returns the number of worlds. means: float64[52]."""
+    are NaN. Returns the number of worlds (0, every entry NaN, with 5 or 6 seats, where
+    the search does not run). means: float64[52]."""
+    if seats_of(public) > SEARCH_SEATS:
+        means[:] = np.nan
+        return 0
     s = _settings(params)
     total = np.zeros(52, np.int64)
     worlds = pimc_values(
@@ -1379,12 +1390,13 @@ def moon_choice(public, private, rng, params):
     if me < 0:
         me = private[V_SEAT]
     rules = public[P_RULES : P_RULES + RULES_LEN]
-    before = public[P_SCORES : P_SCORES + 4]
-    points = public[P_POINTS : P_POINTS + 4]
-    tricks = public[P_TRICKS_WON : P_TRICKS_WON + 4]
+    n = seats_of(public)
+    before = public[P_SCORES : P_SCORES + n]
+    points = public[P_POINTS : P_POINTS + n]
+    tricks = public[P_TRICKS_WON : P_TRICKS_WON + n]
     jack = jack_taker_of(public)
-    deal_score = np.zeros(4, np.int64)
-    scores = np.zeros(4, np.int64)
+    deal_score = np.zeros(n, np.int64)
+    scores = np.zeros(n, np.int64)
     best_choice = MOON_DEFAULT
     best_value = -(1 << 40)
     for choice in (MOON_ADD, MOON_SUBTRACT):

@@ -205,7 +205,10 @@ CASES = [
     _case("t-rules-paren", [*T, "--players", R4, "--rules", "classic(omnibus=true"], 2,
           "parenthesis"),
     _case("t-hearts-3", [*T, "--players", R4, "--rule", "players=3"], 2, "hearts", "3 seats"),
-    _case("t-hearts-5", [*T, "--players", R4, "--rule", "players=5"], 2, "players", "3|4"),
+    _case("t-hearts-5", [*T, "--players", R4, "--rule", "players=5"], 2, "hearts", "5 seats"),
+    _case("t-hearts-7", [*T, "--players", R4, "--rule", "players=7"], 2, "players", "3|4|5|6"),
+    _case("t-kierki-5", [*T, "--players", R4, "--rules", "kierki4(players=5)"], 2, "Kierki",
+          "3 or 4 players"),
     # -- tournament: --score-also ---------------------------------------------------------
     _case("t-score-also-9", [*T, "--players", R4, *sum(
         (["--score-also", f"end_score={50 + k}"] for k in range(9)), [])], 2,

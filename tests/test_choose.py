@@ -252,4 +252,4 @@ def test_cli_choose_moon():
     r = CliRunner().invoke(main, ["choose", "--strategy", "heuristic", *p.spec().flags()])
     assert r.exit_code == 2 and "no decision is due" in r.output  # classic: no New Moon
     r = CliRunner().invoke(main, ["choose", "--strategy", "heuristic", *flags[:-1], "1,2"])
-    assert r.exit_code == 2 and "give 4 game scores" in r.output
+    assert r.exit_code == 2 and "one game score per seat" in r.output

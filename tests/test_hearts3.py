@@ -65,8 +65,8 @@ def play(rules: Rules, specs: list[str], games: int, seed: int = 1):
 def test_the_preset_and_the_option():
     assert PRESETS["hearts3"] == H3 == make_rules("hearts3") == parse_rules("classic(players=3)")
     assert parse_rules("hearts3(passing=left)").passing == "left"
-    with pytest.raises(RulesError, match="players must be 3 or 4"):
-        Rules(players=5)
+    with pytest.raises(RulesError, match="players must be 3 or 4 or 5 or 6"):
+        Rules(players=7)
 
 
 def test_openspiel_refuses_three_players():

@@ -74,7 +74,7 @@ def test_a_deal_played_at_random_keeps_every_invariant(seed, rules, direction):
     spec2 = PositionSpec(
         spec.hands,
         direction,
-        tuple(int(m) for m in p.state.private[:, 3]) if direction != "hold" else None,
+        tuple(int(m) for m in p.state.private[:4, 3]) if direction != "hold" else None,
         tuple(plays[:17]),
     )
     assert PositionSpec.from_text(spec2.to_text()) == spec2

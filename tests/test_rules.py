@@ -51,7 +51,7 @@ def _values(name):
 
 rules_strategy = (
     st.fixed_dictionaries({n: _values(n) for n in RULE_NAMES})
-    .filter(lambda d: d["game"] == "kierki" or d["players"] == 4)  # Hearts has 4 seats
+    .filter(lambda d: d["players"] == 4 or (d["game"] == "kierki" and d["players"] == 3))
     .map(lambda d: Rules(**d))
 )
 
@@ -200,15 +200,15 @@ def test_every_option_code_is_its_index_in_the_allowed_values():
     names = 0
     for name, choices in _enumerations():
         for i, value in enumerate(choices):
-            constant = getattr(layout, f"{name}_{value}".upper())
+            constant = getattr(layout, f"{name}_{value}".upper().replace("+", "_"))
             assert constant == i == option_code(name, value)
             vector = Rules(**{name: value, "game": "kierki" if name != "game" else value})
             assert vector.to_array()[RULE_INDEX[name]] == constant
             names += 1
     # passing 4, first-trick 2 + 2, heart points 2, moon 5, omnibus card 2, bonus 3, end 2,
-    # removed card 3, game 2; B: trump chooser 2, lottery leader 2, heart-lead ban 3, point
-    # table 3, priced trick 2
-    assert names == 39
+    # removed card 3, removed pair 2, game 2; B: trump chooser 2, lottery leader 2,
+    # heart-lead ban 3, point table 3, priced trick 2
+    assert names == 41
     # Kierki's kernels take their codes from the same derivation.
     assert kierki.LOTTERY_LEADER_DEALER is layout.LOTTERY_LEADER_DEALER
     assert kierki.HEART_LEAD_BAN_KING == layout.HEART_LEAD_BAN_KING_OF_HEARTS
@@ -236,7 +236,7 @@ def _any_value(name):
 
 any_rules = (
     st.fixed_dictionaries({n: _any_value(n) for n in RULE_NAMES})
-    .filter(lambda d: d["game"] == "kierki" or d["players"] == 4)
+    .filter(lambda d: d["players"] == 4 or (d["game"] == "kierki" and d["players"] == 3))
     .map(lambda d: Rules(**d))
 )
 
@@ -272,8 +272,8 @@ def test_the_decoder_refuses_a_vector_that_is_not_rules():
     with pytest.raises(RulesError, match="omnibus code 2 is not valid"):
         rules_from_array(bad)
     bad = vector.copy()
-    bad[RULE_INDEX["players"]] = 5  # Hearts for 3 or 4 only
-    with pytest.raises(RulesError, match="not a valid rules vector: players must be 3 or 4"):
+    bad[RULE_INDEX["players"]] = 7  # Hearts for 3 to 6 only
+    with pytest.raises(RulesError, match="not a valid rules vector: players must be 3 or 4 or"):
         rules_from_array(bad)
 
 

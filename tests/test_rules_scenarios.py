@@ -592,7 +592,7 @@ def test_queen_waits_keeps_queen_when_rule_6_forces_it():
 
 def test_every_rule_option_has_a_scenario_test():
     """Every Hearts option is set (``name=``) in this file, test_scoring.py,
-    test_card_values.py or test_hearts3.py; every
+    test_card_values.py, test_hearts3.py or test_hearts56.py; every
     Kierki option (``name=`` or ``"name":``) in test_kierki_game.py or
     test_kierki_tables.py, whose games run under both player counts (the presets kierki4
     and kierki3 set ``game`` and ``players``).
@@ -601,6 +601,7 @@ def test_every_rule_option_has_a_scenario_test():
     text = (here / "test_rules_scenarios.py").read_text() + (here / "test_scoring.py").read_text()
     text += (here / "test_card_values.py").read_text()  # the card values (A1.8)
     text += (here / "test_hearts3.py").read_text()  # Hearts for 3's options (A1.1)
+    text += (here / "test_hearts56.py").read_text()  # Hearts for 5 and 6 (A1.1)
     missing = [n for n in HEARTS_OPTIONS if not re.search(rf"\b{n}=", text)]
     kierki = (here / "test_kierki_game.py").read_text()
     kierki += (here / "test_kierki_tables.py").read_text()  # the point tables (B1, B2.6)

@@ -14,6 +14,7 @@ from numba import njit
 
 import hsim.play.games
 from hsim.engine.bits import highest_card
+from hsim.engine.layout import MAX_SEATS
 from hsim.engine.native import PLAY_AT_SIG, native_address
 from hsim.engine.signatures import PLAY_SIG
 from hsim.model.rules import make_rules
@@ -40,14 +41,15 @@ from tests.bots.compiled_bots import MIRROR_RANDOM
 
 def test_light_builtins_are_called_directly():
     codes = seat_codes([load(name).compiled for name in ("random", "lowcard", "duck")])
-    assert codes.shape == (4, seats.N_CODES) and codes.dtype == np.int64
+    assert codes.shape == (MAX_SEATS, seats.N_CODES) and codes.dtype == np.int64
+    assert (codes[3:] == 0).all()  # the seats past the bundles' are left 0
     # Each code names the very function the seat's bundle holds.
     for s, bot in enumerate((random_bot, lowcard, duck)):
         assert seats.PASS_BUILTINS[codes[s, C_PASS] - 1] is bot.pass_cards
         assert seats.PLAY_BUILTINS[codes[s, C_PLAY] - 1] is bot.play
         assert seats.MOON_BUILTINS[codes[s, C_MOON] - 1] is bot.STRATEGY.moon_choice
     assert seats.TRUMP_BUILTINS[codes[0, C_TRUMP] - 1] is random_bot.trump_choice
-    assert codes[:, A_PASS:].tolist() == [[0, 0]] * 4  # no native entries
+    assert codes[:, A_PASS:].tolist() == [[0, 0]] * MAX_SEATS  # no native entries
     assert codes[3].tolist() == [BY_PROGRAM] * seats.N_CODES  # no fourth bundle
 
 
@@ -173,7 +175,7 @@ def test_the_loop_calls_the_native_entry_and_plays_a_lone_card_itself():
     )
     for a, b in zip(by_native, highest, strict=True):
         np.testing.assert_array_equal(a, b)
-    codes = seat_codes([native] * 4)
+    codes = seat_codes([native] * 4)[:4]
     assert (codes[:, C_PLAY] == NATIVE).all() and (codes[:, A_PASS] == 0).all()
 
 
@@ -326,7 +328,7 @@ def test_a_strategy_file_of_a_builtins_name_never_plays_in_its_loop(tmp_path):
     assert not game.can_play_in_loop(bundles[0]) and game.can_play_in_loop(builtin[0].compiled)
     with pytest.raises(ValueError, match="built-in"):
         play_games_with(bundles[0])
-    codes = seat_codes(bundles)
+    codes = seat_codes(bundles)[:4]
     assert (codes[:, C_PLAY] == NATIVE).all() and (codes[:, C_PASS] == NATIVE).all()
     rows, _ = play_range(make_rules("classic"), mine, 1, 0, 5)
     again, _ = play_range(make_rules("classic"), builtin, 1, 0, 5)

@@ -146,6 +146,7 @@ class Watcher:
     def __call__(self, driver, status: int) -> None:
         if driver.rules.is_kierki:
             raise AnalysisError("hsim analyse covers Hearts games; Kierki has no analyser yet")
+        _check_players(driver.rules.players)
         st = driver.state
         seat = int(st.hidden[H_DECIDER])
         if status != ST_NEED_PLAY or (self.seats is not None and seat not in self.seats):
@@ -222,6 +223,7 @@ def analyse_position(
     """
     if position.rules.is_kierki or position.phase != "play":
         raise AnalysisError(f"the position's next decision is a {position.phase}, not a play")
+    _check_players(position.rules.players)
     st = position.state
     seat = position.to_act
     legal = int(position.legal())
@@ -245,6 +247,15 @@ def analyse_position(
     if card is None:
         a = dataclasses.replace(a, played=a.best, loss=0.0)
     return a
+
+
+def _check_players(players: int) -> None:
+    """:raises AnalysisError: 5 or 6 seats, where pimc's search (the analyser) does not run."""
+    if players > 4:
+        raise AnalysisError(
+            f"hsim analyse covers Hearts for 3 or 4 players; pimc's search (the analyser) "
+            f"does not run with {players} seats"
+        )
 
 
 def check_seats(seats: Sequence[int], players: int) -> None:

@@ -307,11 +307,11 @@ def _sorted_deals(deals: pd.DataFrame, seats: int | None = None) -> pd.DataFrame
 
 
 def seat_count(deals: pd.DataFrame) -> int:
-    """Return the seats of a deals frame: 3 when its highest seat is 2 (Hearts or Kierki
-    for 3, docs/rules.md A1.1, B1), else 4 (an empty frame too)."""
+    """Return the seats of a deals frame: its highest seat + 1, 3 to 6 (Hearts for 3 to
+    6, Kierki for 3 or 4, docs/rules.md A1.1, B1); 4 for an empty frame."""
     if "seat" not in deals.columns or not len(deals):
         return N_SEATS
-    return 3 if int(deals["seat"].max()) == 2 else N_SEATS
+    return max(3, int(deals["seat"].max()) + 1)
 
 
 def deal_facts(

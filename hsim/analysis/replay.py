@@ -110,7 +110,7 @@ def _record(driver: PythonDriver) -> DealRecord:
         rows=rows,
     )
     if not kierki:
-        size = hand_size(seats)  # 13, or 17 in Hearts for 3 (docs/rules.md A1.1)
+        size = 52 // seats  # 13; 17, 10 or 8 in Hearts for 3, 5 or 6 (docs/rules.md A1.1)
         record.hands = [
             [int(c) for c in hidden[H_DECK + size * s : H_DECK + size * s + size]]
             for s in range(seats)

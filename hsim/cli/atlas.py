@@ -44,7 +44,7 @@ from hsim.model.rules import RulesError
     "--bots",
     default=None,
     metavar="SPECS",
-    help="The bot levels, each playing all four seats (default random,duck,heuristic; "
+    help="The bot levels, each playing every seat (default random,duck,heuristic; "
     "Kierki random,kierki).",
 )
 @click.option(
@@ -82,8 +82,8 @@ def atlas(
     as_json,
     progress,
 ):
-    """Measure what rule variants do to games: for each bot level (four copies of it at
-    the table) and each rule set, the same seeded games under the base rules and each
+    """Measure what rule variants do to games: for each bot level (a copy of it in every
+    seat) and each rule set, the same seeded games under the base rules and each
     variant. Per bot and rule set, with 95% intervals: moons per deal, deals per game,
     the winning score, the spread of final scores (highest minus lowest: how close the
     games are), and the share of games whose winner changes against the base; also in

@@ -377,7 +377,7 @@ def deal_file_option(fn):
 
 
 def build_position(
-    deal_text, pass_direction, passes, plays, rules, scores=(0, 0, 0, 0), deal_file=None
+    deal_text, pass_direction, passes, plays, rules, scores=None, deal_file=None
 ):
     """Return (spec, Position) from the position flags (and the game scores before the
     deal); clear errors for bad input. With ``deal_file`` (a Kierki deal file's path) the
@@ -398,7 +398,7 @@ def build_position(
     try:
         spec = PositionSpec.parse(deal_text, pass_direction, passes, plays)
         return spec, Position.from_spec(spec, rules, scores)
-    except (CardParseError, IllegalPlayError) as exc:
+    except (CardParseError, IllegalPlayError, ValueError) as exc:
         raise user_error(exc) from None
 
 
@@ -462,20 +462,22 @@ def load_one(spec: str, rules: Rules) -> tuple:
         raise user_error(exc) from None
 
 
-def parse_scores(text: str | None) -> tuple[int, ...]:
-    """Read ``--scores 30,10,10,10`` (game scores before the deal, seat 0 first).
+def parse_scores(text: str | None) -> tuple[int, ...] | None:
+    """Read ``--scores 30,10,10,10`` (game scores before the deal, seat 0 first, one per
+    seat: 3 to 6); None when not given (every score 0).
 
-    :raises click.BadParameter: not 4 integers >= 0.
+    :raises click.BadParameter: not 3 to 6 integers >= 0.
     """
     if not text:
-        return (0, 0, 0, 0)
+        return None
     try:
         scores = tuple(int(x) for x in text.replace(" ", "").split(","))
     except ValueError:
         scores = ()
-    if len(scores) != 4 or min(scores) < 0 or max(scores) >= 1 << 31:
+    if not 3 <= len(scores) <= 6 or min(scores) < 0 or max(scores) >= 1 << 31:
         raise click.BadParameter(
-            f"{text!r}: give 4 game scores, seat 0 first, each 0 .. 2**31 - 1: 30,10,10,10",
+            f"{text!r}: give one game score per seat, seat 0 first, each 0 .. 2**31 - 1: "
+            "30,10,10,10",
             param_hint="--scores",
         )
     return scores

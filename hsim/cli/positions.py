@@ -287,8 +287,8 @@ def perft(preset, rule_items, deal_text, deal_file, pass_direction, passes, play
     "scores_text",
     default=None,
     metavar="S0,S1,S2,S3",
-    help="Game scores before the deal, seat 0 first (default 0,0,0,0); New Moon asks the "
-    "shooter only from 26.",
+    help="Game scores before the deal, one per seat, seat 0 first (default all 0); New Moon "
+    "asks the shooter only from 26.",
 )
 def choose(
     spec,

@@ -9,11 +9,12 @@ Design notes
   change the values (A1.8, :func:`penalty_points`).
 - Pass directions are 0 left (to seat + 1), 1 right (seat - 1), 2 across (seat + 2),
   3 hold (A1.2).
-- Seats: 4, or 3 with ``players=3`` (A1.1): one card leaves the deck (``removed_card``,
-  the 2D by default), 17 cards each and 17 tricks, and ``passing=cycle`` goes left,
-  right, hold. Kernels read the count from ``public[P_N_SEATS]`` (:func:`seats_of`) or
-  the rules vector (:func:`rules_seats`); with 4 seats every kernel does what it did
-  before 3 seats existed.
+- Seats: 4, or 3, 5 or 6 with ``players`` (A1.1): cards leave the deck so that each
+  seat gets as many (3: ``removed_card``, the 2D by default, 17 each; 5:
+  ``removed_pair``, the 2D and 2C by default, 10 each; 6: the 2D, 3D, 3C and 4C, 8
+  each), and ``passing=cycle`` goes left, right, hold with 3 or 5 seats and left,
+  right, across (``n // 2`` seats on), hold with 4 or 6. Kernels read the count from
+  ``public[P_N_SEATS]`` (:func:`seats_of`) or the rules vector (:func:`rules_seats`).
 - Hearts are broken from the moment a heart is played, the current trick included, and
   this is tracked whatever ``hearts_must_be_broken`` says (A1.6); with
   ``first_trick_breaks_hearts=false`` nothing played to trick 1 breaks them.
@@ -94,8 +95,10 @@ from hsim.engine.layout import (
     R_QUEEN_POINTS,
     R_QUEEN_WAITS,
     R_REMOVED_CARD,
+    R_REMOVED_PAIR,
     REMOVED_CARD_2C,
     REMOVED_CARD_2S,
+    REMOVED_PAIR_2D_2S,
     RULES_LEN,
     V_HAND,
     V_PASSED,
@@ -127,30 +130,36 @@ N_TRICKS = 13  # the classic game's tricks; hand_size gives a game's own
 ALL_CARDS = FULL_DECK
 TWO_DIAMONDS = 13  # the card 3-player Hearts leaves out by default (A1.1, removed_card)
 TWO_SPADES = 26
+# Hearts for 6 leaves out the 2D, 3D, 3C and 4C (A1.1).
+SIX_SEATS_OUT = (1 << TWO_DIAMONDS) | (1 << (TWO_DIAMONDS + 1)) | (1 << (TWO_CLUBS + 1)) | (
+    1 << (TWO_CLUBS + 2)
+)
 HIGH_SPADES = (1 << KING_SPADES) | (1 << ACE_SPADES)  # KS and AS, the cards over QS
 POINTS_MASK = HEARTS_MASK | QS_BIT  # A1.8: the cards that carry points
 
 
 @kernel
 def seats_of(public) -> int:
-    """Return the number of seats of the game in ``public``: 3 when ``public[P_N_SEATS]``
-    says 3, else 4 (an array built by hand with the field left 0 is a 4-seat one) (A1.1).
-    """
-    return 3 if public[P_N_SEATS] == 3 else 4
+    """Return the number of seats of the game in ``public``: ``public[P_N_SEATS]`` when it
+    is 3 to 6, else 4 (an array built by hand with the field left 0 is a 4-seat one)
+    (A1.1)."""
+    n = public[P_N_SEATS]
+    return n if 3 <= n <= 6 else 4
 
 
 @kernel
 def rules_seats(rules) -> int:
-    """Return the number of seats of the rules vector ``rules``: 3 with ``players=3``, else
-    4 (A1.1)."""
-    return 3 if rules[R_PLAYERS] == 3 else 4
+    """Return the number of seats of the rules vector ``rules``: its ``players``, 3 to 6
+    (A1.1)."""
+    n = rules[R_PLAYERS]
+    return n if 3 <= n <= 6 else 4
 
 
 @kernel
 def hand_size(n: int) -> int:
-    """Return the cards dealt to each of ``n`` seats, which is also the tricks of a deal:
-    13 (4 seats) or 17 (3 seats, the 2D out) (A1.1)."""
-    return 17 if n == 3 else 13
+    """Return the cards dealt to each of ``n`` seats (3 to 6), which is also the tricks of
+    a deal: 17, 13, 10 or 8 (A1.1; 52 // n, the rest of the deck left out)."""
+    return 52 // n
 
 
 @kernel
@@ -167,10 +176,17 @@ def removed_card_at(a, at: int) -> int:
 
 @kernel
 def deck_at(a, at: int) -> int:
-    """Return the mask of the cards dealt under the rules vector at ``a[at:]``: all 52
-    with 4 seats, all but the ``removed_card`` with 3 (A1.1)."""
-    if a[at + R_PLAYERS] == 3:
+    """Return the mask of the cards dealt under the rules vector at ``a[at:]`` (A1.1): all
+    52 with 4 seats; with 3 all but the ``removed_card``; with 5 all but the 2D and the
+    ``removed_pair``'s 2C or 2S; with 6 all but the 2D, 3D, 3C and 4C."""
+    n = a[at + R_PLAYERS]
+    if n == 3:
         return ALL_CARDS & ~(1 << removed_card_at(a, at))
+    if n == 5:
+        black_two = TWO_SPADES if a[at + R_REMOVED_PAIR] == REMOVED_PAIR_2D_2S else TWO_CLUBS
+        return ALL_CARDS & ~((1 << TWO_DIAMONDS) | (1 << black_two))
+    if n == 6:
+        return ALL_CARDS & ~SIX_SEATS_OUT
     return ALL_CARDS
 
 
@@ -374,8 +390,9 @@ def planes_points(p0: int, p1: int, p2: int, p3: int, cards: int) -> int:
 def pass_direction(rules, deal: int) -> int:
     """Return the pass direction of deal ``deal`` (0-based): 0..3 = left/right/across/hold.
 
-    docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold (3 seats:
-    left, right, hold); ``none`` holds; ``left`` and ``right`` pass that way every deal.
+    docs/rules.md A1.2: ``passing=cycle`` follows left, right, across, hold (3 or 5
+    seats: left, right, hold); ``none`` holds; ``left`` and ``right`` pass that way every
+    deal.
     """
     passing = rules[R_PASSING]
     if passing == PASSING_NONE:
@@ -384,7 +401,7 @@ def pass_direction(rules, deal: int) -> int:
         return PASS_LEFT
     if passing == PASSING_RIGHT:
         return PASS_RIGHT
-    if rules_seats(rules) == 3:
+    if rules_seats(rules) % 2:
         return (PASS_LEFT, PASS_RIGHT, PASS_HOLD)[deal % 3]
     return deal % 4
 
@@ -392,15 +409,16 @@ def pass_direction(rules, deal: int) -> int:
 @kernel
 def pass_target(seat: int, direction: int, n: int = 4) -> int:
     """Return the seat that receives ``seat``'s pass in ``direction`` (0..2) among ``n``
-    seats (4, or 3 where across never comes) (A1.2)."""
-    return (seat + (1, n - 1, 2)[direction]) % n
+    seats: the next seat, the one before, or across, ``n // 2`` seats on (4 or 6 seats;
+    with 3 or 5 across never comes) (A1.2)."""
+    return (seat + (1, n - 1, n // 2)[direction]) % n
 
 
 @kernel
 def shuffle_deal(private, hidden, deal_rng, n: int = 4, deck: int = ALL_CARDS) -> None:
     """Shuffle and deal the cards ``deck`` (:func:`deal_deck`) to each of ``n`` seats
-    (A1.1) from stream ``deal_rng``: 13 cards each of 52, or with 3 seats 17 each of the
-    51 left without the ``removed_card``.
+    (A1.1) from stream ``deal_rng``: :func:`hand_size` cards each (13 each of 52 with 4
+    seats).
 
     The deck order goes to ``hidden[H_DECK:]`` (seat s gets positions ks..ks+k-1, k the
     hand size, in its dealing order); hands to ``private[s, V_HAND]`` and ``V_DEALT``.

@@ -7,7 +7,7 @@ The game state is four arrays, all int64 except the random streams:
 ==================  =========================================================
 offset              meaning
 ==================  =========================================================
-P_N_SEATS           number of seats (4 for Hearts)
+P_N_SEATS           number of seats, 3 to 6 (4 for classic Hearts)
 P_DEAL              deal index within the game, 0-based
 P_PASS_DIR          pass direction of this deal: 0 left, 1 right, 2 across, 3 hold
 P_TRICK             index of the current trick, 0-based (13 when the deal is over)
@@ -41,22 +41,23 @@ P_OUT + s           Kierki lottery: 1 or 2 when seat s went out first or second,
 
 In Kierki P_POINTS holds the signed points of the deal so far (penalties negative,
 trump tricks and lottery places positive), P_PLAYED is also the lottery's table, and
-``public[P_N_SEATS]`` is 3 or 4. The seats that play are 0..P_N_SEATS-1.
+``public[P_N_SEATS]`` is 3 or 4 (Hearts: 3 to 6). The seats that play are
+0..P_N_SEATS-1; each per-seat field has MAX_SEATS slots.
 
-``private`` (shape ``(4, PRIVATE_LEN)``), row ``s`` seen only by seat ``s``:
+``private`` (shape ``(MAX_SEATS, PRIVATE_LEN)``), row ``s`` seen only by seat ``s``:
 V_SEAT, V_HAND (current hand mask), V_DEALT (hand as dealt), V_PASSED, V_RECEIVED.
 
 ``hidden`` (length ``HIDDEN_LEN``): the engine's own bookkeeping, never shown to a
 strategy (the deck order, pending passes, the phase, error details).
 
-``rngs`` (uint64, shape ``(5, 1)``): row 0 the deal stream, row 1 + s seat s's stream.
+``rngs`` (uint64, shape ``(MAX_SEATS + 1, 1)``): row 0 the deal stream, row 1 + s seat s's stream.
 """
 
 from __future__ import annotations
 
 from hsim.model.rules import KIERKI_KINDS, PASS_DIRECTIONS, RULE_INDEX, RULE_NAMES, option_code  # noqa: F401
 
-MAX_SEATS = 4
+MAX_SEATS = 6  # Hearts for 3 to 6 (A1.1); Kierki for 3 or 4
 MAX_TRICKS = 17  # Kierki with three players deals 17 cards each
 
 P_N_SEATS = 0
@@ -72,12 +73,12 @@ P_TRICK_CARDS = 9
 P_LED_SUIT = 10
 P_N_PLAYS = 11
 P_MOON_SHOOTER = 12
-P_POINTS = 16
-P_TRICKS_WON = 20
-P_SCORES = 24
-P_VOIDS = 28
-P_TAKEN = 32
-P_PLAY_CARD = 36
+P_POINTS = 16  # each per-seat field holds MAX_SEATS slots, seats past the game's unused
+P_TRICKS_WON = P_POINTS + MAX_SEATS
+P_SCORES = P_TRICKS_WON + MAX_SEATS
+P_VOIDS = P_SCORES + MAX_SEATS
+P_TAKEN = P_VOIDS + MAX_SEATS
+P_PLAY_CARD = P_TAKEN + MAX_SEATS
 P_PLAY_SEAT = P_PLAY_CARD + 52
 P_TRICK_LEADER = P_PLAY_SEAT + 52
 P_TRICK_WINNER = P_TRICK_LEADER + MAX_TRICKS
@@ -89,7 +90,7 @@ P_TRUMP = P_KIND + 2
 P_TRUMP_CHOOSER = P_KIND + 3
 P_START_RANK = P_KIND + 4
 P_OUT = P_KIND + 5
-PUBLIC_LEN = P_OUT + 4
+PUBLIC_LEN = P_OUT + MAX_SEATS
 
 V_SEAT = 0
 V_HAND = 1
@@ -111,16 +112,16 @@ H_JACK_TAKER = 9
 H_BASE_OVER = 10  # 1 once the base game has ended and deals go on for other scorings
 H_EXTRA_N = 11  # number of other scorings (--score-also), 0..MAX_EXTRA
 H_PENDING_PASS = 12
-H_DECK = 16
-H_SCRATCH = H_DECK + 52  # 16 ints of scratch: deal scores, new scores (twice)
-H_EXTRA = H_SCRATCH + 16
+H_DECK = H_PENDING_PASS + MAX_SEATS
+H_SCRATCH = H_DECK + 52  # 4 * MAX_SEATS ints of scratch: deal scores, new scores (twice)
+H_EXTRA = H_SCRATCH + 4 * MAX_SEATS
 # Each other scoring k owns hidden[H_EXTRA + k * EXTRA_STRIDE :]: its rules vector
-# (RULES_LEN), then its game scores (4), whether its game ended, deals counted.
+# (RULES_LEN), then its game scores (MAX_SEATS), whether its game ended, deals counted.
 MAX_EXTRA = 8
 X_SCORES = RULES_LEN
-X_ENDED = X_SCORES + 4
-X_DEALS = X_SCORES + 5
-EXTRA_STRIDE = X_SCORES + 8
+X_ENDED = X_SCORES + MAX_SEATS
+X_DEALS = X_ENDED + 1
+EXTRA_STRIDE = X_DEALS + 3
 H_KIERKI = H_EXTRA + MAX_EXTRA * EXTRA_STRIDE
 H_TRUMP_CHOICE = H_KIERKI  # Kierki: the trump choice of this deal (0..3, TRUMP_NONE), else -1
 H_DRAWS = H_KIERKI + 4  # the shuffle's draws, worked out before its swaps (52 ints)
@@ -160,7 +161,8 @@ R_NO_DRAW = RULE_INDEX["no_draw"]
 R_MAX_DEALS = RULE_INDEX["max_deals"]
 R_GAME = RULE_INDEX["game"]
 R_REMOVED_CARD = RULE_INDEX["removed_card"]
-R_PLAYERS = RULE_INDEX["players"]  # the number of seats itself, 3 or 4
+R_REMOVED_PAIR = RULE_INDEX["removed_pair"]
+R_PLAYERS = RULE_INDEX["players"]  # the number of seats itself, 3 to 6
 R_REBEL = RULE_INDEX["rebel"]
 R_TRUMP_TRICK_VALUE = RULE_INDEX["trump_trick_value"]  # resolved: Rules.trump_points
 R_TRUMP_CHOOSER = RULE_INDEX["trump_chooser"]
@@ -197,6 +199,8 @@ OMNIBUS_CARD_TD = option_code("omnibus_card", "TD")
 REMOVED_CARD_2D = option_code("removed_card", "2D")
 REMOVED_CARD_2C = option_code("removed_card", "2C")
 REMOVED_CARD_2S = option_code("removed_card", "2S")
+REMOVED_PAIR_2D_2C = option_code("removed_pair", "2D+2C")
+REMOVED_PAIR_2D_2S = option_code("removed_pair", "2D+2S")
 NO_TRICK_BONUS_OFF = option_code("no_trick_bonus", "off")
 NO_TRICK_BONUS_NO_POINTS = option_code("no_trick_bonus", "no_points")
 NO_TRICK_BONUS_NO_TRICKS = option_code("no_trick_bonus", "no_tricks")

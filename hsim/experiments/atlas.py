@@ -1,6 +1,6 @@
 """The variant atlas: what each rule variant does to games, per bot, on paired seeds.
 
-For every bot of ``bots`` (four copies of it at the table) and every rule set (the base,
+For every bot of ``bots`` (a copy of it in every seat) and every rule set (the base,
 then each variant), one tournament of ``games`` games with the same seed: game ``g`` is
 dealt the same hands under every rule set, so each variant is compared with the base on
 the same deals (paired). Each is an ordinary run folder, ``out/<k>-<bot>/base`` and

@@ -44,15 +44,34 @@ from hsim.model.cards import (
     parse_card,
     split_cards,
 )
-from hsim.model.rules import KIERKI_KINDS, PASS_DIRECTIONS, REMOVED_CARDS
+from hsim.model.rules import (
+    KIERKI_KINDS,
+    PASS_DIRECTIONS,
+    PLAYER_COUNTS,
+    REMOVED_CARDS,
+    REMOVED_PAIRS,
+)
 
 N_SEATS = 4
 HAND_SIZE = 13
-#: Hand size by number of hands: Hearts for 4 (52 cards), Hearts for 3 (17 each, one card
-#: left out: the 2D, 2C or 2S by option removed_card; docs/rules.md A1.1).
-HAND_SIZES = {4: 13, 3: 17}
-#: The cards a deal of 3 hands may leave out.
+#: Hand size by number of hands (docs/rules.md A1.1): Hearts for 4 (52 cards), for 3 (17
+#: each), for 5 (10 each), for 6 (8 each).
+HAND_SIZES = {3: 17, 4: 13, 5: 10, 6: 8}
+#: The cards a deal of 3 hands may leave out (option removed_card).
 REMOVABLE = tuple(parse_card(c) for c in REMOVED_CARDS)
+#: The sets of cards a deal of n hands may leave out (A1.1: removed_card with 3,
+#: removed_pair with 5, the 2D, 3D, 3C and 4C with 6).
+LEFT_OUT: dict[int, tuple[frozenset[Card], ...]] = {
+    3: tuple(frozenset([c]) for c in REMOVABLE),
+    4: (frozenset(),),
+    5: tuple(frozenset(parse_card(c) for c in pair.split("+")) for pair in REMOVED_PAIRS),
+    6: (frozenset(parse_card(c) for c in ("2D", "3D", "3C", "4C")),),
+}
+_LEFT_OUT_TEXT = {
+    3: "the 2D, 2C or 2S (removed_card)",
+    5: "the 2D and the 2C or 2S (removed_pair)",
+    6: "the 2D, 3D, 3C and 4C",
+}
 
 
 def _codes(text: str) -> list[Card]:
@@ -60,17 +79,19 @@ def _codes(text: str) -> list[Card]:
 
 
 def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
-    """Read a deal string into 4 hands of 13 cards each, or 3 hands of 17 without one of
-    the 2D, 2C and 2S (Hearts for 3, option removed_card, docs/rules.md A1.1), in dealing
-    order. seats: 4 or 3 to require that many hands; None takes either.
+    """Read a deal string into its hands, in dealing order (docs/rules.md A1.1): 4 hands
+    of 13 cards; 3 of 17 without one of the 2D, 2C and 2S (removed_card); 5 of 10 without
+    the 2D and the 2C or 2S (removed_pair); 6 of 8 without the 2D, 3D, 3C and 4C.
+    seats: 3 to 6 to require that many hands; None takes any of them.
 
     :raises CardParseError: an unknown code, a wrong number of hands or cards, a card
         dealt twice, or a missing card; the message names it.
     """
     parts = text.strip().split("/")
-    counts = (seats,) if seats else (N_SEATS, 3)
+    counts = (seats,) if seats else PLAYER_COUNTS
     if len(parts) not in counts:
-        want = " or ".join(str(n) for n in counts)
+        want = ", ".join(str(n) for n in counts[:-1]) + " or " if len(counts) > 1 else ""
+        want += str(counts[-1])
         raise CardParseError(text, f"a deal has {want} hands separated by '/', not {len(parts)}")
     hands = [_codes(p) for p in parts]
     size = HAND_SIZES[len(parts)]
@@ -78,8 +99,11 @@ def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             why = f"seat {seat} has {len(hand)} cards, not {size}"
-            if size != HAND_SIZE:  # three hands: say what a deal may be
-                why += " (a deal is 4 hands of 13 cards, or 3 of 17 without the 2D)"
+            if size != HAND_SIZE:  # say what a deal of this many hands is
+                why += (
+                    f" (a deal of {len(parts)} hands deals {size} cards each, without "
+                    f"{_LEFT_OUT_TEXT[len(parts)]}; a deal of 4 hands 13 each)"
+                )
             raise CardParseError(parts[seat], why)
         for c in hand:
             if c in seen:
@@ -90,32 +114,35 @@ def parse_deal(text: str, seats: int | None = None) -> list[list[Card]]:
                 )
                 raise CardParseError(format_card(c), f"dealt twice ({where})")
             seen[c] = seat
-    out = [c for c in REMOVABLE if c not in seen] if len(parts) == 3 else []
-    if len(parts) == 3 and not out:
+    out = frozenset(c for c in range(N_CARDS) if c not in seen)
+    if out not in LEFT_OUT[len(parts)]:
+        if len(parts) == 4:  # cannot happen with 52 distinct cards, kept for the error's sake
+            raise CardParseError(text, "missing " + " ".join(format_card(c) for c in sorted(out)))
         raise CardParseError(
             text,
-            "a deal of 3 hands leaves out the 2D, 2C or 2S (docs/rules.md A1.1, removed_card)",
+            f"a deal of {len(parts)} hands leaves out {_LEFT_OUT_TEXT[len(parts)]}, not "
+            + " ".join(format_card(c) for c in sorted(out))
+            + " (docs/rules.md A1.1)",
         )
-    missing = [c for c in range(N_CARDS) if c not in seen and c not in out]
-    if missing:  # cannot happen with 52 (51) distinct cards, kept for clarity of the error
-        raise CardParseError(text, "missing " + " ".join(format_card(c) for c in missing))
     return hands
 
 
 def format_deal(hands: Sequence[Sequence[Card]]) -> str:
-    """Return the deal string of 4 (or 3) hands (card lists in dealing order)."""
+    """Return the deal string of 3 to 6 hands (card lists in dealing order)."""
     return "/".join("".join(format_card(c) for c in hand) for hand in hands)
 
 
 def parse_passes(text: str) -> list[CardMask]:
-    """Read the passes: 3 cards per seat, seat 0 first, separated by ``/`` (4 seats, or 3
-    in Hearts for 3).
+    """Read the passes: 3 cards per seat, seat 0 first, separated by ``/`` (one group a
+    seat: 3 to 6).
 
-    :raises CardParseError: not 4 (or 3) groups of 3 distinct cards.
+    :raises CardParseError: not 3 to 6 groups of 3 distinct cards.
     """
     parts = text.strip().split("/")
-    if len(parts) not in (N_SEATS, 3):
-        raise CardParseError(text, f"passes are {N_SEATS} groups of 3 cards separated by '/'")
+    if len(parts) not in PLAYER_COUNTS:
+        raise CardParseError(
+            text, "passes are one group of 3 cards a seat (3 to 6 seats) separated by '/'"
+        )
     out = []
     for seat, part in enumerate(parts):
         cards = _codes(part)

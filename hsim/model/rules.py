@@ -37,6 +37,8 @@ BOOL = (False, True)
 BONUS_CARDS = ("JD", "TD")
 #: The cards Hearts for 3 may leave out of the deck (option removed_card, A1.1).
 REMOVED_CARDS = ("2D", "2C", "2S")
+#: The pairs Hearts for 5 may leave out of the deck (option removed_pair, A1.1).
+REMOVED_PAIRS = ("2D+2C", "2D+2S")
 #: Kierki's deal kinds (docs/rules.md B1): the six penalty deals B2.1-B2.6, the rebel B2.7,
 #: trump (B3), the lottery (B4); the deals dataset's ``kind`` column.
 #: The pass directions in the order a Hearts game cycles them (docs/rules.md A3); the
@@ -61,7 +63,8 @@ ZERO_MEANS_DEFAULT = ("trump_trick_value",)  # 0: the value docs/rules.md B3 giv
 #: to a score; a Kierki trump trick 20), and keeps every score and deal count small.
 COUNT_MAX = {"end_score": 10_000, "max_deals": 10_000, "trump_trick_value": 1_000}
 DEFAULT_COUNT_MAX = 10_000
-PLAYER_COUNTS = (3, 4)
+PLAYER_COUNTS = (3, 4, 5, 6)
+KIERKI_PLAYER_COUNTS = (3, 4)  # Kierki is a game for 3 or 4 (docs/rules.md B1)
 
 
 #: Kierki's point tables (docs/rules.md B1, option ``point_table``): for each table and
@@ -113,7 +116,7 @@ def default_trump_points(players: int, point_table: str = "hsim") -> int:
     """Return the docs/rules.md B3 points per trump-deal trick of ``point_table`` (B1):
     hsim 20 for 3 players, else 15; servers 1; program 5.
     """
-    return POINT_TABLES[point_table]["trump_trick"][players - 3]
+    return POINT_TABLES[point_table]["trump_trick"][min(players, 4) - 3]
 
 
 def _count_ok(name: str, value: Any) -> bool:
@@ -132,7 +135,8 @@ class Rules:
     options hold strings (``"cycle"``), switches hold bools, counts ints. Build one with
     :func:`make_rules` or :func:`parse_rules` to get validation.
 
-    :raises RulesError: a value outside its choices, or ``players`` other than 3 or 4.
+    :raises RulesError: a value outside its choices, ``players`` other than 3 to 6, or
+        Kierki with other than 3 or 4 players.
     """
 
     passing: str = _opt(
@@ -238,12 +242,19 @@ class Rules:
         "with players=3, the card left out of the deck: 2D, 2C (the 3C then leads) or 2S",
         "A1.1",
     )
+    removed_pair: str = _opt(
+        "2D+2C",
+        REMOVED_PAIRS,
+        "with players=5, the two cards left out of the deck: 2D+2C (the 3C then leads) or "
+        "2D+2S",
+        "A1.1",
+    )
     game: str = _opt("hearts", GAMES, "which game: hearts (part A) or kierki (part B)", "A, B")
     players: int = _opt(
         4,
         PLAYER_COUNTS,
-        "number of seats, 3 or 4; Hearts for 3 leaves out one card (removed_card) and deals "
-        "17 cards each",
+        "number of seats, 3 to 6 (Kierki 3 or 4); Hearts deals 17 cards each to 3 "
+        "(removed_card out), 10 to 5 (removed_pair out) and 8 to 6 (2D, 3D, 3C, 4C out)",
         "A1.1, B1",
     )
     rebel: bool = _opt(False, BOOL, "Kierki: play the rebel deal (all penalties at once)", "B1")
@@ -315,6 +326,11 @@ class Rules:
                     )
             elif not _count_ok(f.name, value):
                 raise RulesError(f"{f.name} must be {_allowed(f.name)}, not {value!r}")
+        if self.game == "kierki" and self.players not in KIERKI_PLAYER_COUNTS:
+            raise RulesError(
+                f"Kierki is played by 3 or 4 players, not {self.players}; "
+                "players=5 and players=6 are Hearts only"
+            )
 
     def to_array(self) -> np.ndarray:
         """Return the options as the int64 vector the engine reads: shape
@@ -447,6 +463,8 @@ PRESETS: dict[str, Rules] = {
     "spot_hearts": Rules(heart_points="rank"),
     "pure_hearts": Rules(queen_points=0),
     "hearts3": Rules(players=3),
+    "hearts5": Rules(players=5),
+    "hearts6": Rules(players=6),
     "kierki4": Rules(game="kierki"),
     "kierki3": Rules(game="kierki", players=3),
     "kierki4_servers": Rules(game="kierki", point_table="servers", heart_lead_ban="none"),
@@ -463,6 +481,10 @@ PRESET_MEANINGS = {
     "pure_hearts": "hearts without the queen penalty: only the 13 hearts score",
     "hearts3": "Hearts for 3 players: the 2D left out (removed_card), 17 cards each, "
     "passing left, right, hold in turn, every other default of part A",
+    "hearts5": "Hearts for 5 players: the 2D and 2C left out (removed_pair), 10 cards "
+    "each, the 3C leads, passing left, right, hold in turn",
+    "hearts6": "Hearts for 6 players: the 2D, 3D, 3C and 4C left out, 8 cards each, "
+    "passing left, right, across (three seats on), hold in turn",
     "kierki4": "Kierki for 4 players, every default of docs/rules.md part B (11 deals, 13 "
     "cards each)",
     "kierki3": "Kierki for 3 players: no 2C, 17 cards each, the 3-player values (10 deals)",
@@ -609,6 +631,8 @@ def ineffective_options(rules: Rules) -> list[str]:
     ]
     if rules.players != 3 and rules.removed_card != d.removed_card:
         notes.append("removed_card has effect only with players=3")
+    if rules.players != 5 and rules.removed_pair != d.removed_pair:
+        notes.append("removed_pair has effect only with players=5")
     if not rules.omnibus:
         for name in ("moon_requires_jack", "jack_in_moon_deal", "omnibus_card", "omnibus_value"):
             if getattr(rules, name) != getattr(d, name):

@@ -35,6 +35,7 @@ from hsim.engine.layout import (
     H_PHASE,
     HIDDEN_LEN,
     MAX_EXTRA,
+    MAX_SEATS,
     PH_DEAL_START,
     PH_GAME_OVER,
     PLAY_SLOTS,
@@ -70,7 +71,7 @@ from hsim.strategy import notice
 from hsim.strategy.contract import Observation, StrategyError
 from hsim.strategy.loader import LoadedStrategy
 
-N_SEATS = 4
+N_SEATS = MAX_SEATS  # the state arrays' seat rows; a game plays its rules' players
 RESPONSIVE_CALL_S = 0.2
 
 
@@ -260,8 +261,9 @@ def _buffer_shapes(
         most = n_deals(rules.players, int(rules.rebel))
         return (rules.players * most * games, cols), (rules.players * games, GAME_COLS)
     most = max([rules.max_deals] + [r.max_deals for r in scorings])
-    deal_rows = N_SEATS * (games * 16 + most)
-    return (deal_rows, cols), (N_SEATS * (1 + len(scorings)) * games, GAME_COLS)
+    per_game = 16 if rules.players <= 4 else 24  # fewer points a seat a deal with 5 or 6
+    deal_rows = rules.players * (games * per_game + most)
+    return (deal_rows, cols), (rules.players * (1 + len(scorings)) * games, GAME_COLS)
 
 
 def _buffers(
@@ -354,7 +356,7 @@ def play_range(
             rules, players, seed, first, stop, scorings, decision_timeout, plays
         )
     rules_arr = rules.to_array()
-    seats = players + players[:1] * (N_SEATS - len(players))  # 3 seats: seat 3 idle
+    seats = players + players[:1] * (N_SEATS - len(players))  # seats past the game's idle
     pass_fns = tuple(p.compiled.pass_cards for p in seats)
     play_fns = tuple(p.compiled.play for p in seats)
     moon_fns = tuple(p.compiled.moon_choice for p in seats)

@@ -54,6 +54,7 @@ from hsim.engine.layout import (
     H_PENDING_PASS,
     H_PHASE,
     H_SCRATCH,
+    MAX_SEATS,
     MOON_SUBTRACT,
     P_DEAL,
     P_KIND,
@@ -109,8 +110,8 @@ def new_game(public, private, hidden, rngs, rules, run_seed, game) -> None:
 
     Derives the deal stream and each seat's stream (hsim.engine.rng), zeroes the scores and
     sets the phase to the start of deal 0. Output row counters in ``hidden`` are kept.
-    The seats are the rules' (``players``, 3 or 4, docs/rules.md A1.1); with 3, row 3 of
-    ``private`` and stream 4 stay unused.
+    The seats are the rules' (``players``, 3 to 6, docs/rules.md A1.1); the rows of
+    ``private`` and the streams past them stay unused.
     """
     public[:] = 0
     public[P_N_SEATS] = rules_seats(rules)
@@ -202,7 +203,7 @@ def finish_deal(public, private, hidden, rules, choice, deal_out, game_out) -> N
     have ended; after the base game's end its scores stay as they were (strategies keep
     seeing them) and the deal rows are flagged D_AFTER_END.
     """
-    n = seats_of(public)  # 3 or 4 (A1.1)
+    n = seats_of(public)  # 3 to 6 (A1.1)
     points = public[P_POINTS : P_POINTS + n]
     tricks = public[P_TRICKS_WON : P_TRICKS_WON + n]
     before = public[P_SCORES : P_SCORES + n]
@@ -337,7 +338,9 @@ def next_decision(public, private, hidden, rngs, rules) -> int:
 
 
 PLAY_GAMES_SIG = loop_signature(
-    types.UniTuple(PASS_FN, 4), types.UniTuple(PLAY_FN, 4), types.UniTuple(MOON_FN, 4)
+    types.UniTuple(PASS_FN, MAX_SEATS),
+    types.UniTuple(PLAY_FN, MAX_SEATS),
+    types.UniTuple(MOON_FN, MAX_SEATS),
 )
 
 

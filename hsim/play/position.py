@@ -32,7 +32,8 @@ import numpy as np
 
 from hsim.engine import perft as pf
 from hsim.engine.common import reset_deal
-from hsim.engine.hearts import legal_plays, start_play
+from hsim.engine.hearts import hand_size as hearts_hand_size
+from hsim.engine.hearts import legal_plays, rules_deck, start_play
 from hsim.engine.kierki import deal_kind, deck_mask, hand_size, n_deals
 from hsim.engine.layout import (
     DEAL_COLS,
@@ -43,6 +44,7 @@ from hsim.engine.layout import (
     H_PENDING_PASS,
     H_PHASE,
     H_TRUMP_CHOICE,
+    MAX_SEATS,
     P_DEAL,
     P_DEALER,
     P_KIND,
@@ -86,7 +88,6 @@ from hsim.model.cards import (
     format_card,
     format_mask,
     mask_of,
-    parse_card,
     parse_cards,
 )
 from hsim.model.notation import (
@@ -164,8 +165,8 @@ class Position:
         self.rules = rules
         self.rules_array = rules.to_array()
         self.state = GameState()
-        self._deals = np.zeros((4, DEAL_COLS), np.int64)
-        self._games = np.zeros((4, GAME_COLS), np.int64)
+        self._deals = np.zeros((MAX_SEATS, DEAL_COLS), np.int64)
+        self._games = np.zeros((MAX_SEATS, GAME_COLS), np.int64)
         self._origin: str | None = None  # from_game's call, for repr()
         self._kierki: tuple | None = None  # from_kierki_hands' kind, leader, trump
 
@@ -174,7 +175,7 @@ class Position:
         cls,
         text: str,
         rules: Rules | str | None = None,
-        scores: Sequence[int] = (0, 0, 0, 0),
+        scores: Sequence[int] | None = None,
     ) -> Position:
         """Build the position of a one-line position string (``deal=...;direction=...;
         passes=...;plays=...``, :class:`hsim.model.notation.PositionSpec`). rules: a Rules or a
@@ -190,7 +191,7 @@ class Position:
         cls,
         spec: PositionSpec,
         rules: Rules | str | None = None,
-        scores: Sequence[int] = (0, 0, 0, 0),
+        scores: Sequence[int] | None = None,
     ) -> Position:
         """Set a :class:`hsim.model.notation.PositionSpec` up in the engine: deal, make
         the passes, play the plays. rules: a Rules or a rules string (default classic).
@@ -264,7 +265,7 @@ class Position:
         hands: Sequence[str | CardMask | Sequence[int]],
         pass_direction: str = "hold",
         rules: Rules | str | None = None,
-        scores: Sequence[int] = (0, 0, 0, 0),
+        scores: Sequence[int] | None = None,
         *,
         kind: str | None = None,
         leader: int | None = None,
@@ -272,22 +273,27 @@ class Position:
     ) -> Position:
         """Deal ``hands`` (seat 0 first; card codes or card lists in dealing order, or masks).
 
-        pass_direction: left, right, across or hold. scores: game scores before the deal.
-        rules: a Rules or a rules string (default classic). Under Kierki rules
+        pass_direction: left, right, across or hold. scores: game scores before the deal,
+        one per seat (default all 0). rules: a Rules or a rules string (default classic).
+        Under Kierki rules
         (docs/rules.md part B) the deal is one of ``kind`` (a name of
         :data:`hsim.model.rules.KIERKI_KINDS`, default ``tricks``) with ``leader`` (a
         seat) leading; ``trump`` (``C``, ``D``, ``S``, ``H``, or ``none`` with
         ``allow_no_trump``) names a trump deal's trump: see :meth:`from_kierki_hands`.
 
-        Hearts for 3 (``players=3``, docs/rules.md A1.1) takes 3 hands of 17 cards, the
-        rules' ``removed_card`` (2D by default) in none, and no ``across`` pass.
+        Hearts for 3, 5 or 6 (``players``, docs/rules.md A1.1) takes that many hands of 17,
+        10 or 8 cards, none holding a card the rules leave out (``removed_card``,
+        ``removed_pair``, or with 6 the 2D, 3D, 3C and 4C); 3 and 5 seats never pass
+        ``across``.
 
-        :raises CardParseError: a hand is not 13 (17) distinct cards, or cards repeat
-            across hands, or the 52 cards (51 without the removed card) are not all dealt.
+        :raises CardParseError: a hand is not 13 (17, 10, 8) distinct cards, or cards repeat
+            across hands, or a hand holds a card the rules leave out.
         :raises ValueError: ``kind``, ``leader`` or ``trump`` with Hearts rules; ``across``
-            with 3 seats.
+            with 3 or 5 seats; ``scores`` not one per seat.
         """
         rules = _rules(rules)
+        if scores is None:
+            scores = (0,) * rules.players
         if rules.is_kierki:
             p = cls.from_kierki_hands(hands, rules, kind or "tricks", leader, trump, scores=scores)
             if pass_direction != "hold":
@@ -297,19 +303,24 @@ class Position:
             raise ValueError("kind, leader and trump set up Kierki deals; give Kierki rules")
         p = cls(rules)
         n = rules.players
-        size = int(hand_size(n))
+        size = int(hearts_hand_size(n))
         dealt = _dealt(hands, n, size)
-        out = parse_card(rules.removed_card)
-        if n == 3 and any(out in cards for cards in dealt):
+        left_out = mask_of([c for cards in dealt for c in cards]) & ~int(
+            rules_deck(p.rules_array)
+        )
+        if left_out:
+            how = {3: f"removed_card={rules.removed_card}", 5: f"removed_pair={rules.removed_pair}"}
             raise CardParseError(
-                rules.removed_card,
-                f"Hearts for 3 with removed_card={rules.removed_card} leaves the "
-                f"{rules.removed_card} out of the deal (A1.1)",
+                format_mask(left_out),
+                f"Hearts for {n} with {how.get(n, 'players=6')} leaves the "
+                f"{format_mask(left_out)} out of the deal (A1.1)",
             )
+        if len(scores) < n:
+            raise ValueError(f"scores: give one per seat ({n}), not {len(scores)}")
         if pass_direction not in PASS_DIRECTIONS:
             raise ValueError(f"pass direction {pass_direction!r}; use one of {PASS_DIRECTIONS}")
-        if n == 3 and pass_direction == "across":
-            raise ValueError("Hearts for 3 never passes across: use left, right or hold")
+        if n % 2 and pass_direction == "across":
+            raise ValueError(f"Hearts for {n} never passes across: use left, right or hold")
         st = p.state
         new_game(st.public, st.private, st.hidden, st.rngs, p.rules_array, seed_to_u64(0), 0)
         for seat, cards in enumerate(dealt):  # H_DECK keeps the dealing order
@@ -446,7 +457,7 @@ class Position:
     def dealt_hands(self) -> tuple[tuple[int, ...], ...]:
         """Return each seat's hand as dealt, in dealing order (seat 0 first)."""
         st, n = self.state, self.rules.players
-        size = int(hand_size(n))
+        size = int(hand_size(n) if self.rules.is_kierki else hearts_hand_size(n))
         if not self.rules.is_kierki:
             return tuple(
                 tuple(int(c) for c in st.hidden[H_DECK + size * s : H_DECK + size * s + size])

@@ -19,6 +19,7 @@ import numpy as np
 
 from hsim.engine.layout import (
     KIND_NAMES,
+    MAX_SEATS,
     MAX_TRICKS,
     MOON_CHOICES,
     P_DEAL,
@@ -134,7 +135,9 @@ def _suit_texts(suit: int) -> tuple[str, ...]:
 #: JSON texts of every set of cards of one suit, per suit: a mask's list in four lookups.
 _SUIT_TEXTS = tuple(_suit_texts(s) for s in range(4))
 #: ``[seat,"card"]`` texts of a play, by seat and card.
-_PLAY_TEXTS = tuple(tuple(f'[{s},"{CARD_NAMES[c]}"]' for c in range(52)) for s in range(4))
+_PLAY_TEXTS = tuple(
+    tuple(f'[{s},"{CARD_NAMES[c]}"]' for c in range(52)) for s in range(MAX_SEATS)
+)
 _SUIT_LETTERS = tuple(
     '"' + "".join(SUITS[s] for s in range(4) if v >> s & 1) + '"' for v in range(16)
 )
@@ -397,6 +400,8 @@ def _arrays(m: dict, rules_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     priv = np.zeros(PRIVATE_LEN, np.int64)
     n = int(m["players"])
     seat = int(m["seat"])
+    if not 3 <= n <= MAX_SEATS or not 0 <= seat < n:
+        raise ProtocolError(f"players {n} and seat {seat}: a game has 3 to 6 seats 0..players-1")
     pub[P_N_SEATS] = n
     pub[P_DEAL] = m["deal"]
     direction = m["pass_direction"]

@@ -64,7 +64,7 @@ from hsim.engine.layout import (
     V_HAND,
 )
 from hsim.engine.rng import check_seed
-from hsim.errors import StrategyError
+from hsim.errors import RulesError, StrategyError
 from hsim.model.cards import format_mask
 from hsim.model.rules import Rules, canonical, parse_rules
 from hsim.play.games import GameState, PythonDriver
@@ -76,6 +76,7 @@ ILLEGAL = ("penalty", "raise")
 #: The observation space's bound on the scaled points and scores: a Kierki deal with the
 #: largest trump_trick_value (1,000) pays at most 17,000, a game of such deals 400,000.
 SCORE_BOUND = 1e6
+ORACLE_SEATS = 4  # the seats an environment plays and its oracle shows (3 or 4 play)
 _RANDOM_SEED_BITS = 63
 
 
@@ -83,9 +84,16 @@ def as_rules(rules: Rules | str) -> Rules:
     """Return ``rules`` as :class:`Rules`: one already, or its string (``"kierki3"``,
     ``"classic(omnibus=true)"``, docs/rules.md).
 
-    :raises hsim.errors.RulesError: a string that names no valid rule set.
+    :raises hsim.errors.RulesError: a string that names no valid rule set, or rules for 5
+        or 6 players (the observation has 4 relative seats).
     """
-    return rules if isinstance(rules, Rules) else parse_rules(str(rules))
+    rules = rules if isinstance(rules, Rules) else parse_rules(str(rules))
+    if rules.players > ORACLE_SEATS:
+        raise RulesError(
+            f"the environments seat 3 or 4 players, not {rules.players} (the observation "
+            "has 4 relative seats, docs/rl.md); play Hearts for 5 or 6 with hsim tournament"
+        )
+    return rules
 
 
 def observation_space() -> spaces.Dict:
@@ -139,16 +147,16 @@ _CARD_BITS = np.arange(52, dtype=np.int64)
 
 
 def hands_of(tables: Tables, rows=slice(None)) -> np.ndarray:
-    """The oracle's view: int8[tables, MAX_SEATS, 52], 1 for each card each seat holds now
-    at each table of ``rows`` (a seat that does not play holds nothing)."""
-    held = tables.private[rows, :, V_HAND][..., None]
+    """The oracle's view: int8[tables, 4, 52], 1 for each card each seat holds now at each
+    table of ``rows`` (a seat that does not play holds nothing)."""
+    held = tables.private[rows, :ORACLE_SEATS, V_HAND][..., None]
     out = ((held >> _CARD_BITS) & 1).astype(np.int8)
     out[:, tables.n_seats :] = 0
     return out
 
 
 def _hands(tables: Tables) -> np.ndarray:
-    """:func:`hands_of` table 0: int8[MAX_SEATS, 52]."""
+    """:func:`hands_of` table 0: int8[4, 52]."""
     return hands_of(tables, slice(0, 1))[0]
 
 

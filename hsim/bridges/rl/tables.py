@@ -110,8 +110,8 @@ T_LEARNER = 8  # the learner's seat this episode (vector tables), -1 none
 T_ERROR = 9  # what went wrong: 0 none, 1 an action not allowed, 2 an opponent's answer
 T_ERROR_VALUE = 10  # the action or answer refused
 T_DEAL = 11  # the deal being played, 0-based within the game
-T_SNAP = 12  # + s: seat s's points when last paid (reward="trick")
-T_ENDED = 16  # C_AUTORESET: 1 when this step ended an episode (and started the next)
+T_SNAP = 12  # + s: seat s's points when last paid (reward="trick"), MAX_SEATS slots
+T_ENDED = T_SNAP + MAX_SEATS  # C_AUTORESET: 1 when this step ended an episode (and the next began)
 TABLE_LEN = 20
 
 ERR_ACTION = 1
