@@ -151,7 +151,7 @@ def openspiel_params(rules: Rules) -> dict[str, bool]:
     if rules.players != 4:
         raise RulesError(
             f"OpenSpiel's hearts is a 4-player game; it cannot play Hearts for {rules.players} "
-            "(players=3, --rules hearts3): use --rules openspiel"
+            f"(players={rules.players}): use --rules openspiel"
         )
     p = {
         "pass_cards": True,
