@@ -39,6 +39,7 @@ from hsim.play.position import Position
 from hsim.runner.config import RunConfig
 from hsim.runner.run import run_tournament
 from hsim.strategy.loader import load_players
+from tests import brute_force
 
 H3 = Rules(players=3)
 TWO_D = parse_card("2D")
@@ -217,65 +218,6 @@ def test_pass_directions_by_deal(passing, directions):
 # -- perft against a brute force ------------------------------------------------------------
 
 
-def brute_legal(hands, trick, first_trick, broken, opening):
-    """The legal cards of the seat to act, written from docs/rules.md A1.3-A1.6 with the
-    default options (no engine code): ``opening`` (the 2C, or 3C without it) leads trick
-    1; follow suit; no points on trick 1 while holding another card, and QS when only
-    points are held; no heart lead while unbroken unless only hearts (a hand of hearts
-    and the QS leads the QS)."""
-    hand = hands[trick["to_act"]]
-    if not trick["cards"]:
-        if first_trick:
-            return {c for c in hand if c == opening}
-        if broken:
-            return set(hand)
-        others = {c for c in hand if c // 13 != 3}
-        if others == {parse_card("QS")}:
-            return others
-        return others or set(hand)
-    led = trick["cards"][0] // 13
-    follow = {c for c in hand if c // 13 == led}
-    if follow:
-        return follow
-    if first_trick:
-        safe = {c for c in hand if c // 13 != 3 and c != parse_card("QS")}
-        if safe:
-            return safe
-        if parse_card("QS") in hand:
-            return {parse_card("QS")}
-    return set(hand)
-
-
-def brute_play(state, card):
-    """Play ``card`` in the brute-force state (a dict; returns a new one)."""
-    hands = [set(h) for h in state["hands"]]
-    seat = state["trick"]["to_act"]
-    hands[seat].discard(card)
-    cards = state["trick"]["cards"] + [card]
-    seats = state["trick"]["seats"] + [seat]
-    broken = state["broken"] or card // 13 == 3
-    trick_no = state["trick_no"]
-    if len(cards) < 3:
-        trick = {"cards": cards, "seats": seats, "to_act": (seat + 1) % 3}
-    else:
-        led = cards[0] // 13
-        winner = max((c, s) for c, s in zip(cards, seats, strict=True) if c // 13 == led)[1]
-        trick = {"cards": [], "seats": [], "to_act": winner}
-        trick_no += 1
-    return {"hands": hands, "trick": trick, "broken": broken, "trick_no": trick_no}
-
-
-def brute_count(state, depth, opening):
-    if depth == 0:
-        return 1
-    if state["trick_no"] >= 17:
-        return 0
-    legal = brute_legal(
-        state["hands"], state["trick"], state["trick_no"] == 0, state["broken"], opening
-    )
-    return sum(brute_count(brute_play(state, c), depth - 1, opening) for c in legal)
-
-
 @pytest.mark.parametrize(("seed", "removed"), [(0, "2D"), (1, "2D"), (2, "2D"), (3, "2C"),
                                                (4, "2C"), (5, "2S")])  # fmt: skip
 def test_perft_equals_a_brute_force_on_random_three_seat_positions(seed, removed):
@@ -285,25 +227,17 @@ def test_perft_equals_a_brute_force_on_random_three_seat_positions(seed, removed
     hands = [deck[17 * s : 17 * s + 17] for s in range(3)]
     p = Position.from_hands(hands, "hold", Rules(players=3, removed_card=removed))
     opening = parse_card("3C" if removed == "2C" else "2C")
-    leader = next(s for s in range(3) if opening in hands[s])
-    state = {
-        "hands": [set(h) for h in hands],
-        "trick": {"cards": [], "seats": [], "to_act": leader},
-        "broken": False,
-        "trick_no": 0,
-    }
+    state = brute_force.start(hands, next(s for s in range(3) if opening in hands[s]))
     for _ in range(rng.randrange(0, 40)):  # walk into the deal, both models in step
-        legal = brute_legal(
-            state["hands"], state["trick"], state["trick_no"] == 0, state["broken"], opening
-        )
+        legal = brute_force.legal(state, opening)
         assert set(p.legal()) == legal
         card = rng.choice(sorted(legal))
         p.play(card)
-        state = brute_play(state, card)
-    assert p.to_act == state["trick"]["to_act"]
+        state = brute_force.play(state, card, 3)
+    assert p.to_act == state["to_act"]
     for depth in (1, 2, 3, 4):
-        assert int(perft(p.state.public, p.state.private, p.rules_array, depth)) == brute_count(
-            state, depth, opening
+        assert int(perft(p.state.public, p.state.private, p.rules_array, depth)) == (
+            brute_force.count(state, depth, opening, 3, 17)
         )
 
 

@@ -40,6 +40,7 @@ from hsim.play.position import Position
 from hsim.runner.config import RunConfig
 from hsim.runner.run import run_tournament
 from hsim.strategy.loader import load_players
+from tests import brute_force
 
 H5 = Rules(players=5)
 H6 = Rules(players=6)
@@ -230,62 +231,6 @@ def test_pass_cycle_and_targets(players, directions, shifts):
 # -- perft against a brute force ------------------------------------------------------------
 
 
-def brute_legal(hand, trick, first_trick, broken, opening):
-    """The legal cards of the seat to act, from docs/rules.md A1.3-A1.6 with the default
-    options (no engine code): ``opening`` (the lowest club dealt) leads trick 1; follow
-    suit; no points on trick 1 while holding another card, and QS when only points are
-    held; no heart lead while unbroken unless only hearts (hearts and the QS: the QS)."""
-    qs = parse_card("QS")
-    if not trick["cards"]:
-        if first_trick:
-            return {c for c in hand if c == opening}
-        if broken:
-            return set(hand)
-        others = {c for c in hand if c // 13 != 3}
-        if others == {qs}:
-            return others
-        return others or set(hand)
-    led = trick["cards"][0] // 13
-    follow = {c for c in hand if c // 13 == led}
-    if follow:
-        return follow
-    if first_trick:
-        safe = {c for c in hand if c // 13 != 3 and c != qs}
-        if safe:
-            return safe
-        if qs in hand:
-            return {qs}
-    return set(hand)
-
-
-def brute_play(state, card, n):
-    hands = [set(h) for h in state["hands"]]
-    seat = state["to_act"]
-    hands[seat].discard(card)
-    cards = state["cards"] + [card]
-    seats = state["seats"] + [seat]
-    broken = state["broken"] or card // 13 == 3
-    trick_no = state["trick_no"]
-    if len(cards) < n:
-        return dict(hands=hands, cards=cards, seats=seats, to_act=(seat + 1) % n,
-                    broken=broken, trick_no=trick_no)  # fmt: skip
-    led = cards[0] // 13
-    winner = max((c, s) for c, s in zip(cards, seats, strict=True) if c // 13 == led)[1]
-    return dict(hands=hands, cards=[], seats=[], to_act=winner, broken=broken,
-                trick_no=trick_no + 1)  # fmt: skip
-
-
-def brute_count(state, depth, opening, n, tricks):
-    if depth == 0:
-        return 1
-    if state["trick_no"] >= tricks:
-        return 0
-    legal = brute_legal(
-        state["hands"][state["to_act"]], state, state["trick_no"] == 0, state["broken"], opening
-    )
-    return sum(brute_count(brute_play(state, c, n), depth - 1, opening, n, tricks) for c in legal)
-
-
 @pytest.mark.parametrize(
     ("seed", "rules"),
     [(0, H5), (1, H5), (2, Rules(players=5, removed_pair="2D+2S")), (3, H6), (4, H6), (5, H6)],
@@ -300,25 +245,17 @@ def test_perft_equals_a_brute_force_on_random_positions(seed, rules):
     hands = [deck[size * s : size * s + size] for s in range(n)]
     p = Position.from_hands(hands, "hold", rules)
     opening = min(c for c in deck if c < 13)
-    leader = next(s for s in range(n) if opening in hands[s])
-    state = dict(hands=[set(h) for h in hands], cards=[], seats=[], to_act=leader,
-                 broken=False, trick_no=0)  # fmt: skip
+    state = brute_force.start(hands, next(s for s in range(n) if opening in hands[s]))
     for _ in range(rng.randrange(0, 3 * size)):  # walk into the deal, both models in step
-        legal = brute_legal(
-            state["hands"][state["to_act"]],
-            state,
-            state["trick_no"] == 0,
-            state["broken"],
-            opening,
-        )
+        legal = brute_force.legal(state, opening)
         assert set(p.legal()) == legal
         card = rng.choice(sorted(legal))
         p.play(card)
-        state = brute_play(state, card, n)
+        state = brute_force.play(state, card, n)
     assert p.to_act == state["to_act"]
     for depth in (1, 2, 3, 4):
         got = int(perft(p.state.public, p.state.private, p.rules_array, depth))
-        assert got == brute_count(state, depth, opening, n, size)
+        assert got == brute_force.count(state, depth, opening, n, size)
 
 
 # -- conservation over random games ---------------------------------------------------------
