@@ -253,20 +253,29 @@ def _scoring_mask(games: pd.DataFrame, wanted: Rules, rules: Rules) -> np.ndarra
     column = games["scoring"]
     if isinstance(column.dtype, pd.CategoricalDtype):  # one verdict per category
         values = column.cat.categories.tolist()
-        codes = column.cat.codes.to_numpy()
-    else:
-        values = list(dict.fromkeys(column.tolist()))
-        codes = None
+        return scoring_codes_mask(column.cat.codes.to_numpy(), values, wanted, rules)
+    values = list(dict.fromkeys(column.tolist()))
+    verdict = _scoring_verdicts(values, wanted, rules)
+    return column.map(verdict).fillna(wanted == rules).to_numpy(bool)
+
+
+def _scoring_verdicts(values: list, wanted: Rules, rules: Rules) -> dict:
     verdict = {}
     for value in values:
         try:
             verdict[value] = _scoring_rules(value, rules) == wanted
         except RulesError:
             verdict[value] = False
-    if codes is not None:
-        table = np.array([verdict[v] for v in values] + [wanted == rules], bool)
-        return table[codes]  # code -1 (null): the last entry
-    return column.map(verdict).fillna(wanted == rules).to_numpy(bool)
+    return verdict
+
+
+def scoring_codes_mask(codes: np.ndarray, values: list, wanted: Rules, rules: Rules) -> np.ndarray:
+    """Return bool[m]: which games rows, their ``scoring`` given as codes (int[m], -1 for
+    null: the played scoring) into ``values`` (labels), are scored under ``wanted`` (of
+    a run played under ``rules``)."""
+    verdict = _scoring_verdicts(values, wanted, rules)
+    table = np.array([verdict[v] for v in values] + [wanted == rules], bool)
+    return table[codes]  # code -1 (null): the last entry
 
 
 # --------------------------------------------------------------------------- re-scoring
@@ -1013,6 +1022,40 @@ class SummaryTally:
         values, counts = np.unique(score, return_counts=True)
         for v, c in zip(values.tolist(), counts.tolist(), strict=True):
             self.scores[v] += c
+
+    def add_columns(self, games) -> None:
+        """Add the games rows of a batch (no deals) given as
+        :class:`hsim.analysis.cells.GameColumns`: what :meth:`add_games` adds, on numpy
+        columns and codes."""
+        if not len(games):
+            return
+        if games.censored.any():
+            self.censored += len(np.unique(games.game[games.censored]))
+            games = games.take(~games.censored)
+            if not len(games):
+                return
+        starts = games.starts()
+        self.games += len(starts)
+        self.length.add(games.deals[starts])
+        codes, names = games.ended_by
+        first = codes[starts]
+        counts = np.bincount(first, minlength=len(names))
+        seen = np.flatnonzero(counts)
+        if len(seen) > 1:  # in the order first seen, as add_games
+            seen = seen[np.argsort([np.argmax(first == c) for c in seen], kind="stable")]
+        for c in seen:
+            self.ended_by[str(names[c])] += int(counts[c])
+        score = games.score
+        size = np.diff(np.append(starts, len(score)))
+        total = np.add.reduceat(score, starts)
+        for n in np.unique(size):
+            self.final.add(total[size == n], scale=int(n))
+        best = np.maximum if self.kierki else np.minimum
+        self.winning.add(best.reduceat(score, starts))
+        low = int(score.min())
+        counts = np.bincount(score - low)
+        for v in np.flatnonzero(counts):
+            self.scores[int(v) + low] += int(counts[v])
 
     def _add_moons(self, d: pd.DataFrame, seats: int) -> None:
         if not len(d):
