@@ -773,6 +773,79 @@ class WinnerTally:
             name = name.item() if hasattr(name, "item") else name
             self.seats[name] = self.seats.get(name, 0) + row
 
+    def add_columns(self, a, b) -> bool:
+        """Add the games of two batches of games rows of the same games, given as
+        :class:`hsim.analysis.cells.GameColumns` (scoring a and b): what :meth:`add` adds
+        for :func:`compare_games` of them, on numpy columns. Returns False, adding
+        nothing, when a batch has more than 64 seats or a (game, seat) twice, or the
+        games in both lack a seat in either (then use :meth:`add` on frames).
+
+        :raises RunFolderError: the batches seat different strategies in a game.
+        """
+        keys = []
+        for side in (a, b):
+            if len(side) and (side.seat.max() >= 64 or side.game.max() >= 1 << 56):
+                return False
+            key = (side.game << 6) | side.seat
+            if np.any(key[1:] <= key[:-1]):
+                return False  # not one row per (game, seat) in order
+            keys.append(key)
+        at = np.searchsorted(keys[1], keys[0])
+        at = np.minimum(at, max(len(keys[1]) - 1, 0))
+        hit = keys[1][at] == keys[0] if len(keys[1]) else np.zeros(len(keys[0]), bool)
+        ia, ib = np.flatnonzero(hit), at[hit]
+        names = {str(c): i for i, c in enumerate(a.strategy[1])}
+        recode = np.array([names.get(str(c), -2) for c in b.strategy[1]], np.int64)
+        if not np.array_equal(a.strategy[0][ia], recode[b.strategy[0][ib]]):
+            raise RunFolderError("the two games frames seat different strategies")
+        game, seat = a.game[ia], a.seat[ia]
+        seats = int(seat.max()) + 1 if len(seat) else N_SEATS
+        n = len(game) // seats
+        if len(game) % seats or not np.array_equal(seat, np.tile(np.arange(seats), n)):
+            return False  # winner_changes refuses these: the frames say why
+        bits = (1 << np.arange(seats)).astype(np.int64)
+        cens, winners, deals = {}, {}, {}
+        for side, rows, name in ((a, ia, "a"), (b, ib, "b")):
+            cens[name] = side.censored[rows].reshape(n, seats).any(axis=1)
+            winners[name] = (side.winner[rows].reshape(n, seats) * bits).sum(axis=1)
+            deals[name] = side.deals[rows].reshape(n, seats)[:, 0]
+        ok = ~(cens["a"] | cens["b"])
+        changed = ok & (winners["a"] != winners["b"])
+        self.games += n
+        self.compared += int(ok.sum())
+        self.changed += int(changed.sum())
+        self.censored_a += int(cens["a"].sum())
+        self.censored_b += int(cens["b"].sum())
+        for name in ("a", "b"):
+            for counter, values in (
+                (self.lengths[name], deals[name][ok]),
+                (self.changed_lengths[name], deals[name][changed]),
+            ):
+                if not len(values):
+                    continue
+                low = int(values.min())
+                counts = np.bincount(values - low)
+                for v in np.flatnonzero(counts):
+                    counter[int(v) + low] += int(counts[v])
+        self.key = "strategy"
+        kept = np.repeat(ok, seats)
+        wa, wb = a.winner[ia][kept], b.winner[ib][kept]
+        if not len(wa):
+            return True
+        codes = a.strategy[0][ia][kept]
+        width = len(a.strategy[1])
+        per = np.stack(
+            [
+                np.bincount(codes, weights=w, minlength=width)
+                for w in (np.ones(len(wa)), wa, wb, wa != wb, wb & ~wa, wa & ~wb)
+            ],
+            axis=1,
+        ).astype(np.int64)
+        for code in np.flatnonzero(per[:, 0]):
+            name = str(a.strategy[1][code])
+            self.seats[name] = self.seats.get(name, 0) + per[code]
+        return True
+
     def winner_change(self, confidence: float = 0.95) -> WinnerChange:
         """Return the :class:`WinnerChange` of every game added."""
         share = wilson_interval(self.changed, self.compared, confidence) if self.compared else None

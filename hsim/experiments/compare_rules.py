@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hsim.analysis.cells import dictionary_codes
+from hsim.analysis.cells import GameColumns, dictionary_codes
 from hsim.analysis.frames import (
     SummaryTally,
     WinnerTally,
@@ -40,6 +40,7 @@ from hsim.analysis.report import (
     REPORT_DEAL_COLUMNS,
     REPORT_GAME_COLUMNS,
     ReportTally,
+    played_games,
     report_dict,
 )
 from hsim.analysis.scan import BATCH_ROWS, aligned, open_run
@@ -316,18 +317,25 @@ class _Reading:
         frames = []
         played = []
         for k, folder in enumerate(self.folders):
-            games = _frame(batch[2 * k])
-            if len(games):
-                games = games[_scoring_mask(games, folder.rules, folder.rules)]
-            games = games.assign(censored=False)
-            frames.append(games)
             summary = self.summaries[k]
             if tables:
+                games = played_games(batch[2 * k], folder.rules)
+                frames.append(games)
                 deals = DealColumns.of(batch[2 * k + 1])
-                summary.add_games(games)
-                if summary.moons and len(games):
-                    summary.add_moons(*deals.moons(games["game"].unique()))
+                if isinstance(games, GameColumns):
+                    summary.add_columns(games)
+                    if summary.moons and len(games):
+                        summary.add_moons(*deals.moons(games.game[games.starts()]))
+                else:
+                    summary.add_games(games)
+                    if summary.moons and len(games):
+                        summary.add_moons(*deals.moons(games["game"].unique()))
             else:
+                games = _frame(batch[2 * k])
+                if len(games):
+                    games = games[_scoring_mask(games, folder.rules, folder.rules)]
+                games = games.assign(censored=False)
+                frames.append(games)
                 deals = _frame(batch[2 * k + 1])
                 if "after_end" in deals.columns:
                     deals = deals[~deals["after_end"].to_numpy(bool)]
@@ -339,16 +347,32 @@ class _Reading:
             played.append(deals)
         for k, tally in enumerate(self.winners, 1):
             if len(frames[0]) and len(frames[k]):
-                tally.add(compare_games(frames[0], frames[k]))
+                _compare(tally, frames[0], frames[k])
             if len(played[0]) and len(played[k]):
                 counts = play_changed(played[0], played[k])
                 for key in counts:
                     self.changed[k - 1][key] += counts[key]
 
 
-def _spreads(games: pd.DataFrame) -> np.ndarray:
-    """Return per game of a games frame (rows of a game together), in game order, its
-    highest final score minus its lowest (float64)."""
+def _compare(tally: WinnerTally, a, b) -> None:
+    """Add to ``tally`` the games of two batches of games rows (frames or
+    :class:`hsim.analysis.cells.GameColumns`) of the same games: on numpy columns when
+    they allow it, else by :func:`hsim.analysis.frames.compare_games` of frames."""
+    if isinstance(a, GameColumns) and isinstance(b, GameColumns) and tally.add_columns(a, b):
+        return
+    a, b = (f.frame() if isinstance(f, GameColumns) else f for f in (a, b))
+    tally.add(compare_games(a, b))
+
+
+def _spreads(games: pd.DataFrame | GameColumns) -> np.ndarray:
+    """Return per game of a games frame or columns (rows of a game together), in game
+    order, its highest final score minus its lowest (float64)."""
+    if isinstance(games, GameColumns):  # sorted by game
+        starts = games.starts()
+        score = games.score
+        return (np.maximum.reduceat(score, starts) - np.minimum.reduceat(score, starts)).astype(
+            float
+        )
     game = games["game"].to_numpy()
     order = np.argsort(game, kind="stable")
     game, score = game[order], games["score"].to_numpy().astype(np.int64)[order]
@@ -515,6 +539,10 @@ def _play_changed_by_keys(base: DealColumns, deals: DealColumns, cols) -> dict[s
     keys, ia, ib = _intersect(ka, kb)
     differs = np.zeros(len(keys), bool)
     for c in cols:
+        same = _same_arrow(base.table, deals.table, c, ia, ib)
+        if same is not None:
+            differs |= ~same
+            continue
         a, a_missing = base.comparable(c)
         b, b_missing = deals.comparable(c)
         if a_missing.all() and b_missing.all():  # a column that does not apply: equal
@@ -528,6 +556,35 @@ def _play_changed_by_keys(base: DealColumns, deals: DealColumns, cols) -> dict[s
     starts = np.flatnonzero(np.r_[True, deal_keys[1:] != deal_keys[:-1]])
     changed = np.logical_or.reduceat(differs, starts)
     return {"deals": int(changed.sum()), "compared": int(len(starts))}
+
+
+def _same_arrow(a: pa.Table | None, b: pa.Table | None, column: str, ia, ib):
+    """Return bool[k]: whether rows ``ia`` of ``a`` and ``ib`` of ``b`` (pyarrow tables)
+    hold the same value of ``column`` (both null counts as the same), compared as stored
+    (integers and booleans as numbers, strings by their text), as
+    :func:`_comparable_arrow` compares them; None when the columns are not of one kind
+    or not pyarrow (then compare them so)."""
+    if a is None or b is None:
+        return None
+    x, y = a.column(column), b.column(column)
+    if x.null_count == len(x) and y.null_count == len(y):
+        return np.ones(len(ia), bool)  # a column that does not apply: equal
+    if pa.types.is_dictionary(x.type) and pa.types.is_dictionary(y.type):
+        (xc, xn), (yc, yn) = dictionary_codes(x), dictionary_codes(y)
+        if len(set(xn)) < len(xn):
+            return None  # a name twice in the dictionary: compare the texts
+        index = {name: i for i, name in enumerate(xn)}
+        # b's codes in a's numbering (-2: a name a lacks; -1, null, stays -1)
+        recode = np.array([index.get(name, -2) for name in yn] + [-1], np.int64)
+        return xc[ia] == recode[yc[ib]]
+    kinds = (x.type, y.type)
+    if not all(pa.types.is_integer(t) or pa.types.is_boolean(t) for t in kinds):
+        return None
+    if x.null_count or y.null_count:
+        return None
+    u = x.to_numpy()[ia]
+    v = y.to_numpy()[ib]
+    return u == v
 
 
 def _intersect(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
