@@ -285,3 +285,42 @@ def test_an_unknown_variant_option_lists_only_the_options_of_the_base_game(rules
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert "no_such" in r.output and theirs in r.output and "hsim rules" in r.output
     assert others not in r.output
+
+
+def test_winner_changes_from_game_columns_equal_those_of_the_merged_frames(compared):
+    import dataclasses
+
+    import numpy as np
+
+    from hsim.analysis.frames import WinnerTally
+    from hsim.analysis.report import played_games
+    from hsim.analysis.scan import RunFolderError, aligned, open_run
+
+    out, _ = compared
+    folders = [open_run(out / name) for name in ("base", "variant-1")]
+    fast, slow = WinnerTally(), WinnerTally()
+    streams = [f.batches("games", None, rows=301) for f in folders]
+    for a, b in aligned(*streams):
+        a, b = (played_games(t, f.rules) for t, f in zip((a, b), folders, strict=True))
+        assert fast.add_columns(a, b)
+        slow.add(compare_games(a.frame(), b.frame()))
+    assert fast.winner_change() == slow.winner_change() and fast.games == 80
+    assert fast.by_strategy().equals(slow.by_strategy())
+    assert fast.by_length().equals(slow.by_length())
+    assert fast.lengths == slow.lengths and fast.changed_lengths == slow.changed_lengths
+    # One winner more under b: the columns see the change as the frames do.
+    c = WinnerTally()
+    winner = b.winner.copy()
+    winner[np.flatnonzero(~winner)[0]] = True
+    c.add_columns(a, dataclasses.replace(b, winner=winner))
+    d = WinnerTally()
+    d.add_columns(a, b)
+    assert not c.by_strategy().equals(d.by_strategy())  # one more win under b
+    # Another strategy at a seat is refused, as compare_games refuses it.
+    names = np.array(list(reversed(b.strategy[1])), dtype=object)
+    with pytest.raises(RunFolderError, match="different strategies"):
+        WinnerTally().add_columns(a, dataclasses.replace(b, strategy=(b.strategy[0], names)))
+    # A (game, seat) twice: left to the frames (compare_games refuses it there).
+    seat = b.seat.copy()
+    seat[1] = seat[0]
+    assert not WinnerTally().add_columns(a, dataclasses.replace(b, seat=seat))

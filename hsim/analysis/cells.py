@@ -269,6 +269,17 @@ def table_cells(
     )
 
 
+#: The deals columns :func:`rescored_cells` reads, besides the split column.
+RESCORED_COLUMNS = ("game", "deal", "seat", "player", "strategy", "points", "tricks",
+                    "jack_diamonds")  # fmt: skip
+
+
+def rescores_as_cells(rules: Rules, played: Rules) -> bool:
+    """Return whether :func:`rescored_cells` can re-score a run played under ``played``
+    for ``rules`` (batches that fit its form): not a New Moon run, the JD the bonus card."""
+    return played.moon != "new_moon" and rules.omnibus_card == "JD"
+
+
 #: ``ended_by`` names by code (index -1: censored), as :class:`hsim.analysis.frames.Rescoring`.
 _ENDED_NAMES = np.array(["end_score", "max_deals", "censored"], dtype=object)
 
@@ -287,11 +298,9 @@ def rescored_cells(
     :func:`hsim.analysis.frames.deal_facts` reads, a bonus card other than the JD, whose
     taker the ``taken`` column gives): re-score the frame instead.
     """
-    need = ["game", "deal", "seat", "player", "strategy", "points", "tricks", "jack_diamonds"]
+    need = list(RESCORED_COLUMNS)
     names = set(table.column_names)
-    if played.moon == "new_moon" or not set(need) <= names or split not in names:
-        return None
-    if rules.omnibus_card != "JD":  # its taker is read from ``taken``
+    if not rescores_as_cells(rules, played) or not set(need) <= names or split not in names:
         return None
     if not len(table) or any(table.column(c).null_count for c in need):
         return None
@@ -319,16 +328,13 @@ def rescored_cells(
     strategy = dictionary_codes(table.column("strategy"))
     player = table.column("player").to_numpy().astype(np.int64)
     cells = deal_cells(
-        game[counted],
-        seat[counted],
-        player[counted],
-        (strategy[0][counted], strategy[1]),
-        tuple_codes(dictionary_codes(table.column(split)), counted),
-        {
-            "points": points.ravel()[counted],
-            "deal_score": result.deal_score.ravel()[counted],
-            "moon": moon[counted],
-        },
+        game,
+        seat,
+        player,
+        strategy,
+        dictionary_codes(table.column(split)),
+        {"points": points.ravel(), "deal_score": result.deal_score.ravel(), "moon": moon},
+        counted,
     )
     if cells is None:
         return None
@@ -352,11 +358,6 @@ def rescored_cells(
         np.repeat(censored, SEATS),
     )
     return cells, games
-
-
-def tuple_codes(codes: Codes, keep: np.ndarray) -> Codes:
-    """Return ``codes`` of the rows ``keep`` only."""
-    return codes[0][keep], codes[1]
 
 
 #: The games columns :class:`GameColumns` holds (``player`` may be missing: a schema-1

@@ -38,11 +38,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hsim.analysis.cells import (
+    RESCORED_COLUMNS,
     DealCells,
     GameColumns,
     dense_clusters,
     dictionary_codes,
     rescored_cells,
+    rescores_as_cells,
     table_cells,
 )
 from hsim.analysis.frames import (
@@ -746,17 +748,46 @@ def report_tally(
             tally.add_table(deals, games)
             bar.update(_game_count(games))
     else:
-        for table in folder.batches("deals", _RESCORE_COLUMNS, rows):
-            fast = None
-            if tally.plots in (False, "games"):
-                fast = rescored_cells(table, rescoring, folder.rules, tally.split.column)
-            if fast is None:
-                tally.add(*_rescored_frames(table, rescoring, folder.rules))
-            else:
-                tally.add_cells(*fast)
-            bar.update(len(np.unique(table.column("game").to_numpy())))
+        cells_only = tally.plots in (False, "games") and rescores_as_cells(rescoring, folder.rules)
+        if cells_only:  # the columns the cells need; a batch that does not fit: start again
+            columns = [*RESCORED_COLUMNS, tally.split.column]
+            if not _add_rescored(tally, folder, rescoring, columns, rows, bar, cells_only):
+                tally = ReportTally(rules, duplicate, plots=plots)
+                tally.played = folder.rules
+                bar.close()
+                bar = progress_bar(total, progress and total > 0)
+                cells_only = False
+        if not cells_only:
+            _add_rescored(tally, folder, rescoring, _RESCORE_COLUMNS, rows, bar, False)
     bar.close()
     return report_dict(folder, tally, rules, rescored=rescoring is not None), tally
+
+
+def _add_rescored(
+    tally: ReportTally,
+    folder: RunFolder,
+    rules: Rules,
+    columns: list[str],
+    rows: int,
+    bar,
+    cells_only: bool,
+) -> bool:
+    """Re-score ``folder``'s deals (``columns`` of them) batch by batch under ``rules``
+    into ``tally``, as cells where a batch fits (:func:`rescored_cells`), else as frames;
+    with ``cells_only``, stop at the first batch that does not fit and return False."""
+    for table in folder.batches("deals", columns, rows):
+        fast = None
+        if tally.plots in (False, "games"):
+            fast = rescored_cells(table, rules, folder.rules, tally.split.column)
+        if fast is None:
+            if cells_only:
+                return False
+            tally.add(*_rescored_frames(table, rules, folder.rules))
+            bar.update(len(np.unique(table.column("game").to_numpy())))
+        else:
+            tally.add_cells(*fast)
+            bar.update(_game_count(fast[1]))
+    return True
 
 
 def _game_count(games: GameColumns | pd.DataFrame) -> int:
