@@ -167,10 +167,11 @@ def _deal_cells_by_deal(game, seat, player, strategy, split, values, keep) -> De
     deals = n // s
     if not np.array_equal(seat.reshape(deals, s), np.broadcast_to(np.arange(s), (deals, s))):
         return None
-    starts = np.flatnonzero(game[1:] != game[:-1]) + 1
-    if np.any(starts % s):
+    # the rows are sorted by game: a deal whose first and last rows are of one game is
+    if not np.array_equal(game[::s], game[s - 1 :: s]):
         return None  # a deal's rows span two games
-    first = np.concatenate([[0], starts // s])  # each game's first deal
+    per_deal_game = game[::s]
+    first = np.flatnonzero(np.concatenate([[True], per_deal_game[1:] != per_deal_game[:-1]]))
     code = np.zeros(deals, np.int64)
     code[first[1:]] = 1
     code = np.cumsum(code)
@@ -203,8 +204,10 @@ def _deal_cells_by_deal(game, seat, player, strategy, split, values, keep) -> De
     sums = {}
     for v, w in values.items():
         w = np.asarray(w).reshape(deals, s)
-        per = [np.bincount(cell, weights=w[:, k], minlength=size + 1)[:size] for k in range(s)]
-        sums[v] = np.ascontiguousarray(np.stack(per).reshape(s, g, d + 1).transpose(1, 0, 2))
+        sums[v] = np.empty((g, s, d + 1))
+        for k in range(s):
+            column = np.bincount(cell, weights=w[:, k], minlength=size + 1)[:size]
+            sums[v][:, k, :] = column.reshape(g, d + 1)
     player_at = per_seat.get("player")
     if player_at is None:  # no player column: the player is the seat
         player_at = np.broadcast_to(np.arange(s, dtype=np.int64), (g, s)).copy()
@@ -212,9 +215,10 @@ def _deal_cells_by_deal(game, seat, player, strategy, split, values, keep) -> De
     return DealCells(games, s, split_names, rows, sums, strategy_at, strategy[1], player_at)
 
 
-def dictionary_codes(column: pa.ChunkedArray | pa.Array) -> Codes:
+def dictionary_codes(column: pa.ChunkedArray | pa.Array, wide: bool = True) -> Codes:
     """Return (int64 codes, -1 for null; the values as an object array) of a string or
-    dictionary column."""
+    dictionary column. wide False: the codes may come in the integer type the column
+    stores them in (int8 for a run's columns), to compare, not to compute with."""
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
     if not pa.types.is_dictionary(column.type):
@@ -227,7 +231,9 @@ def dictionary_codes(column: pa.ChunkedArray | pa.Array) -> Codes:
     ):  # one dictionary (a run's parts share theirs): the indices as they are
         indices = [c.indices.to_numpy() for c in chunks]
         codes = indices[0] if len(indices) == 1 else np.concatenate(indices)
-        return codes.astype(np.int64), np.array(chunks[0].dictionary.to_pylist(), dtype=object)
+        if wide:
+            codes = codes.astype(np.int64)
+        return codes, np.array(chunks[0].dictionary.to_pylist(), dtype=object)
     column = column.unify_dictionaries()
     if column.num_chunks == 0:
         return np.zeros(0, np.int64), np.array([], dtype=object)
@@ -262,8 +268,8 @@ def table_cells(
         table.column("game").to_numpy(),
         table.column("seat").to_numpy(),
         table.column("player").to_numpy() if players else None,
-        dictionary_codes(table.column("strategy")),
-        dictionary_codes(table.column(split)),
+        dictionary_codes(table.column("strategy"), wide=False),
+        dictionary_codes(table.column(split), wide=False),
         {v: table.column(v).to_numpy(zero_copy_only=False) for v in present},
         keep,
     )
