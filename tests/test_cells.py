@@ -286,3 +286,26 @@ def test_game_columns_refuse_nulls_and_games_out_of_order():
     score = ordered.column("score").to_pylist()
     nulls = ordered.set_column(3, "score", pa.array(score[:3] + [None], pa.int32()))
     assert GameColumns.of_table(nulls) is None
+
+
+@pytest.mark.parametrize("shape", [(), (5,)])
+def test_seat_clusters_by_one_hot_equal_those_by_bincount(monkeypatch, shape):
+    import hsim.analysis.cells as cells_module
+
+    rng = np.random.default_rng(5)
+    g, s, width = 50, 4, 6
+    x = rng.integers(0, 9, (g, s, *shape)).astype(float)
+    y = {"p": rng.integers(-30, 30, (g, s, *shape)).astype(float)}
+    codes = rng.integers(-1, width, (g, s))
+    one_hot = cells_module.seat_clusters(x, y, codes, width)
+    monkeypatch.setattr(cells_module, "ONE_HOT_GROUPS", 0)
+    counted = cells_module.seat_clusters(x, y, codes, width)
+    assert np.array_equal(one_hot[0], counted[0]) and np.array_equal(
+        one_hot[1]["p"], counted[1]["p"]
+    )
+    want = np.zeros((g, width, *shape))
+    for i in range(g):
+        for j in range(s):
+            if codes[i, j] >= 0:
+                want[i, codes[i, j]] += y["p"][i, j]
+    assert np.array_equal(one_hot[1]["p"], want)

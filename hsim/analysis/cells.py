@@ -477,6 +477,50 @@ class GameColumns:
         )
 
 
+#: Up to this many groups, :func:`seat_clusters` sums seats with a one-hot einsum.
+ONE_HOT_GROUPS = 64
+
+
+def seat_clusters(
+    cells_x: np.ndarray, cells_y: dict[str, np.ndarray], codes: np.ndarray, width: int
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Sum the seats of each game into (game, group) clusters laid out densely.
+
+    cells_x: float64[G, S, ...], the rows of each seat's cells; cells_y: per value, its
+    sums, the same shape; codes: int[G, S], each seat's group 0..width-1 (-1: none).
+    Returns (x float64[G, width, ...], the values the same shape): sums of integers,
+    exact. Few groups: a one-hot einsum; many: :func:`dense_clusters`.
+    """
+    g, s = codes.shape
+    if width > ONE_HOT_GROUPS:
+        rest = cells_x.shape[2:]
+        span = int(np.prod(rest, dtype=np.int64)) if rest else 1
+        inner = np.arange(span)
+        flat = np.where(codes[:, :, None] >= 0, codes[:, :, None] * span + inner, -1)
+
+        def lay(w):
+            return w.reshape(g, s * span)
+
+        x, y = dense_clusters(
+            lay(cells_x), {v: lay(w) for v, w in cells_y.items()}, flat.reshape(g, -1),
+            width * span,
+        )  # fmt: skip
+        return x.reshape(g, width, *rest), {v: w.reshape(g, width, *rest) for v, w in y.items()}
+    one_hot = (codes[:, :, None] == np.arange(width)).astype(np.float64)
+    if cells_x.ndim == 2:
+
+        def total(w):
+            return np.einsum("gs,gsk->gk", w, one_hot)
+    else:  # per game a [width, S] x [S, rest] product: batched matmul, quicker than einsum
+        one_hot = one_hot.transpose(0, 2, 1)
+        rest = cells_x.shape[2:]
+
+        def total(w):
+            return np.matmul(one_hot, w.reshape(g, s, -1)).reshape(g, width, *rest)
+
+    return total(cells_x), {v: total(w) for v, w in cells_y.items()}
+
+
 def dense_clusters(
     cells_x: np.ndarray, cells_y: dict[str, np.ndarray], codes: np.ndarray, width: int
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:

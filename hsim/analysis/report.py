@@ -41,10 +41,10 @@ from hsim.analysis.cells import (
     RESCORED_COLUMNS,
     DealCells,
     GameColumns,
-    dense_clusters,
     dictionary_codes,
     rescored_cells,
     rescores_as_cells,
+    seat_clusters,
     table_cells,
 )
 from hsim.analysis.frames import (
@@ -70,7 +70,7 @@ from hsim.analysis.frames import (
 )
 from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
-from hsim.analysis.tally import ClusteredRatios, _codes, _game_codes
+from hsim.analysis.tally import ClusteredRatios
 from hsim.errors import HsimError, install_hint
 from hsim.model.rules import (
     KIERKI_KINDS,
@@ -289,51 +289,10 @@ class KeyTally:
         for (key, place), n in per.items():
             self.place_counts[(_plain(key), int(place))] += int(n)
 
-    def add_games(self, games: pd.DataFrame) -> None:
-        """Add the games rows of a batch of whole games: what :meth:`add` adds from
-        them, counted with ``bincount`` over codes instead of pandas' groupby."""
-        if not len(games):
-            return
-        by = self.by
-        codes, names = _codes(games[by])
-        cast = str if by == "strategy" else _plain
-        _count(self.all_games, codes, names, cast)
-        if by != "strategy":
-            pairs = _codes(games["strategy"])
-            width = len(pairs[1])
-            both = np.flatnonzero(np.bincount(codes * width + pairs[0]))
-            for code in both:
-                key = _plain(names[code // width])
-                self.strategies.setdefault(key, set()).add(str(pairs[1][code % width]))
-        done = ~games["censored"].to_numpy(bool) if "censored" in games else None
-        if done is not None and not done.any():
-            return
-        sub = games if done is None or done.all() else games[done]
-        if done is not None and not done.all():
-            codes = codes[done]
-        place = sub["place"].to_numpy().astype(np.int64)
-        game, n_games = _game_codes(sub["game"].to_numpy())
-        self.places.add_cells(game, n_games, [(codes, names)], {"place": place})
-        won = sub["winner"].to_numpy().astype(bool)
-        _count(self.wins, codes[won], names, cast)
-        top = int(place.max()) + 1
-        per = np.bincount(codes * top + place)
-        for code in np.flatnonzero(per):
-            key = (_plain(names[code // top]), int(code % top))
-            self.place_counts[key] += int(per[code])
-
-    def add_cells(self, cells: DealCells, seat_cells: tuple) -> None:
-        """Add the counted deals of whole games as cells (the games go to :meth:`add`).
-
-        seat_cells: ``cells.by_seat()``."""
-        present, rows, sums = seat_cells
-        game = present // cells.seats
-        keys = [cells.seat_keys(self.by, present)]
-        self.deals.add_cells(game, len(cells.games), keys, sums, rows)
-
     def add_columns(self, games: GameColumns) -> None:
-        """Add the games rows of a batch of whole games as numpy columns: what
-        :meth:`add_games` adds, with the places' clusters laid out densely."""
+        """Add the games rows of a batch of whole games as numpy columns: what :meth:`add`
+        adds from them, counted with ``bincount`` over codes, the places' clusters laid
+        out densely (one row per game, one column per value of ``by``)."""
         if not len(games):
             return
         codes, names = self._codes(games)
@@ -373,7 +332,8 @@ class KeyTally:
         return column, np.array(range(int(column.max()) + 1), dtype=object)
 
     def add_dense_cells(self, cells: DealCells, x: np.ndarray, y: dict[str, np.ndarray]) -> None:
-        """Add the counted deals of whole games as cells: what :meth:`add_cells` adds.
+        """Add the counted deals of whole games as cells (:mod:`hsim.analysis.cells`): what
+        :meth:`add` adds from them, clusters laid out densely.
 
         x: float64[G, S], the rows of each (game, seat) of ``cells``; y: per value, its
         sums, float64[G, S]."""
@@ -382,9 +342,7 @@ class KeyTally:
             self.deals.add_dense(keys, x, y)
             return
         codes, names = cells.seat_keys(self.by, np.arange(cells.rows.shape[0] * cells.seats))
-        codes = codes.reshape(x.shape)
-        codes = np.where(x > 0, codes, -1)
-        xs, ys = dense_clusters(x, y, codes, len(names))
+        xs, ys = seat_clusters(x, y, codes.reshape(x.shape), len(names))
         self.deals.add_dense([(_plain(name),) for name in names], xs, ys)
 
     def keys(self) -> list:
@@ -461,34 +419,14 @@ class SplitTally:
             return
         self.ratios.add(deals)
 
-    def add_cells(self, cells: DealCells) -> None:
-        """Add the counted deals of whole games as cells (``by`` must be strategy)."""
-        flat = cells.rows.ravel()
-        present = np.flatnonzero(flat)
-        width = len(cells.split) + 1
-        split = present % width
-        split = np.where(split == width - 1, -1, split)
-        seat_cell = present // width
-        keys = [
-            (cells.strategy.ravel()[seat_cell], cells.strategies),
-            (split, cells.split),
-        ]
-        sums = {v: s.ravel()[present] for v, s in cells.sums.items()}
-        self.ratios.add_cells(seat_cell // cells.seats, len(cells.games), keys, sums, flat[present])
-
     def add_dense_cells(self, cells: DealCells) -> None:
         """Add the counted deals of whole games as cells (``by`` must be strategy): what
-        :meth:`add_cells` adds, with the clusters laid out densely."""
+        :meth:`add` adds from them, clusters laid out densely (one row per game, one
+        column per strategy and split value)."""
         g, s, width = cells.rows.shape
         k = len(cells.strategies)
-        strategy = np.where(cells.rows > 0, cells.strategy[:, :, None], -1)
-        codes = np.where(strategy >= 0, strategy * width + np.arange(width), -1)
-        x, y = dense_clusters(
-            cells.rows.reshape(g, s * width).astype(np.float64),
-            {v: w.reshape(g, s * width) for v, w in cells.sums.items()},
-            codes.reshape(g, s * width),
-            k * width,
-        )
+        x, y = seat_clusters(cells.rows.astype(np.float64), cells.sums, cells.strategy, k)
+        x, y = x.reshape(g, k * width), {v: w.reshape(g, k * width) for v, w in y.items()}
         # the last slot of each strategy: split value null, left out as add_cells does
         keys = [
             None if d == width - 1 else (_plain(cells.strategies[i]), _plain(cells.split[d]))
