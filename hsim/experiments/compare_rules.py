@@ -528,16 +528,20 @@ def _comparable_arrow(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
 def _play_changed_by_keys(base: DealColumns, deals: DealColumns, cols) -> dict[str, int] | None:
     """:func:`play_changed` by sorted keys and numpy (no merge of the two frames), or None
     when the keys do not fit (a game index of 2**47 or more, a deal index of 2**14)."""
-    for d in (base, deals):
-        if len(d) and (d.game.max() >= 1 << 47 or d.deal.max() >= 1 << 14):
-            return None
-    ka, kb = _deal_keys(base), _deal_keys(deals)
-    for k in (ka, kb):  # a row per (game, deal, seat), as a run writes them
-        ordered = k if np.all(k[1:] > k[:-1]) else np.sort(k)
-        if np.any(ordered[1:] == ordered[:-1]):
-            return None
-    keys, ia, ib = _intersect(ka, kb)
-    differs = np.zeros(len(keys), bool)
+    common = _common_deals(base, deals)
+    if common is not None:  # laid out as a run writes them: no keys to sort or search
+        ia, ib, seats = common
+    else:
+        for d in (base, deals):
+            if len(d) and (d.game.max() >= 1 << 47 or d.deal.max() >= 1 << 14):
+                return None
+        ka, kb = _deal_keys(base), _deal_keys(deals)
+        for k in (ka, kb):  # a row per (game, deal, seat), as a run writes them
+            ordered = k if np.all(k[1:] > k[:-1]) else np.sort(k)
+            if np.any(ordered[1:] == ordered[:-1]):
+                return None
+        keys, ia, ib = _intersect(ka, kb)
+    differs = np.zeros(len(ia), bool)
     for c in cols:
         same = _same_arrow(base.table, deals.table, c, ia, ib)
         if same is not None:
@@ -550,12 +554,65 @@ def _play_changed_by_keys(base: DealColumns, deals: DealColumns, cols) -> dict[s
         a, a_missing, b, b_missing = a[ia], a_missing[ia], b[ib], b_missing[ib]
         same = (a_missing & b_missing) | (~a_missing & ~b_missing & (a == b))
         differs |= ~same
+    if common is not None:
+        changed = differs.reshape(-1, seats).any(axis=1)
+        return {"deals": int(changed.sum()), "compared": len(changed)}
     deal_keys = keys >> 2  # sorted, as keys are
     if not len(deal_keys):
         return {"deals": 0, "compared": 0}
     starts = np.flatnonzero(np.r_[True, deal_keys[1:] != deal_keys[:-1]])
     changed = np.logical_or.reduceat(differs, starts)
     return {"deals": int(changed.sum()), "compared": int(len(starts))}
+
+
+def _deal_layout(d: DealColumns):
+    """Return (seats S, the games in order, each game's first deal, its deals) of deal
+    rows laid out as a run writes them: games in increasing order, a game's deals 0, 1,
+    … in order, each deal's S rows seats 0..S-1; None for any other layout."""
+    n = len(d)
+    if not n:
+        return None
+    s = int(d.seat[: min(n, 64)].max()) + 1
+    if s < 1 or n % s:
+        return None
+    m = n // s
+    if not np.array_equal(d.seat.reshape(m, s), np.broadcast_to(np.arange(s), (m, s))):
+        return None
+    game, deal = d.game[::s], d.deal[::s]
+    for column, first in ((d.game, game), (d.deal, deal)):
+        if not np.array_equal(column.reshape(m, s), np.broadcast_to(first[:, None], (m, s))):
+            return None
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    games = game[starts]
+    if np.any(games[1:] <= games[:-1]):
+        return None
+    counts = np.diff(np.r_[starts, m])
+    if not np.array_equal(deal, np.arange(m) - np.repeat(starts, counts)):
+        return None
+    return s, games, starts, counts
+
+
+def _common_deals(a: DealColumns, b: DealColumns):
+    """Return (rows of ``a``, rows of ``b``: int64[k * S], the same (game, deal, seat)
+    row by row, deal after deal; S) for the deals both played, when both are laid out as
+    :func:`_deal_layout` says (then a game's deals in both are its first ones); None
+    otherwise."""
+    la, lb = _deal_layout(a), _deal_layout(b)
+    if la is None or lb is None or la[0] != lb[0]:
+        return None
+    s = la[0]
+    at = np.minimum(np.searchsorted(lb[1], la[1]), len(lb[1]) - 1)
+    ja = np.flatnonzero(lb[1][at] == la[1])
+    jb = at[ja]
+    length = np.minimum(la[3][ja], lb[3][jb])  # the deals both played, per common game
+    offset = np.repeat(np.cumsum(length) - length, length)
+    within = np.arange(int(length.sum())) - offset
+
+    def rows(layout, j):
+        deals = np.repeat(layout[2][j], length) + within
+        return (deals[:, None] * s + np.arange(s)).ravel()
+
+    return rows(la, ja), rows(lb, jb), s
 
 
 def _same_arrow(a: pa.Table | None, b: pa.Table | None, column: str, ia, ib):
