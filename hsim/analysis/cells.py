@@ -167,7 +167,8 @@ def _deal_cells_by_deal(game, seat, player, strategy, split, values, keep) -> De
     deals = n // s
     if not np.array_equal(seat.reshape(deals, s), np.broadcast_to(np.arange(s), (deals, s))):
         return None
-    # the rows are sorted by game: a deal whose first and last rows are of one game is
+    # The rows are sorted by game, so a deal whose first and last rows are of one game
+    # lies wholly in it.
     if not np.array_equal(game[::s], game[s - 1 :: s]):
         return None  # a deal's rows span two games
     per_deal_game = game[::s]
