@@ -438,7 +438,8 @@ def _columns(deals) -> DealColumns:
 
 class DealColumns:
     """A batch of a run's deal rows as numpy columns, rows after a game's end left out:
-    ``game``, ``deal``, ``seat`` (int64[n]), ``moon`` (bool[n], None when the run has no
+    ``game``, ``deal``, ``seat`` (int[n], the integer type the column stores, int64 for
+    other types), ``moon`` (bool[n], None when the run has no
     moon column), ``names`` (the columns present), :meth:`comparable` for the play facts.
     Made from a pyarrow table (:meth:`of`, no pandas) or a frame (:meth:`of_frame`)."""
 
@@ -446,7 +447,7 @@ class DealColumns:
         self.names = set(names)
         self.table = table
         self.game, self.deal, self.seat = (
-            np.asarray(column(c), np.int64) if c in self.names else np.zeros(0, np.int64)
+            _integers(column(c)) if c in self.names else np.zeros(0, np.int64)
             for c in ("game", "deal", "seat")
         )
         self.moon = np.asarray(column("moon"), bool) if "moon" in self.names else None
@@ -495,14 +496,22 @@ class DealColumns:
         kept = np.isin(game[starts], games)  # per game, not per row
         if self.moon is None or not kept.any():
             return np.zeros(0, np.int64), np.zeros(0, np.int64), 4
-        moons = np.add.reduceat(self.moon.astype(np.int64), starts)[kept]
-        seats = int(self.seat[np.repeat(kept, rows)].max()) + 1
-        return moons, rows[kept], seats
+        moons = np.add.reduceat(self.moon, starts, dtype=np.int64)[kept]
+        seat = self.seat if kept.all() else self.seat[np.repeat(kept, rows)]
+        return moons, rows[kept], int(seat.max()) + 1
+
+
+def _integers(values) -> np.ndarray:
+    """Return ``values`` as a numpy array of integers: as they are when they are, else
+    int64."""
+    values = np.asarray(values)
+    return values if values.dtype.kind in "iu" else values.astype(np.int64)
 
 
 def _deal_keys(d: DealColumns) -> np.ndarray:
     """Return int64 keys ordering rows by (game, deal, seat): game << 16 | deal << 2 | seat."""
-    return (d.game << 16) | (d.deal << 2) | d.seat
+    game, deal, seat = (c.astype(np.int64, copy=False) for c in (d.game, d.deal, d.seat))
+    return (game << 16) | (deal << 2) | seat
 
 
 def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
