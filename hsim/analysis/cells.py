@@ -311,11 +311,14 @@ def rescored_cells(
         return None
     if not len(table) or any(table.column(c).null_count for c in need):
         return None
+    # integer columns in the type the run stores them (int8, int16): compared, not summed
     game = table.column("game").to_numpy()
-    deal = table.column("deal").to_numpy().astype(np.int64)
-    seat = table.column("seat").to_numpy().astype(np.int64)
+    deal = table.column("deal").to_numpy()
+    seat = table.column("seat").to_numpy()
     n = len(game) // SEATS
-    if len(game) % SEATS or not np.array_equal(seat, np.tile(np.arange(SEATS), n)):
+    if len(game) % SEATS or not np.array_equal(
+        seat.reshape(n, SEATS), np.broadcast_to(np.arange(SEATS), (n, SEATS))
+    ):
         return None
     g4, d4 = game[::SEATS], deal[::SEATS]
     if np.any(game.reshape(n, SEATS) != g4[:, None]) or np.any(
@@ -332,14 +335,14 @@ def rescored_cells(
     result = rescore(rules, g4, points, tricks, jack)
     counted = np.repeat(result.counted, SEATS)
     moon = np.repeat(result.shooter, SEATS) == seat
-    strategy = dictionary_codes(table.column("strategy"))
-    player = table.column("player").to_numpy().astype(np.int64)
+    strategy = dictionary_codes(table.column("strategy"), wide=False)
+    player = table.column("player").to_numpy()
     cells = deal_cells(
         game,
         seat,
         player,
         strategy,
-        dictionary_codes(table.column(split)),
+        dictionary_codes(table.column(split), wide=False),
         {"points": points.ravel(), "deal_score": result.deal_score.ravel(), "moon": moon},
         counted,
     )
@@ -354,8 +357,8 @@ def rescored_cells(
     games = GameColumns(
         np.repeat(result.games, SEATS),
         np.tile(np.arange(SEATS, dtype=np.int64), len(result.games)),
-        player[rows],
-        (strategy[0][rows], strategy[1]),
+        player[rows].astype(np.int64),
+        (strategy[0][rows].astype(np.int64), strategy[1]),
         final.ravel(),
         place.ravel(),
         (final == final.min(axis=1, keepdims=True)).ravel(),
