@@ -2,6 +2,7 @@
 bit, the figures of the frame path that sums every row with pandas."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pandas as pd
@@ -9,7 +10,13 @@ import pyarrow as pa
 import pytest
 
 import hsim.analysis.report as report
-from hsim.analysis.cells import deal_cells, dictionary_codes, rescored_cells, table_cells
+from hsim.analysis.cells import (
+    GameColumns,
+    deal_cells,
+    dictionary_codes,
+    rescored_cells,
+    table_cells,
+)
 from hsim.analysis.scan import open_run
 from hsim.analysis.tally import ClusteredRatios
 from hsim.model.rules import Rules, parse_rules
@@ -177,3 +184,128 @@ def test_dictionary_codes_of_chunks_with_their_own_dictionaries():
     )
     codes, names = dictionary_codes(column)
     assert [None if c < 0 else names[c] for c in codes] == ["b", None, "a", "c", "a"]
+
+
+# ------------------------------------------- deals summed per deal, games as columns
+
+
+def _row_path(monkeypatch):
+    """Make deal_cells sum every row (the per-deal path refused)."""
+    import hsim.analysis.cells as cells_module
+
+    monkeypatch.setattr(cells_module, "_deal_cells_by_deal", lambda *args: None)
+
+
+@pytest.mark.parametrize("name", ["classic", "duplicate", "kierki3", "score_also"])
+def test_cells_summed_per_deal_equal_the_cells_of_every_row(runs, name, monkeypatch):
+    folder = open_run(runs[name])
+    split = "kind" if folder.rules.is_kierki else "pass_direction"
+    tables = list(folder.batches("deals", None, rows=101))
+    import hsim.analysis.cells as cells_module
+
+    real, taken = cells_module._deal_cells_by_deal, []
+
+    def spy(*args):
+        taken.append(real(*args) is not None)
+        return real(*args)
+
+    monkeypatch.setattr(cells_module, "_deal_cells_by_deal", spy)
+    by_deal = [table_cells(t, split, ["points", "deal_score", "moon"]) for t in tables]
+    assert len(by_deal) > 1 and all(taken)  # the per-deal sums were used
+    _row_path(monkeypatch)
+    by_row = [table_cells(t, split, ["points", "deal_score", "moon"]) for t in tables]
+    for a, b in zip(by_deal, by_row, strict=True):
+        assert np.array_equal(a.games, b.games) and a.seats == b.seats
+        assert np.array_equal(a.rows, b.rows) and list(a.split) == list(b.split)
+        assert np.array_equal(a.strategy, b.strategy) and np.array_equal(a.player, b.player)
+        assert a.sums.keys() == b.sums.keys()
+        for v in a.sums:
+            assert np.array_equal(a.sums[v], b.sums[v]), v
+
+
+def test_deals_out_of_seat_order_are_summed_row_by_row():
+    # A deal whose seats come 1, 0: not the layout a run writes; the per-deal sums refuse
+    # it and the rows are summed one by one, to the same cells.
+    ok = _table(["a", "b", "a", "b"], [0, 1, 0, 1], [1, 1, 1, 1])
+    swapped = ok.take([1, 0, 2, 3])
+    a = table_cells(ok, "pass_direction", ["points"])
+    b = table_cells(swapped, "pass_direction", ["points"])
+    assert np.array_equal(a.rows, b.rows)
+    assert np.array_equal(b.sums["points"][0, :, 0], [0 + 2, 1 + 3])  # seat 0: rows 0, 2
+
+
+@pytest.mark.parametrize("name", ["classic", "duplicate", "kierki", "score_also"])
+@pytest.mark.parametrize("scoring", [None, "end_score=80"])
+def test_the_report_json_and_text_equal_the_frame_path(runs, name, scoring):
+    # The frame path (cells=False) sums every row in pandas: the reference the fast path
+    # must give to the last digit, as JSON and as the text hsim report prints.
+    if scoring and "kierki" in name:
+        scoring = None  # Kierki has no scoring options
+    fast, slow = _both(runs[name], scoring, rows=997)
+    assert json.dumps(fast) == json.dumps(slow)
+    assert report.format_report(fast) == report.format_report(slow)
+
+
+def test_game_columns_give_the_summary_of_the_games_frame(runs):
+    from hsim.analysis.frames import SummaryTally
+
+    folder = open_run(runs["score_also"])
+    for table in folder.batches("games", None, rows=301):
+        columns = report.played_games(table, folder.rules)
+        assert isinstance(columns, GameColumns)
+        frame = report.played_games(table.drop_columns(["ended_by"]), folder.rules)
+        assert isinstance(frame, pd.DataFrame)  # a column missing: a frame
+        rows = table.to_pandas()
+        rows = rows[rows["scoring"] == "base"].assign(censored=False)
+        assert np.array_equal(columns.game, rows["game"]) and len(columns) < len(table)
+        a, b = SummaryTally(folder.rules), SummaryTally(folder.rules)
+        a.add_columns(columns)
+        b.add_games(rows)
+        assert json.dumps(a.result()) == json.dumps(b.result())  # NaN bounds alike
+        assert list(a.ended_by) == list(b.ended_by) and a.scores == b.scores
+
+
+def test_game_columns_refuse_nulls_and_games_out_of_order():
+    table = pa.table(
+        {
+            "game": pa.array([2, 2, 1, 1], pa.int64()),
+            "seat": pa.array([0, 1, 0, 1], pa.int8()),
+            "strategy": pa.array(["a", "b", "a", "b"]).dictionary_encode(),
+            "score": pa.array([1, 2, 3, 4], pa.int32()),
+            "place": pa.array([1, 2, 1, 2], pa.int8()),
+            "winner": pa.array([True, False, True, False]),
+            "deals": pa.array([3, 3, 4, 4], pa.int16()),
+            "ended_by": pa.array(["end_score"] * 4).dictionary_encode(),
+        }
+    )
+    assert GameColumns.of_table(table) is None  # game 2 before game 1
+    ordered = table.take([2, 3, 0, 1])
+    columns = GameColumns.of_table(ordered)
+    assert list(columns.game) == [1, 1, 2, 2] and list(columns.player) == [0, 1, 0, 1]
+    assert list(columns.starts()) == [0, 2] and list(columns.game_codes()) == [0, 0, 1, 1]
+    score = ordered.column("score").to_pylist()
+    nulls = ordered.set_column(3, "score", pa.array(score[:3] + [None], pa.int32()))
+    assert GameColumns.of_table(nulls) is None
+
+
+@pytest.mark.parametrize("shape", [(), (5,)])
+def test_seat_clusters_by_one_hot_equal_those_by_bincount(monkeypatch, shape):
+    import hsim.analysis.cells as cells_module
+
+    rng = np.random.default_rng(5)
+    g, s, width = 50, 4, 6
+    x = rng.integers(0, 9, (g, s, *shape)).astype(float)
+    y = {"p": rng.integers(-30, 30, (g, s, *shape)).astype(float)}
+    codes = rng.integers(-1, width, (g, s))
+    one_hot = cells_module.seat_clusters(x, y, codes, width)
+    monkeypatch.setattr(cells_module, "ONE_HOT_GROUPS", 0)
+    counted = cells_module.seat_clusters(x, y, codes, width)
+    assert np.array_equal(one_hot[0], counted[0]) and np.array_equal(
+        one_hot[1]["p"], counted[1]["p"]
+    )
+    want = np.zeros((g, width, *shape))
+    for i in range(g):
+        for j in range(s):
+            if codes[i, j] >= 0:
+                want[i, codes[i, j]] += y["p"][i, j]
+    assert np.array_equal(one_hot[1]["p"], want)

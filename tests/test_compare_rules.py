@@ -285,3 +285,85 @@ def test_an_unknown_variant_option_lists_only_the_options_of_the_base_game(rules
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert "no_such" in r.output and theirs in r.output and "hsim rules" in r.output
     assert others not in r.output
+
+
+def test_winner_changes_from_game_columns_equal_those_of_the_merged_frames(compared):
+    import dataclasses
+
+    import numpy as np
+
+    from hsim.analysis.frames import WinnerTally
+    from hsim.analysis.report import played_games
+    from hsim.analysis.scan import RunFolderError, aligned, open_run
+
+    out, _ = compared
+    folders = [open_run(out / name) for name in ("base", "variant-1")]
+    fast, slow = WinnerTally(), WinnerTally()
+    streams = [f.batches("games", None, rows=301) for f in folders]
+    for a, b in aligned(*streams):
+        a, b = (played_games(t, f.rules) for t, f in zip((a, b), folders, strict=True))
+        assert fast.add_columns(a, b)
+        slow.add(compare_games(a.frame(), b.frame()))
+    assert fast.winner_change() == slow.winner_change() and fast.games == 80
+    assert fast.by_strategy().equals(slow.by_strategy())
+    assert fast.by_length().equals(slow.by_length())
+    assert fast.lengths == slow.lengths and fast.changed_lengths == slow.changed_lengths
+    # One winner more under b: the columns see the change as the frames do.
+    c = WinnerTally()
+    winner = b.winner.copy()
+    winner[np.flatnonzero(~winner)[0]] = True
+    c.add_columns(a, dataclasses.replace(b, winner=winner))
+    d = WinnerTally()
+    d.add_columns(a, b)
+    assert not c.by_strategy().equals(d.by_strategy())  # one more win under b
+    # Another strategy at a seat is refused, as compare_games refuses it.
+    names = np.array(list(reversed(b.strategy[1])), dtype=object)
+    with pytest.raises(RunFolderError, match="different strategies"):
+        WinnerTally().add_columns(a, dataclasses.replace(b, strategy=(b.strategy[0], names)))
+    # A (game, seat) twice: left to the frames (compare_games refuses it there).
+    seat = b.seat.copy()
+    seat[1] = seat[0]
+    assert not WinnerTally().add_columns(a, dataclasses.replace(b, seat=seat))
+
+
+def test_play_changed_of_runs_laid_out_by_deal_equals_the_keys_and_the_merge(monkeypatch):
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from hsim.experiments import compare_rules as cr
+
+    rng = np.random.default_rng(4)
+
+    def deals(lengths, games):
+        game = np.repeat(games, np.asarray(lengths) * 4)
+        deal = np.concatenate([np.repeat(np.arange(n), 4) for n in lengths])
+        n = len(game)
+        return pd.DataFrame({
+            "game": game, "deal": deal, "seat": np.tile(np.arange(4), n // 4),
+            "tricks": rng.integers(0, 2, n), "passed": rng.integers(0, 1 << 52, n),
+            "trump": pd.Categorical(rng.choice(["C", "D"], n)),
+        })  # fmt: skip
+
+    a = deals(rng.integers(3, 9, 40), np.arange(40) * 2)
+    b = deals(rng.integers(3, 9, 41), np.r_[np.arange(40) * 2, 99])  # game 99: b's only
+    b[["tricks", "passed", "trump"]] = a[["tricks", "passed", "trump"]].reindex(b.index)
+    b["trump"] = pd.Categorical(b["trump"].fillna("C"), categories=["D", "C"])
+    b["tricks"] = b["tricks"].fillna(0).astype(np.int64)
+    b["passed"] = b["passed"].fillna(0).astype(np.int64)
+    b.loc[rng.choice(len(b), 60, replace=False), "tricks"] += 1  # some seats play otherwise
+    tables = [pa.Table.from_pandas(f, preserve_index=False) for f in (a, b)]
+    columns = [cr.DealColumns.of(t) for t in tables]
+    assert cr._common_deals(*columns) is not None  # the layout a run writes
+    by_deal = cr.play_changed(*columns)
+    monkeypatch.setattr(cr, "_common_deals", lambda *args: None)
+    assert cr.play_changed(*columns) == by_deal  # the same by sorted keys
+    keys = ["game", "deal", "seat"]
+    cols = ["tricks", "passed", "trump"]
+    both = a[keys + cols].merge(b[keys + cols], on=keys, suffixes=("_a", "_b"))
+    differs = np.zeros(len(both), bool)
+    for c in cols:
+        differs |= (both[f"{c}_a"].astype(object) != both[f"{c}_b"].astype(object)).to_numpy()
+    per_deal = pd.Series(differs).groupby([both["game"].to_numpy(), both["deal"].to_numpy()])
+    assert by_deal == {"deals": int(per_deal.any().sum()), "compared": per_deal.ngroups}
+    assert 0 < by_deal["deals"] < by_deal["compared"]

@@ -78,3 +78,32 @@ def test_nearest_quantiles_match_pandas(n):
     want = values.quantile(qs, interpolation="nearest").tolist()
     assert nearest_quantiles(Counter(values.tolist()), qs) == want
     assert nearest_quantiles(Counter(), qs) == []
+
+
+def test_dense_clusters_give_the_sums_of_the_cells_exactly():
+    # The same clusters given as cells (add_cells) and laid out densely, one row per
+    # game and one column per group (add_dense): the same RatioSums, Python ints.
+    frame = _frame(games=400, seed=3)
+    by_cells = ClusteredRatios(["strategy"], ["points", "moon"])
+    by_cells.add(frame)
+    game, n_games = pd.factorize(frame["game"])
+    code = frame["strategy"].cat.codes.to_numpy()
+    names = list(frame["strategy"].cat.categories)
+    at = game * len(names) + code
+    size = len(n_games) * len(names)
+    x = np.bincount(at, minlength=size).reshape(-1, len(names)).astype(float)
+    values = {
+        v: np.bincount(at, weights=frame[v].to_numpy(float), minlength=size).reshape(x.shape)
+        for v in ("points", "moon")
+    }
+    dense = ClusteredRatios(["strategy"], ["points", "moon"])
+    dense.add_dense([(n,) for n in names[:-1]] + [None], x, values)  # the last one left out
+    assert set(dense.groups()) == {(n,) for n in names[:-1]}
+    for key in dense.groups():
+        for v in (None, "points", "moon"):
+            got, want = dense.sums[key][v], by_cells.sums[key][v]
+            assert got == want and isinstance(got.syy, int), (key, v)
+    x[0, 0] += 1  # one more row in one cluster: the sums must differ
+    other = ClusteredRatios(["strategy"], ["points"])
+    other.add_dense([(n,) for n in names], x, values)
+    assert other.sums[(names[0],)][None] != by_cells.sums[(names[0],)][None]

@@ -253,20 +253,29 @@ def _scoring_mask(games: pd.DataFrame, wanted: Rules, rules: Rules) -> np.ndarra
     column = games["scoring"]
     if isinstance(column.dtype, pd.CategoricalDtype):  # one verdict per category
         values = column.cat.categories.tolist()
-        codes = column.cat.codes.to_numpy()
-    else:
-        values = list(dict.fromkeys(column.tolist()))
-        codes = None
+        return scoring_codes_mask(column.cat.codes.to_numpy(), values, wanted, rules)
+    values = list(dict.fromkeys(column.tolist()))
+    verdict = _scoring_verdicts(values, wanted, rules)
+    return column.map(verdict).fillna(wanted == rules).to_numpy(bool)
+
+
+def _scoring_verdicts(values: list, wanted: Rules, rules: Rules) -> dict:
     verdict = {}
     for value in values:
         try:
             verdict[value] = _scoring_rules(value, rules) == wanted
         except RulesError:
             verdict[value] = False
-    if codes is not None:
-        table = np.array([verdict[v] for v in values] + [wanted == rules], bool)
-        return table[codes]  # code -1 (null): the last entry
-    return column.map(verdict).fillna(wanted == rules).to_numpy(bool)
+    return verdict
+
+
+def scoring_codes_mask(codes: np.ndarray, values: list, wanted: Rules, rules: Rules) -> np.ndarray:
+    """Return bool[m]: which games rows, their ``scoring`` given as codes (int[m], -1 for
+    null: the played scoring) into ``values`` (labels), are scored under ``wanted`` (of
+    a run played under ``rules``)."""
+    verdict = _scoring_verdicts(values, wanted, rules)
+    table = np.array([verdict[v] for v in values] + [wanted == rules], bool)
+    return table[codes]  # code -1 (null): the last entry
 
 
 # --------------------------------------------------------------------------- re-scoring
@@ -764,6 +773,79 @@ class WinnerTally:
             name = name.item() if hasattr(name, "item") else name
             self.seats[name] = self.seats.get(name, 0) + row
 
+    def add_columns(self, a, b) -> bool:
+        """Add the games of two batches of games rows of the same games, given as
+        :class:`hsim.analysis.cells.GameColumns` (scoring a and b): what :meth:`add` adds
+        for :func:`compare_games` of them, on numpy columns. Returns False, adding
+        nothing, when a batch has more than 64 seats or a (game, seat) twice, or the
+        games in both lack a seat in either (then use :meth:`add` on frames).
+
+        :raises RunFolderError: the batches seat different strategies in a game.
+        """
+        keys = []
+        for side in (a, b):
+            if len(side) and (side.seat.max() >= 64 or side.game.max() >= 1 << 56):
+                return False
+            key = (side.game << 6) | side.seat
+            if np.any(key[1:] <= key[:-1]):
+                return False  # not one row per (game, seat) in order
+            keys.append(key)
+        at = np.searchsorted(keys[1], keys[0])
+        at = np.minimum(at, max(len(keys[1]) - 1, 0))
+        hit = keys[1][at] == keys[0] if len(keys[1]) else np.zeros(len(keys[0]), bool)
+        ia, ib = np.flatnonzero(hit), at[hit]
+        names = {str(c): i for i, c in enumerate(a.strategy[1])}
+        recode = np.array([names.get(str(c), -2) for c in b.strategy[1]], np.int64)
+        if not np.array_equal(a.strategy[0][ia], recode[b.strategy[0][ib]]):
+            raise RunFolderError("the two games frames seat different strategies")
+        game, seat = a.game[ia], a.seat[ia]
+        seats = int(seat.max()) + 1 if len(seat) else N_SEATS
+        n = len(game) // seats
+        if len(game) % seats or not np.array_equal(seat, np.tile(np.arange(seats), n)):
+            return False  # winner_changes refuses these: the frames say why
+        bits = (1 << np.arange(seats)).astype(np.int64)
+        cens, winners, deals = {}, {}, {}
+        for side, rows, name in ((a, ia, "a"), (b, ib, "b")):
+            cens[name] = side.censored[rows].reshape(n, seats).any(axis=1)
+            winners[name] = (side.winner[rows].reshape(n, seats) * bits).sum(axis=1)
+            deals[name] = side.deals[rows].reshape(n, seats)[:, 0]
+        ok = ~(cens["a"] | cens["b"])
+        changed = ok & (winners["a"] != winners["b"])
+        self.games += n
+        self.compared += int(ok.sum())
+        self.changed += int(changed.sum())
+        self.censored_a += int(cens["a"].sum())
+        self.censored_b += int(cens["b"].sum())
+        for name in ("a", "b"):
+            for counter, values in (
+                (self.lengths[name], deals[name][ok]),
+                (self.changed_lengths[name], deals[name][changed]),
+            ):
+                if not len(values):
+                    continue
+                low = int(values.min())
+                counts = np.bincount(values - low)
+                for v in np.flatnonzero(counts):
+                    counter[int(v) + low] += int(counts[v])
+        self.key = "strategy"
+        kept = np.repeat(ok, seats)
+        wa, wb = a.winner[ia][kept], b.winner[ib][kept]
+        if not len(wa):
+            return True
+        codes = a.strategy[0][ia][kept]
+        width = len(a.strategy[1])
+        per = np.stack(
+            [
+                np.bincount(codes, weights=w, minlength=width)
+                for w in (np.ones(len(wa)), wa, wb, wa != wb, wb & ~wa, wa & ~wb)
+            ],
+            axis=1,
+        ).astype(np.int64)
+        for code in np.flatnonzero(per[:, 0]):
+            name = str(a.strategy[1][code])
+            self.seats[name] = self.seats.get(name, 0) + per[code]
+        return True
+
     def winner_change(self, confidence: float = 0.95) -> WinnerChange:
         """Return the :class:`WinnerChange` of every game added."""
         share = wilson_interval(self.changed, self.compared, confidence) if self.compared else None
@@ -1013,6 +1095,40 @@ class SummaryTally:
         values, counts = np.unique(score, return_counts=True)
         for v, c in zip(values.tolist(), counts.tolist(), strict=True):
             self.scores[v] += c
+
+    def add_columns(self, games) -> None:
+        """Add the games rows of a batch (no deals) given as
+        :class:`hsim.analysis.cells.GameColumns`: what :meth:`add_games` adds, on numpy
+        columns and codes."""
+        if not len(games):
+            return
+        if games.censored.any():
+            self.censored += len(np.unique(games.game[games.censored]))
+            games = games.take(~games.censored)
+            if not len(games):
+                return
+        starts = games.starts()
+        self.games += len(starts)
+        self.length.add(games.deals[starts])
+        codes, names = games.ended_by
+        first = codes[starts]
+        counts = np.bincount(first, minlength=len(names))
+        seen = np.flatnonzero(counts)
+        if len(seen) > 1:  # in the order first seen, as add_games
+            seen = seen[np.argsort([np.argmax(first == c) for c in seen], kind="stable")]
+        for c in seen:
+            self.ended_by[str(names[c])] += int(counts[c])
+        score = games.score
+        size = np.diff(np.append(starts, len(score)))
+        total = np.add.reduceat(score, starts)
+        for n in np.unique(size):
+            self.final.add(total[size == n], scale=int(n))
+        best = np.maximum if self.kierki else np.minimum
+        self.winning.add(best.reduceat(score, starts))
+        low = int(score.min())
+        counts = np.bincount(score - low)
+        for v in np.flatnonzero(counts):
+            self.scores[int(v) + low] += int(counts[v])
 
     def _add_moons(self, d: pd.DataFrame, seats: int) -> None:
         if not len(d):

@@ -37,7 +37,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hsim.analysis.cells import DealCells, rescored_cells, table_cells
+from hsim.analysis.cells import (
+    RESCORED_COLUMNS,
+    DealCells,
+    GameColumns,
+    dictionary_codes,
+    rescored_cells,
+    rescores_as_cells,
+    seat_clusters,
+    table_cells,
+)
 from hsim.analysis.frames import (
     ANALYSIS_DEAL_COLUMNS,
     N_SEATS,
@@ -57,10 +66,11 @@ from hsim.analysis.frames import (
     rescore_frames,
     rescore_run,
     safe_mean_interval,
+    scoring_codes_mask,
 )
 from hsim.analysis.scan import BATCH_ROWS, RunFolder, aligned, open_run
 from hsim.analysis.stats import wilson_interval
-from hsim.analysis.tally import ClusteredRatios, _codes, _game_codes
+from hsim.analysis.tally import ClusteredRatios
 from hsim.errors import HsimError, install_hint
 from hsim.model.rules import (
     KIERKI_KINDS,
@@ -183,11 +193,42 @@ def _played_tables(
         yield d, g
 
 
-def _report_tables(folder: RunFolder, rows: int = BATCH_ROWS):
-    """Yield what :func:`report_batches` gives without a re-scoring, with the deals as
-    pyarrow tables (for :meth:`ReportTally.add_table`)."""
+def _report_tables(folder: RunFolder, rows: int = BATCH_ROWS, tally: ReportTally | None = None):
+    """Yield what :func:`report_batches` gives without a re-scoring, as pyarrow tables:
+    (the deals of whole games, ``after_end`` rows included; the games rows of those
+    games, of the played scoring, as :func:`played_games` gives them), for
+    :meth:`ReportTally.add_table`. With ``tally``, only the deals columns it reads (no
+    ``player`` without a breakdown by player; the split column of its game)."""
     deal_columns = ["game", "seat", "after_end", *REPORT_DEAL_COLUMNS]
-    return _played_tables(folder, folder.batches("deals", deal_columns, rows), rows)
+    game_columns = REPORT_GAME_COLUMNS
+    if tally is not None:
+        other = "pass_direction" if tally.kierki else "kind"
+        skip = {other, *(() if "player" in tally.keys else ("player",))}
+        deal_columns = [c for c in deal_columns if c not in skip]
+        game_columns = [c for c in game_columns if c not in ("board", "rotation")]
+    deals = folder.batches("deals", deal_columns, rows)
+    games = folder.batches("games", game_columns, rows)
+    for d, g in aligned(deals, games):
+        yield d, played_games(g, folder.rules)
+
+
+def played_games(table: pa.Table | None, rules: Rules) -> GameColumns | pd.DataFrame:
+    """Return the games rows of a batch (a pyarrow table) scored as played under
+    ``rules`` (a ``--score-also`` run's other scorings left out), uncensored: as
+    :class:`hsim.analysis.cells.GameColumns`, or as a frame (``censored`` added) when the
+    table does not fit them."""
+    if table is not None and len(table):
+        keep = None
+        if "scoring" in table.column_names:
+            codes, names = dictionary_codes(table.column("scoring"))
+            keep = scoring_codes_mask(codes, list(names), rules, rules)
+        columns = GameColumns.of_table(table, keep)
+        if columns is not None:
+            return columns
+    g = _frame(table)
+    if len(g):
+        g = g[_scoring_mask(g, rules, rules)]
+    return g.assign(censored=False)
 
 
 def _frame(table) -> pd.DataFrame:
@@ -248,47 +289,61 @@ class KeyTally:
         for (key, place), n in per.items():
             self.place_counts[(_plain(key), int(place))] += int(n)
 
-    def add_games(self, games: pd.DataFrame) -> None:
-        """Add the games rows of a batch of whole games: what :meth:`add` adds from
-        them, counted with ``bincount`` over codes instead of pandas' groupby."""
+    def add_columns(self, games: GameColumns) -> None:
+        """Add the games rows of a batch of whole games as numpy columns: what :meth:`add`
+        adds from them, counted with ``bincount`` over codes, the places' clusters laid
+        out densely (one row per game, one column per value of ``by``)."""
         if not len(games):
             return
-        by = self.by
-        codes, names = _codes(games[by])
-        cast = str if by == "strategy" else _plain
+        codes, names = self._codes(games)
+        cast = str if self.by == "strategy" else _plain
         _count(self.all_games, codes, names, cast)
-        if by != "strategy":
-            pairs = _codes(games["strategy"])
+        if self.by != "strategy":
+            pairs = games.strategy
             width = len(pairs[1])
             both = np.flatnonzero(np.bincount(codes * width + pairs[0]))
             for code in both:
                 key = _plain(names[code // width])
                 self.strategies.setdefault(key, set()).add(str(pairs[1][code % width]))
-        done = ~games["censored"].to_numpy(bool) if "censored" in games else None
-        if done is not None and not done.any():
+        done = ~games.censored
+        if not done.any():
             return
-        sub = games if done is None or done.all() else games[done]
-        if done is not None and not done.all():
-            codes = codes[done]
-        place = sub["place"].to_numpy().astype(np.int64)
-        game, n_games = _game_codes(sub["game"].to_numpy())
-        self.places.add_cells(game, n_games, [(codes, names)], {"place": place})
-        won = sub["winner"].to_numpy().astype(bool)
-        _count(self.wins, codes[won], names, cast)
+        if not done.all():
+            games, codes = games.take(done), codes[done]
+        starts, game = games.starts(), games.game_codes()
+        width = len(names)
+        keys = [(_plain(name),) for name in names]
+        place = games.place
+        cluster, size = game * width + codes, len(starts) * width
+        x = np.bincount(cluster, minlength=size).astype(np.float64).reshape(-1, width)
+        y = np.bincount(cluster, weights=place, minlength=size).reshape(-1, width)
+        self.places.add_dense(keys, x, {"place": y})
+        _count(self.wins, codes[games.winner], names, cast)
         top = int(place.max()) + 1
         per = np.bincount(codes * top + place)
         for code in np.flatnonzero(per):
             key = (_plain(names[code // top]), int(code % top))
             self.place_counts[key] += int(per[code])
 
-    def add_cells(self, cells: DealCells, seat_cells: tuple) -> None:
-        """Add the counted deals of whole games as cells (the games go to :meth:`add`).
+    def _codes(self, games: GameColumns) -> tuple[np.ndarray, np.ndarray]:
+        if self.by == "strategy":
+            return games.strategy
+        column = games.seat if self.by == "seat" else games.player
+        return column, np.array(range(int(column.max()) + 1), dtype=object)
 
-        seat_cells: ``cells.by_seat()``."""
-        present, rows, sums = seat_cells
-        game = present // cells.seats
-        keys = [cells.seat_keys(self.by, present)]
-        self.deals.add_cells(game, len(cells.games), keys, sums, rows)
+    def add_dense_cells(self, cells: DealCells, x: np.ndarray, y: dict[str, np.ndarray]) -> None:
+        """Add the counted deals of whole games as cells (:mod:`hsim.analysis.cells`): what
+        :meth:`add` adds from them, clusters laid out densely.
+
+        x: float64[G, S], the rows of each (game, seat) of ``cells``; y: per value, its
+        sums, float64[G, S]."""
+        if self.by == "seat":
+            keys = [(s,) for s in range(cells.seats)]
+            self.deals.add_dense(keys, x, y)
+            return
+        codes, names = cells.seat_keys(self.by, np.arange(cells.rows.shape[0] * cells.seats))
+        xs, ys = seat_clusters(x, y, codes.reshape(x.shape), len(names))
+        self.deals.add_dense([(_plain(name),) for name in names], xs, ys)
 
     def keys(self) -> list:
         """Return the values of ``by`` seen, sorted."""
@@ -364,20 +419,21 @@ class SplitTally:
             return
         self.ratios.add(deals)
 
-    def add_cells(self, cells: DealCells) -> None:
-        """Add the counted deals of whole games as cells (``by`` must be strategy)."""
-        flat = cells.rows.ravel()
-        present = np.flatnonzero(flat)
-        width = len(cells.split) + 1
-        split = present % width
-        split = np.where(split == width - 1, -1, split)
-        seat_cell = present // width
+    def add_dense_cells(self, cells: DealCells) -> None:
+        """Add the counted deals of whole games as cells (``by`` must be strategy): what
+        :meth:`add` adds from them, clusters laid out densely (one row per game, one
+        column per strategy and split value)."""
+        g, s, width = cells.rows.shape
+        k = len(cells.strategies)
+        x, y = seat_clusters(cells.rows.astype(np.float64), cells.sums, cells.strategy, k)
+        x, y = x.reshape(g, k * width), {v: w.reshape(g, k * width) for v, w in y.items()}
+        # the last slot of each strategy: split value null, left out as add_cells does
         keys = [
-            (cells.strategy.ravel()[seat_cell], cells.strategies),
-            (split, cells.split),
+            None if d == width - 1 else (_plain(cells.strategies[i]), _plain(cells.split[d]))
+            for i in range(k)
+            for d in range(width)
         ]
-        sums = {v: s.ravel()[present] for v, s in cells.sums.items()}
-        self.ratios.add_cells(seat_cell // cells.seats, len(cells.games), keys, sums, flat[present])
+        self.ratios.add_dense(keys, x, y)
 
     def rows(self) -> list[dict]:
         """Return the rows, sorted by ``by``, then ``column`` in ``order`` (values not in
@@ -486,40 +542,54 @@ class ReportTally:
         if self.plots:
             self._add_plots(deals, games)
 
-    def add_table(self, deals: pa.Table, games: pd.DataFrame) -> None:
-        """Add a batch: the counted deals as a pyarrow table, the games rows of the same
-        whole games. Sums the deals per cell (:mod:`hsim.analysis.cells`), or as frames
-        with :meth:`add` when the table does not fit the cell form or the charts need
+    def add_table(self, deals: pa.Table | None, games: GameColumns | pd.DataFrame) -> None:
+        """Add a batch: the deals of whole games as a pyarrow table (``after_end`` rows
+        are left out), the games rows of the same games (uncensored, of the scoring
+        reported). Sums the deals per cell (:mod:`hsim.analysis.cells`), or as frames
+        with :meth:`add` when the batch does not fit the cell form or the charts need
         every deal's points."""
         cells = None
-        if self.plots in (False, "games") and deals is not None and len(deals):
+        if (
+            self.plots in (False, "games")
+            and deals is not None
+            and len(deals)
+            and isinstance(games, GameColumns)
+        ):
             split = self.split.column
-            cells = table_cells(deals, split, ["points", "deal_score", "moon"])
+            players = "player" in self.keys
+            cells = table_cells(deals, split, ["points", "deal_score", "moon"], players)
         if cells is None:
+            if isinstance(games, GameColumns):
+                games = games.frame()
+            if deals is not None and "after_end" in deals.column_names:
+                deals = deals.filter(pc.invert(deals.column("after_end")))
             self.add(_frame(deals) if deals is not None else pd.DataFrame(), games)
             return
         self.add_cells(cells, games)
 
-    def add_cells(self, cells: DealCells, games: pd.DataFrame) -> None:
+    def add_cells(self, cells: DealCells, games: GameColumns) -> None:
         """Add a batch: the counted deals as cells, the games rows of the same whole
-        games (:meth:`add` with the deals summed per cell)."""
-        self.summary.add_games(games)
+        games (:meth:`add` with the deals summed per cell and the games as numpy
+        columns)."""
+        self.summary.add_columns(games)
         if self.summary.moons and len(games):
             rows, sums, top = cells.game_totals()
-            done = _done(games)["game"].unique()
-            keep = np.isin(cells.games, done) & (rows > 0)
+            keep = rows > 0
+            if games.censored.any():
+                keep &= np.isin(cells.games, np.unique(games.game[~games.censored]))
             if keep.any() and "moon" in sums:
                 seats = int(top[keep].max()) + 1
                 moons = sums["moon"][keep].astype(np.int64)
                 self.summary.add_moons(moons, rows[keep], seats)
-        seat_cells = cells.by_seat()
-        empty = pd.DataFrame()
+        # einsum: sums over the short last axis (split values) quicker than sum(axis=2)
+        x = np.einsum("gsd->gs", cells.rows).astype(np.float64)
+        y = {v: np.einsum("gsd->gs", w) for v, w in cells.sums.items()}
         for tally in self.keys.values():
-            tally.add_games(games)
-            tally.add_cells(cells, seat_cells)
-        self.split.add_cells(cells)
+            tally.add_columns(games)
+            tally.add_dense_cells(cells, x, y)
+        self.split.add_dense_cells(cells)
         if self.plots:
-            self._add_plots(empty, games)
+            self._add_plots(pd.DataFrame(), games.frame())
 
     def _add_plots(self, deals: pd.DataFrame, games: pd.DataFrame) -> None:
         done = _done(games) if len(games) else games
@@ -612,21 +682,56 @@ def report_tally(
     elif rescoring is None:
         if not folder.rows.get("games"):
             raise RunFolderError(no_games_message(folder))
-        for deals, games in _report_tables(folder, rows):
+        for deals, games in _report_tables(folder, rows, tally):
             tally.add_table(deals, games)
-            bar.update(int(games["game"].nunique()) if len(games) else 0)
+            bar.update(_game_count(games))
     else:
-        for table in folder.batches("deals", _RESCORE_COLUMNS, rows):
-            fast = None
-            if tally.plots in (False, "games"):
-                fast = rescored_cells(table, rescoring, folder.rules, tally.split.column)
-            if fast is None:
-                tally.add(*_rescored_frames(table, rescoring, folder.rules))
-            else:
-                tally.add_cells(*fast)
-            bar.update(len(np.unique(table.column("game").to_numpy())))
+        cells_only = tally.plots in (False, "games") and rescores_as_cells(rescoring, folder.rules)
+        if cells_only:  # the columns the cells need; a batch that does not fit: start again
+            columns = [*RESCORED_COLUMNS, tally.split.column]
+            if not _add_rescored(tally, folder, rescoring, columns, rows, bar, cells_only):
+                tally = ReportTally(rules, duplicate, plots=plots)
+                tally.played = folder.rules
+                bar.close()
+                bar = progress_bar(total, progress and total > 0)
+                cells_only = False
+        if not cells_only:
+            _add_rescored(tally, folder, rescoring, _RESCORE_COLUMNS, rows, bar, False)
     bar.close()
     return report_dict(folder, tally, rules, rescored=rescoring is not None), tally
+
+
+def _add_rescored(
+    tally: ReportTally,
+    folder: RunFolder,
+    rules: Rules,
+    columns: list[str],
+    rows: int,
+    bar,
+    cells_only: bool,
+) -> bool:
+    """Re-score ``folder``'s deals (``columns`` of them) batch by batch under ``rules``
+    into ``tally``, as cells where a batch fits (:func:`rescored_cells`), else as frames;
+    with ``cells_only``, stop at the first batch that does not fit and return False."""
+    for table in folder.batches("deals", columns, rows):
+        fast = None
+        if tally.plots in (False, "games"):
+            fast = rescored_cells(table, rules, folder.rules, tally.split.column)
+        if fast is None:
+            if cells_only:
+                return False
+            tally.add(*_rescored_frames(table, rules, folder.rules))
+            bar.update(len(np.unique(table.column("game").to_numpy())))
+        else:
+            tally.add_cells(*fast)
+            bar.update(_game_count(fast[1]))
+    return True
+
+
+def _game_count(games: GameColumns | pd.DataFrame) -> int:
+    if isinstance(games, GameColumns):
+        return len(games.starts())
+    return int(games["game"].nunique()) if len(games) else 0
 
 
 def report_dict(

@@ -58,7 +58,7 @@ def rescore(rules: Rules, game, points, tricks, jack, choice=None) -> Rescored:
     choice = np.zeros(n, np.int64) if choice is None else np.ascontiguousarray(choice, np.int64)
     if n and np.any(np.diff(game) < 0):
         raise ValueError("deals must be sorted by game (then by deal)")
-    ids = np.unique(game)
+    ids = game[np.concatenate([[True], game[1:] != game[:-1]])] if n else game  # sorted
     deal_score = np.zeros((n, seats), np.int64)
     score = np.zeros((n, seats), np.int64)
     counted = np.zeros(n, np.int64)

@@ -50,6 +50,9 @@ class RunFolder:
     files: dict[str, list[Path]]
     schemas: dict[str, pa.Schema | None]
     rows: dict[str, int] = dataclasses.field(default_factory=dict)
+    #: The footer of each part file, read when the folder was opened (so that reading
+    #: a part does not parse it again).
+    footers: dict[Path, pq.FileMetaData] = dataclasses.field(default_factory=dict)
 
     def columns(self, dataset: str) -> list[str]:
         """Return the column names of ``dataset`` (empty when it has no part)."""
@@ -63,7 +66,7 @@ class RunFolder:
         :func:`game_batches`); ``columns`` not in the dataset are skipped."""
         have = self.columns(dataset)
         cols = None if columns is None else [c for c in dict.fromkeys(columns) if c in have]
-        return game_batches(self.files[dataset], cols, rows)
+        return game_batches(self.files[dataset], cols, rows, self.footers)
 
 
 def open_run(run_dir) -> RunFolder:
@@ -86,6 +89,7 @@ def open_run(run_dir) -> RunFolder:
     files: dict[str, list[Path]] = {}
     schemas: dict[str, pa.Schema | None] = {}
     rows: dict[str, int] = {}
+    footers: dict[Path, pq.FileMetaData] = {}
 
     reason = without_deals(path, manifest)
     if reason:
@@ -100,12 +104,13 @@ def open_run(run_dir) -> RunFolder:
         folder = path / name
         if not folder.is_dir():
             raise RunFolderError(f"{path}: no {name} dataset ({folder} is missing)")
-        files[name], schemas[name], rows[name] = _parts(folder)
-    return RunFolder(path, manifest, rules, files, schemas, rows)
+        files[name], schemas[name], rows[name] = _parts(folder, footers)
+    return RunFolder(path, manifest, rules, files, schemas, rows, footers)
 
 
-def _parts(folder: Path) -> tuple[list[Path], pa.Schema | None, int]:
-    """Return the part files of a dataset folder in game order, their schema and rows."""
+def _parts(folder: Path, footers: dict | None = None) -> tuple[list[Path], pa.Schema | None, int]:
+    """Return the part files of a dataset folder in game order, their schema and rows;
+    each part's footer is put in ``footers`` (when given)."""
     found = sorted(p for p in folder.iterdir() if p.suffix == ".parquet" and p.name[0] != ".")
     keyed = []
     schema = None
@@ -118,6 +123,8 @@ def _parts(folder: Path) -> tuple[list[Path], pa.Schema | None, int]:
         if schema is None:
             schema = meta.schema.to_arrow_schema()
         rows += meta.num_rows
+        if footers is not None:
+            footers[p] = meta
         keyed.append((_first_game(meta), p.name, p))
     keyed.sort(key=lambda k: (k[0] is None, k[0] if k[0] is not None else 0, k[1]))
     return [p for _, _, p in keyed], schema, rows
@@ -139,7 +146,10 @@ def _first_game(meta: pq.FileMetaData) -> int | None:
 
 
 def game_batches(
-    files: list[Path], columns: list[str] | None = None, rows: int = BATCH_ROWS
+    files: list[Path],
+    columns: list[str] | None = None,
+    rows: int = BATCH_ROWS,
+    footers: dict[Path, pq.FileMetaData] | None = None,
 ) -> Iterator[pa.Table]:
     """Yield the rows of part ``files`` as tables of about ``rows`` rows each, every game
     whole in one table, tables in game order (rows within a game as stored).
@@ -147,6 +157,7 @@ def game_batches(
     files: part files in game order (as :class:`RunFolder` lists them); their rows sorted
     by game (hsim writes them so; a part that is not is sorted in memory, which is bounded
     by the size of that part). columns: the columns to read (``game`` is always read).
+    footers: the parts' footers already read (:attr:`RunFolder.footers`), if any.
     Memory: about two batches and one Parquet row group at a time.
 
     :raises RunFolderError: two parts hold rows of the same games out of order (parts
@@ -157,7 +168,7 @@ def game_batches(
     held = 0
     last = None  # the largest game read so far
     for path in files:
-        for table in _sorted_part(path, cols, rows):
+        for table in _sorted_part(path, cols, rows, (footers or {}).get(path)):
             if not len(table):
                 continue
             game = table.column("game")
@@ -219,7 +230,9 @@ def _common_form(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(table.columns, schema=schema)
 
 
-def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.Table]:
+def _sorted_part(
+    path: Path, cols: list[str] | None, rows: int, footer: pq.FileMetaData | None = None
+) -> Iterator[pa.Table]:
     """Yield a part's rows in batches of about ``rows`` rows. A part read in one batch
     (hsim's parts are) whose rows are not sorted by game is sorted in memory (stable, so
     rows within a game keep their order); a larger one must be sorted already.
@@ -229,13 +242,14 @@ def _sorted_part(path: Path, cols: list[str] | None, rows: int) -> Iterator[pa.T
     """
     try:
         # Strings as dictionaries: pandas gets categoricals (codes, no string per row).
-        schema = pq.read_schema(path)
+        if footer is None:
+            footer = pq.read_metadata(path)
         strings = [
             f.name
-            for f in schema
+            for f in footer.schema.to_arrow_schema()
             if pa.types.is_string(f.type) and (cols is None or f.name in cols)
         ]
-        part = pq.ParquetFile(path, read_dictionary=strings)
+        part = pq.ParquetFile(path, metadata=footer, read_dictionary=strings)
         if part.metadata.num_rows <= rows:
             # One thread: the parts are small (one row group), so threads buy little
             # time and cost CPU (a quarter of the report's).

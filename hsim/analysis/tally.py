@@ -251,6 +251,40 @@ class ClusteredRatios:
                 sy, syy, sxy = (_int(t[i]) for t in sums[v])
                 group.setdefault(v, RatioSums()).add_sums(n, sy, sx, syy, sxy, sxx)
 
+    def add_dense(
+        self, keys: list[tuple | None], x: np.ndarray, values: dict[str, np.ndarray]
+    ) -> None:
+        """Add clusters laid out densely: one row per game, one column per group.
+
+        keys: per column, the group's key (a tuple of plain values; None: leave the
+        column out); x: float64[G, K], the rows of each (game, group) cluster, 0 where
+        the group has no row in the game (no cluster); values: per value column,
+        float64[G, K], the sum of its rows in each cluster. Sums of integers, exact as
+        :meth:`add_cells`' (below 2**53), and the same sums whatever the layout.
+        """
+        if not x.size:
+            return
+        values = {v: w for v, w in values.items() if v in self.values}
+        n = np.count_nonzero(x > 0, axis=0)
+        # einsum: column sums of products without a temporary array (integers, so any
+        # order of the additions gives the same exact sums)
+        sx, sxx = np.einsum("gk->k", x), np.einsum("gk,gk->k", x, x)
+        sums = {
+            v: (np.einsum("gk->k", w), np.einsum("gk,gk->k", w, w), np.einsum("gk,gk->k", x, w))
+            for v, w in values.items()
+        }
+        for k in np.flatnonzero(n):
+            key = keys[k]
+            if key is None:
+                continue
+            group = self.sums.setdefault(key, {})
+            count, cx, cxx = int(n[k]), _int(sx[k]), _int(sxx[k])
+            group.setdefault(None, RatioSums()).add_sums(count, 0, cx, 0, 0, cxx)
+            for v, (sy, syy, sxy) in sums.items():
+                group.setdefault(v, RatioSums()).add_sums(
+                    count, _int(sy[k]), cx, _int(syy[k]), _int(sxy[k]), cxx
+                )
+
     def groups(self) -> list[tuple]:
         """Return the groups seen (tuples of key values), in no particular order."""
         return list(self.sums)

@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hsim.analysis.cells import dictionary_codes
+from hsim.analysis.cells import GameColumns, dictionary_codes
 from hsim.analysis.frames import (
     SummaryTally,
     WinnerTally,
@@ -40,6 +40,7 @@ from hsim.analysis.report import (
     REPORT_DEAL_COLUMNS,
     REPORT_GAME_COLUMNS,
     ReportTally,
+    played_games,
     report_dict,
 )
 from hsim.analysis.scan import BATCH_ROWS, aligned, open_run
@@ -316,18 +317,25 @@ class _Reading:
         frames = []
         played = []
         for k, folder in enumerate(self.folders):
-            games = _frame(batch[2 * k])
-            if len(games):
-                games = games[_scoring_mask(games, folder.rules, folder.rules)]
-            games = games.assign(censored=False)
-            frames.append(games)
             summary = self.summaries[k]
             if tables:
+                games = played_games(batch[2 * k], folder.rules)
+                frames.append(games)
                 deals = DealColumns.of(batch[2 * k + 1])
-                summary.add_games(games)
-                if summary.moons and len(games):
-                    summary.add_moons(*deals.moons(games["game"].unique()))
+                if isinstance(games, GameColumns):
+                    summary.add_columns(games)
+                    if summary.moons and len(games):
+                        summary.add_moons(*deals.moons(games.game[games.starts()]))
+                else:
+                    summary.add_games(games)
+                    if summary.moons and len(games):
+                        summary.add_moons(*deals.moons(games["game"].unique()))
             else:
+                games = _frame(batch[2 * k])
+                if len(games):
+                    games = games[_scoring_mask(games, folder.rules, folder.rules)]
+                games = games.assign(censored=False)
+                frames.append(games)
                 deals = _frame(batch[2 * k + 1])
                 if "after_end" in deals.columns:
                     deals = deals[~deals["after_end"].to_numpy(bool)]
@@ -339,16 +347,32 @@ class _Reading:
             played.append(deals)
         for k, tally in enumerate(self.winners, 1):
             if len(frames[0]) and len(frames[k]):
-                tally.add(compare_games(frames[0], frames[k]))
+                _compare(tally, frames[0], frames[k])
             if len(played[0]) and len(played[k]):
                 counts = play_changed(played[0], played[k])
                 for key in counts:
                     self.changed[k - 1][key] += counts[key]
 
 
-def _spreads(games: pd.DataFrame) -> np.ndarray:
-    """Return per game of a games frame (rows of a game together), in game order, its
-    highest final score minus its lowest (float64)."""
+def _compare(tally: WinnerTally, a, b) -> None:
+    """Add to ``tally`` the games of two batches of games rows (frames or
+    :class:`hsim.analysis.cells.GameColumns`) of the same games: on numpy columns when
+    they allow it, else by :func:`hsim.analysis.frames.compare_games` of frames."""
+    if isinstance(a, GameColumns) and isinstance(b, GameColumns) and tally.add_columns(a, b):
+        return
+    a, b = (f.frame() if isinstance(f, GameColumns) else f for f in (a, b))
+    tally.add(compare_games(a, b))
+
+
+def _spreads(games: pd.DataFrame | GameColumns) -> np.ndarray:
+    """Return per game of a games frame or columns (rows of a game together), in game
+    order, its highest final score minus its lowest (float64)."""
+    if isinstance(games, GameColumns):  # sorted by game
+        starts = games.starts()
+        score = games.score
+        return (np.maximum.reduceat(score, starts) - np.minimum.reduceat(score, starts)).astype(
+            float
+        )
     game = games["game"].to_numpy()
     order = np.argsort(game, kind="stable")
     game, score = game[order], games["score"].to_numpy().astype(np.int64)[order]
@@ -414,7 +438,8 @@ def _columns(deals) -> DealColumns:
 
 class DealColumns:
     """A batch of a run's deal rows as numpy columns, rows after a game's end left out:
-    ``game``, ``deal``, ``seat`` (int64[n]), ``moon`` (bool[n], None when the run has no
+    ``game``, ``deal``, ``seat`` (int[n], the integer type the column stores, int64 for
+    other types), ``moon`` (bool[n], None when the run has no
     moon column), ``names`` (the columns present), :meth:`comparable` for the play facts.
     Made from a pyarrow table (:meth:`of`, no pandas) or a frame (:meth:`of_frame`)."""
 
@@ -422,7 +447,7 @@ class DealColumns:
         self.names = set(names)
         self.table = table
         self.game, self.deal, self.seat = (
-            np.asarray(column(c), np.int64) if c in self.names else np.zeros(0, np.int64)
+            _integers(column(c)) if c in self.names else np.zeros(0, np.int64)
             for c in ("game", "deal", "seat")
         )
         self.moon = np.asarray(column("moon"), bool) if "moon" in self.names else None
@@ -471,14 +496,22 @@ class DealColumns:
         kept = np.isin(game[starts], games)  # per game, not per row
         if self.moon is None or not kept.any():
             return np.zeros(0, np.int64), np.zeros(0, np.int64), 4
-        moons = np.add.reduceat(self.moon.astype(np.int64), starts)[kept]
-        seats = int(self.seat[np.repeat(kept, rows)].max()) + 1
-        return moons, rows[kept], seats
+        moons = np.add.reduceat(self.moon, starts, dtype=np.int64)[kept]
+        seat = self.seat if kept.all() else self.seat[np.repeat(kept, rows)]
+        return moons, rows[kept], int(seat.max()) + 1
+
+
+def _integers(values) -> np.ndarray:
+    """Return ``values`` as a numpy array of integers: as they are when they are, else
+    int64."""
+    values = np.asarray(values)
+    return values if values.dtype.kind in "iu" else values.astype(np.int64)
 
 
 def _deal_keys(d: DealColumns) -> np.ndarray:
     """Return int64 keys ordering rows by (game, deal, seat): game << 16 | deal << 2 | seat."""
-    return (d.game << 16) | (d.deal << 2) | d.seat
+    game, deal, seat = (c.astype(np.int64, copy=False) for c in (d.game, d.deal, d.seat))
+    return (game << 16) | (deal << 2) | seat
 
 
 def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -504,17 +537,25 @@ def _comparable_arrow(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
 def _play_changed_by_keys(base: DealColumns, deals: DealColumns, cols) -> dict[str, int] | None:
     """:func:`play_changed` by sorted keys and numpy (no merge of the two frames), or None
     when the keys do not fit (a game index of 2**47 or more, a deal index of 2**14)."""
-    for d in (base, deals):
-        if len(d) and (d.game.max() >= 1 << 47 or d.deal.max() >= 1 << 14):
-            return None
-    ka, kb = _deal_keys(base), _deal_keys(deals)
-    for k in (ka, kb):  # a row per (game, deal, seat), as a run writes them
-        ordered = k if np.all(k[1:] > k[:-1]) else np.sort(k)
-        if np.any(ordered[1:] == ordered[:-1]):
-            return None
-    keys, ia, ib = _intersect(ka, kb)
-    differs = np.zeros(len(keys), bool)
+    common = _common_deals(base, deals)
+    if common is not None:  # laid out as a run writes them: no keys to sort or search
+        ia, ib, seats = common
+    else:
+        for d in (base, deals):
+            if len(d) and (d.game.max() >= 1 << 47 or d.deal.max() >= 1 << 14):
+                return None
+        ka, kb = _deal_keys(base), _deal_keys(deals)
+        for k in (ka, kb):  # a row per (game, deal, seat), as a run writes them
+            ordered = k if np.all(k[1:] > k[:-1]) else np.sort(k)
+            if np.any(ordered[1:] == ordered[:-1]):
+                return None
+        keys, ia, ib = _intersect(ka, kb)
+    differs = np.zeros(len(ia), bool)
     for c in cols:
+        same = _same_arrow(base.table, deals.table, c, ia, ib)
+        if same is not None:
+            differs |= ~same
+            continue
         a, a_missing = base.comparable(c)
         b, b_missing = deals.comparable(c)
         if a_missing.all() and b_missing.all():  # a column that does not apply: equal
@@ -522,12 +563,94 @@ def _play_changed_by_keys(base: DealColumns, deals: DealColumns, cols) -> dict[s
         a, a_missing, b, b_missing = a[ia], a_missing[ia], b[ib], b_missing[ib]
         same = (a_missing & b_missing) | (~a_missing & ~b_missing & (a == b))
         differs |= ~same
+    if common is not None:
+        changed = differs.reshape(-1, seats).any(axis=1)
+        return {"deals": int(changed.sum()), "compared": len(changed)}
     deal_keys = keys >> 2  # sorted, as keys are
     if not len(deal_keys):
         return {"deals": 0, "compared": 0}
     starts = np.flatnonzero(np.r_[True, deal_keys[1:] != deal_keys[:-1]])
     changed = np.logical_or.reduceat(differs, starts)
     return {"deals": int(changed.sum()), "compared": int(len(starts))}
+
+
+def _deal_layout(d: DealColumns):
+    """Return (seats S, the games in order, each game's first deal, its deals) of deal
+    rows laid out as a run writes them: games in increasing order, a game's deals 0, 1,
+    … in order, each deal's S rows seats 0..S-1; None for any other layout."""
+    n = len(d)
+    if not n:
+        return None
+    s = int(d.seat[: min(n, 64)].max()) + 1
+    if s < 1 or n % s:
+        return None
+    m = n // s
+    if not np.array_equal(d.seat.reshape(m, s), np.broadcast_to(np.arange(s), (m, s))):
+        return None
+    game, deal = d.game[::s], d.deal[::s]
+    for column, first in ((d.game, game), (d.deal, deal)):
+        if not np.array_equal(column.reshape(m, s), np.broadcast_to(first[:, None], (m, s))):
+            return None
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    games = game[starts]
+    if np.any(games[1:] <= games[:-1]):
+        return None
+    counts = np.diff(np.r_[starts, m])
+    if not np.array_equal(deal, np.arange(m) - np.repeat(starts, counts)):
+        return None
+    return s, games, starts, counts
+
+
+def _common_deals(a: DealColumns, b: DealColumns):
+    """Return (rows of ``a``, rows of ``b``: int64[k * S], the same (game, deal, seat)
+    row by row, deal after deal; S) for the deals both played, when both are laid out as
+    :func:`_deal_layout` says (then a game's deals in both are its first ones); None
+    otherwise."""
+    la, lb = _deal_layout(a), _deal_layout(b)
+    if la is None or lb is None or la[0] != lb[0]:
+        return None
+    s = la[0]
+    at = np.minimum(np.searchsorted(lb[1], la[1]), len(lb[1]) - 1)
+    ja = np.flatnonzero(lb[1][at] == la[1])
+    jb = at[ja]
+    length = np.minimum(la[3][ja], lb[3][jb])  # the deals both played, per common game
+    offset = np.repeat(np.cumsum(length) - length, length)
+    within = np.arange(int(length.sum())) - offset
+
+    def rows(layout, j):
+        deals = np.repeat(layout[2][j], length) + within
+        return (deals[:, None] * s + np.arange(s)).ravel()
+
+    return rows(la, ja), rows(lb, jb), s
+
+
+def _same_arrow(a: pa.Table | None, b: pa.Table | None, column: str, ia, ib):
+    """Return bool[k]: whether rows ``ia`` of ``a`` and ``ib`` of ``b`` (pyarrow tables)
+    hold the same value of ``column`` (both null counts as the same), compared as stored
+    (integers and booleans as numbers, strings by their text), as
+    :func:`_comparable_arrow` compares them; None when the columns are not of one kind
+    or not pyarrow (then compare them so)."""
+    if a is None or b is None:
+        return None
+    x, y = a.column(column), b.column(column)
+    if x.null_count == len(x) and y.null_count == len(y):
+        return np.ones(len(ia), bool)  # a column that does not apply: equal
+    if pa.types.is_dictionary(x.type) and pa.types.is_dictionary(y.type):
+        (xc, xn), (yc, yn) = dictionary_codes(x), dictionary_codes(y)
+        if len(set(xn)) < len(xn):
+            return None  # a name twice in the dictionary: compare the texts
+        index = {name: i for i, name in enumerate(xn)}
+        # b's codes in a's numbering (-2: a name a lacks; -1, null, stays -1)
+        recode = np.array([index.get(name, -2) for name in yn] + [-1], np.int64)
+        return xc[ia] == recode[yc[ib]]
+    kinds = (x.type, y.type)
+    if not all(pa.types.is_integer(t) or pa.types.is_boolean(t) for t in kinds):
+        return None
+    if x.null_count or y.null_count:
+        return None
+    u = x.to_numpy()[ia]
+    v = y.to_numpy()[ib]
+    return u == v
 
 
 def _intersect(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
