@@ -45,6 +45,18 @@ def runs(tmp_path_factory):
             root, "k3", rules=parse_rules("kierki3"), players=("random",) * 3, games=8, seed=2
         ),
         "kierki": _run(root, "k", rules=parse_rules("kierki4"), players=PLAYERS, games=6, seed=4),
+        "hearts5": _run(
+            root, "h5", rules=parse_rules("hearts5"), players=PLAYERS + ("duck",), games=30, seed=6
+        ),
+        "hearts6": _run(
+            root,
+            "h6",
+            rules=parse_rules("hearts6(omnibus=true)"),
+            players=PLAYERS + ("duck", "random"),
+            games=8,
+            seed=7,
+            duplicate=True,
+        ),
         "score_also": _run(
             root,
             "s",
@@ -63,7 +75,9 @@ def _both(path, scoring=None, **extra):
     return fast, slow
 
 
-@pytest.mark.parametrize("name", ["classic", "duplicate", "kierki3", "kierki", "score_also"])
+@pytest.mark.parametrize(
+    "name", ["classic", "duplicate", "kierki3", "kierki", "score_also", "hearts5", "hearts6"]
+)
 @pytest.mark.parametrize("rows", [None, 301])  # the default batches, and many small ones
 def test_cells_give_the_figures_of_every_row(runs, name, rows):
     fast, slow = _both(runs[name], **({} if rows is None else {"rows": rows}))
@@ -196,7 +210,7 @@ def _row_path(monkeypatch):
     monkeypatch.setattr(cells_module, "_deal_cells_by_deal", lambda *args: None)
 
 
-@pytest.mark.parametrize("name", ["classic", "duplicate", "kierki3", "score_also"])
+@pytest.mark.parametrize("name", ["classic", "duplicate", "kierki3", "score_also", "hearts6"])
 def test_cells_summed_per_deal_equal_the_cells_of_every_row(runs, name, monkeypatch):
     folder = open_run(runs[name])
     split = "kind" if folder.rules.is_kierki else "pass_direction"
@@ -234,7 +248,7 @@ def test_deals_out_of_seat_order_are_summed_row_by_row():
     assert np.array_equal(b.sums["points"][0, :, 0], [0 + 2, 1 + 3])  # seat 0: rows 0, 2
 
 
-@pytest.mark.parametrize("name", ["classic", "duplicate", "kierki", "score_also"])
+@pytest.mark.parametrize("name", ["classic", "duplicate", "kierki", "score_also", "hearts5"])
 @pytest.mark.parametrize("scoring", [None, "end_score=80"])
 def test_the_report_json_and_text_equal_the_frame_path(runs, name, scoring):
     # The frame path (cells=False) sums every row in pandas: the reference the fast path
