@@ -251,7 +251,7 @@ class KeyTally:
     """:func:`strategy_rows` over batches: the rows of one breakdown (``by`` is
     ``strategy``, ``seat`` or ``player``) from (deals, games) batches of whole games.
 
-    seats: players at the table (4, or 3 in 3-player Kierki); moons: count moons (Hearts).
+    seats: players at the table (3 to 6); moons: count moons (Hearts).
     """
 
     def __init__(self, by: str = "strategy", seats: int = N_SEATS, moons: bool = True):

@@ -13,7 +13,7 @@ import numpy as np
 from hsim.engine.rescore import rescore_deals
 from hsim.model.rules import Rules
 
-N_SEATS = 4  # the classic game's; rules.players gives a rule set's (3 or 4)
+N_SEATS = 4  # the classic game's; rules.players gives a rule set's (3 to 6)
 
 
 @dataclasses.dataclass
@@ -21,7 +21,7 @@ class Rescored:
     """Scores of recorded deals under one rule set.
 
     Per deal (n rows, sorted by game then deal): deal_score, score int64[n, seats] (seats:
-    the rules' ``players``, 4 or 3); counted
+    the rules' ``players``, 3 to 6); counted
     bool[n] (False for deals recorded after the game ended under these rules); shooter
     int64[n] (the seat that shot the moon under these rules, -1 for none or not counted).
     Per game (g rows, in game order): games int64[g] (the game ids), final int64[g, seats],
