@@ -358,6 +358,14 @@ def test_the_command_line_runs_reports_and_replays_a_five_seat_tournament(tmp_pa
     assert " 2D" not in replay.output and " 2C" not in replay.output
     view = runner.invoke(main, ["view", str(run), "--game", "0", "--out", str(tmp_path / "v.html")])
     assert view.exit_code == 0, view.output
+    seat4 = runner.invoke(
+        main, ["view", str(run), "--game", "0", "--seat", "4", "--out", str(tmp_path / "s.html")]
+    )
+    assert seat4.exit_code == 0, seat4.output
+    seat5 = runner.invoke(
+        main, ["view", str(run), "--game", "0", "--seat", "5", "--out", str(tmp_path / "t.html")]
+    )
+    assert seat5.exit_code == 2 and "0..4, not 5" in seat5.output
     # the plays columns carry seats 4 (a third seat bit): every seat's plays are read back
     deals = pq.read_table(run / "deals").to_pandas()
     assert set(deals["seat"]) == set(range(5))

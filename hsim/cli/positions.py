@@ -278,7 +278,7 @@ def perft(preset, rule_items, deal_text, deal_file, pass_direction, passes, play
 )
 @click.option(
     "--seat",
-    type=click.IntRange(min=0, max=3),
+    type=click.IntRange(min=0, max=5),
     default=None,
     help="At a pass: the seat whose 3 cards to ask (default: seat 0; passes are blind).",
 )

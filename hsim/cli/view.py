@@ -31,7 +31,7 @@ from hsim.errors import EXIT_RUN, EXIT_USAGE
 @click.option("--force", is_flag=True, help="Replace the --out file if it exists.")
 @click.option(
     "--seat",
-    type=click.IntRange(min=0, max=3),
+    type=click.IntRange(min=0, max=5),
     default=None,
     help="Show the game from this seat: the other hands face down until played (default: "
     "every hand open).",
