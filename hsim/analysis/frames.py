@@ -1086,15 +1086,20 @@ class SummaryTally:
             for i in np.argsort(index, kind="stable"):
                 self.ended_by[str(values[i])] += int(counts[i])
         score = games["score"].to_numpy().astype(np.int64)
-        size = np.diff(np.append(starts, len(game)))
+        self._add_final_scores(score, starts)
+        values, counts = np.unique(score, return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
+            self.scores[v] += c
+
+    def _add_final_scores(self, score: np.ndarray, starts: np.ndarray) -> None:
+        """Add each game's final scores: ``score`` int64[rows], one per seat, each game's
+        rows from its index in ``starts`` to the next (the sum per seat count, the best)."""
+        size = np.diff(np.append(starts, len(score)))
         total = np.add.reduceat(score, starts)
         for n in np.unique(size):
             self.final.add(total[size == n], scale=int(n))
         best = np.maximum if self.kierki else np.minimum
         self.winning.add(best.reduceat(score, starts))
-        values, counts = np.unique(score, return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-            self.scores[v] += c
 
     def add_columns(self, games) -> None:
         """Add the games rows of a batch (no deals) given as
@@ -1119,12 +1124,7 @@ class SummaryTally:
         for c in seen:
             self.ended_by[str(names[c])] += int(counts[c])
         score = games.score
-        size = np.diff(np.append(starts, len(score)))
-        total = np.add.reduceat(score, starts)
-        for n in np.unique(size):
-            self.final.add(total[size == n], scale=int(n))
-        best = np.maximum if self.kierki else np.minimum
-        self.winning.add(best.reduceat(score, starts))
+        self._add_final_scores(score, starts)
         low = int(score.min())
         counts = np.bincount(score - low)
         for v in np.flatnonzero(counts):

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 from hsim.engine.hearts import deal_penalty_points
+from hsim.engine.hearts import hand_size as hearts_hand_size
 from hsim.engine.kierki import hand_size, trick_points, trump_preview_size
 from hsim.engine.layout import (
     D_DEAL,
@@ -110,7 +111,7 @@ def _record(driver: PythonDriver) -> DealRecord:
         rows=rows,
     )
     if not kierki:
-        size = 52 // seats  # 13; 17, 10 or 8 in Hearts for 3, 5 or 6 (docs/rules.md A1.1)
+        size = hearts_hand_size(seats)  # 13; 17, 10 or 8 in Hearts for 3, 5 or 6 (A1.1)
         record.hands = [
             [int(c) for c in hidden[H_DECK + size * s : H_DECK + size * s + size]]
             for s in range(seats)
