@@ -132,3 +132,64 @@ def test_an_interrupted_pairing_or_rung_says_what_it_left(capsys, tmp_path, unit
     err = capsys.readouterr().err
     assert f"the {unit} pimc vs 3 x shooter stopped after 7 of 50 boards" in err
     assert f"hsim resume {tmp_path / 'r'}" in err and f"the {unit}s after it" in err
+
+
+def test_candidates_are_paired_with_the_first_board_by_board(small):
+    _, result, _ = small
+    by = {(p["candidate"], p["opponent"]): p for p in result["pairings"]}
+    paired = {d["opponent"]: d for d in result["paired"]}
+    assert set(paired) == {"duck", "lowcard", None}
+    for o in ("duck", "lowcard"):
+        d = paired[o]
+        assert (d["candidate"], d["reference"], d["boards"]) == ("random", "heuristic", 8)
+        gap = by["random", o]["advantage"] - by["heuristic", o]["advantage"]
+        assert d["advantage"] == pytest.approx(gap)
+        assert d["advantage_high"] < 0  # random plays worse than heuristic on the same deals
+        assert d["moons_conceded_low"] <= d["moons_conceded"] <= d["moons_conceded_high"]
+    whole = paired[None]
+    assert whole["advantage"] == pytest.approx(
+        (paired["duck"]["advantage"] + paired["lowcard"]["advantage"]) / 2
+    )
+
+
+def _pairing(tmp_path, name, candidate, moons):
+    """A pairing whose run holds 2 boards of 2 deals each, the candidate player 0; moons:
+    per (board, deal) the player who shot, or -1."""
+    from hsim.experiments.gauntlet import Pairing
+
+    rows = []
+    for (board, deal), shooter in moons.items():
+        for player in range(4):
+            shot = player == shooter
+            score = (0 if shot else 26) if shooter >= 0 else [5, 8, 13, 0][player]
+            rows.append({"board": board, "game": board, "deal": deal, "player": player,
+                         "moon": shot, "deal_score": score})  # fmt: skip
+    (tmp_path / name / "deals").mkdir(parents=True)
+    pd.DataFrame(rows).to_parquet(tmp_path / name / "deals" / "part-0.parquet")
+    return Pairing(candidate, "shooter", None, 0, 0, 0, 0, 0, None, tmp_path / name)
+
+
+def test_paired_moons_conceded_are_counted_per_board(tmp_path):
+    from hsim.experiments.gauntlet import paired_differences
+
+    rules = Rules()
+    ref = _pairing(tmp_path, "a", "heuristic", {(0, 0): 1, (0, 1): 2, (1, 0): 3, (1, 1): -1})
+    new = _pairing(tmp_path, "b", "pimc", {(0, 0): -1, (0, 1): 2, (1, 0): -1, (1, 1): -1})
+    (d,) = paired_differences([ref, new], rules)  # one opponent: no whole-panel line
+    # conceded per board: heuristic 2/2 and 1/2, pimc 1/2 and 0/2
+    assert d.moons_conceded.estimate == pytest.approx(-0.5)
+    assert d.moons_conceded.low == pytest.approx(-0.5)  # the same on both boards
+    # advantage per board (their mean minus the candidate's): heuristic -26/3 and -10/3,
+    # pimc -10/3 and +2; pimc better by 16/3 on both
+    assert d.advantage.estimate == pytest.approx(16 / 3)
+    assert d.candidate == "pimc" and d.reference == "heuristic"
+    assert paired_differences([ref], rules) == []
+
+
+def test_pairings_of_other_boards_are_refused(tmp_path):
+    from hsim.experiments.gauntlet import paired_differences
+
+    ref = _pairing(tmp_path, "a", "heuristic", {(0, 0): -1, (1, 0): -1})
+    new = _pairing(tmp_path, "b", "pimc", {(0, 0): -1, (2, 0): -1})
+    with pytest.raises(ValueError, match="same boards"):
+        paired_differences([ref, new], Rules())

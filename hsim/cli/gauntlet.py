@@ -64,9 +64,11 @@ def gauntlet(
     moon and bonuses), its advantage (positive: it did better; the opponents' mean minus
     its own in Hearts) with the 95% interval over boards, the share of deals in which it
     shot the moon and in which an opponent did (conceded), and its CPU milliseconds per
-    decision. Then, per candidate, its advantage over the whole panel. The boards are the
-    same for every pairing. The default panel's OpenSpiel ISMCTS plays only OpenSpiel's
-    rules (--rules openspiel) and needs the openspiel extra (pip install
+    decision. Then, per candidate, its advantage over the whole panel; with two or more
+    candidates, each one's advantage and moons conceded minus the first candidate's,
+    paired board by board. The boards are the same for every pairing. The default
+    panel's OpenSpiel ISMCTS plays only OpenSpiel's rules (--rules openspiel) and
+    needs the openspiel extra (pip install
     'hsim-hearts[openspiel]'); elsewhere it is left out, with a note.
     \b
     Example:
@@ -76,9 +78,13 @@ def gauntlet(
     from hsim.experiments.gauntlet import (
         check_gauntlet,
         default_panel,
+        difference_label,
+        format_difference,
+        format_difference_header,
         format_header,
         format_pairing,
         label_width,
+        paired_differences,
         panel_summary,
         run_gauntlet,
     )
@@ -135,12 +141,14 @@ def gauntlet(
         exit_stopped(stop, "pairing", rules.players)
     summaries = {c: panel_summary([p for p in pairings if p.candidate == c], rules)
                  for c in cands}  # fmt: skip
+    differences = paired_differences(pairings, rules)
     if as_json:
         click.echo(json.dumps({
             "rules": canonical(rules), "seed": seed, "boards": boards,
             "pairings": [p.to_json() for p in pairings],
             "panel": {c: {"advantage": s.estimate, "advantage_low": s.low,
                           "advantage_high": s.high} for c, s in summaries.items()},
+            "paired": [d.to_json() for d in differences],
         }, indent=2))  # fmt: skip
         return
     for c, s in summaries.items():
@@ -148,6 +156,11 @@ def gauntlet(
             f"{c} over the whole panel: {s.estimate:+.3f} [{s.low:+.3f}, {s.high:+.3f}] "
             "points per deal"
         )
+    if differences:
+        wide = max(len(difference_label(d, rules)) for d in differences) + 2
+        click.echo(format_difference_header(differences[0].reference, wide))
+        for d in differences:
+            click.echo(format_difference(d, wide, rules))
     what = (
         "score per deal: the deal's Kierki points, higher is better"
         if rules.is_kierki

@@ -247,15 +247,120 @@ def panel_summary(pairings: list[Pairing], rules: Rules) -> Interval | None:
     interval over boards; None without pairings."""
     if not pairings:
         return None
-    columns = ["board", "player", "deal_score"]
-    per_board = [
-        board_advantages(
-            pd.read_parquet(p.run_dir / "deals", columns=columns),
-            higher_is_better=rules.is_kierki,
-        )
-        for p in pairings
-    ]
+    per_board = [board_figures(p, rules)["advantage"].to_numpy() for p in pairings]
     return mean_interval(np.mean(per_board, axis=0))
+
+
+def board_figures(pairing: Pairing, rules: Rules) -> pd.DataFrame:
+    """Return a pairing's figures per board, indexed by board: ``advantage`` (as
+    :func:`~hsim.experiments.ladder.board_advantages`, points per deal) and ``conceded``
+    (the share of the board's deals in which an opponent shot the moon, 0..1)."""
+    columns = ["board", "game", "deal", "player", "moon", "deal_score"]
+    deals = pd.read_parquet(pairing.run_dir / "deals", columns=columns)
+    theirs = deals.assign(theirs=deals["moon"] & (deals["player"] != 0))
+    per_deal = theirs.groupby(["board", "game", "deal"])["theirs"].any()
+    conceded = per_deal.groupby(level="board").mean()
+    advantage = board_advantages(deals, higher_is_better=rules.is_kierki)
+    return pd.DataFrame({"advantage": advantage, "conceded": conceded.to_numpy()},
+                        index=conceded.index)  # fmt: skip
+
+
+@dataclasses.dataclass
+class Difference:
+    """A candidate against the reference candidate on the same boards: against one
+    opponent (``opponent``), or over the whole panel (``opponent`` None, each board's
+    figures averaged over the pairings).
+
+    advantage: the candidate's advantage minus the reference's, points per deal, with
+    its 95% interval over boards (positive: the candidate did better against the same
+    opponents on the same deals); moons_conceded: the candidate's share of deals with a
+    moon conceded minus the reference's, with its interval (negative: it conceded fewer).
+    """
+
+    candidate: str
+    reference: str
+    opponent: str | None
+    advantage: Interval
+    moons_conceded: Interval
+
+    def to_json(self) -> dict:
+        """Return the difference as a JSON-able dict."""
+        a, m = self.advantage, self.moons_conceded
+        return {
+            "candidate": self.candidate,
+            "reference": self.reference,
+            "opponent": self.opponent,
+            "advantage": a.estimate,
+            "advantage_low": a.low,
+            "advantage_high": a.high,
+            "moons_conceded": m.estimate,
+            "moons_conceded_low": m.low,
+            "moons_conceded_high": m.high,
+            "boards": a.n,
+        }
+
+
+def paired_differences(pairings: list[Pairing], rules: Rules) -> list[Difference]:
+    """Return every candidate but the first against the first (the reference), paired
+    board by board: per opponent, then over the whole panel when it holds two or more
+    (:class:`Difference`).
+    Empty with fewer than two candidates.
+
+    :raises ValueError: two pairings that did not play the same boards.
+    """
+    candidates = list(dict.fromkeys(p.candidate for p in pairings))
+    if len(candidates) < 2:
+        return []
+    figures = {(p.candidate, p.opponent): board_figures(p, rules) for p in pairings}
+    panel = list(dict.fromkeys(p.opponent for p in pairings))
+    reference = candidates[0]
+    out = []
+    for c in candidates[1:]:
+        rows = []
+        for o in panel:
+            if (c, o) not in figures or (reference, o) not in figures:
+                continue
+            mine, ref = figures[c, o], figures[reference, o]
+            if not mine.index.equals(ref.index):
+                raise ValueError(f"{c} and {reference} did not play the same boards against {o}")
+            diff = mine - ref
+            rows.append(diff)
+            out.append(Difference(c, reference, o, mean_interval(diff["advantage"]),
+                                  mean_interval(diff["conceded"])))  # fmt: skip
+        if len(rows) > 1:
+            whole = sum(rows) / len(rows)
+            out.append(Difference(c, reference, None, mean_interval(whole["advantage"]),
+                                  mean_interval(whole["conceded"])))  # fmt: skip
+    return out
+
+
+def difference_label(d: Difference, rules: Rules) -> str:
+    """Return a paired line's name: ``pimc - heuristic vs 3 x shooter``, or ``pimc -
+    heuristic over the whole panel``."""
+    against = (
+        "over the whole panel" if d.opponent is None else f"vs {rules.players - 1} x {d.opponent}"
+    )
+    return f"{d.candidate} - {d.reference} {against}"
+
+
+def format_difference_header(reference: str, width: int) -> str:
+    """Return the paired table's header, its first column ``width`` wide: each line is a
+    candidate minus ``reference`` on the same boards (:func:`format_difference`)."""
+    return (
+        f"{'paired with ' + reference + ' (same boards)':<{width}} "
+        f"{'advantage, 95% CI':<24}  moons conceded, points of %"
+    )
+
+
+def format_difference(d: Difference, width: int, rules: Rules) -> str:
+    """Return one line of the paired table, its name ``width`` wide (:func:`difference_label`),
+    then the advantage in points per deal and the moons conceded in points of percentage,
+    each with its 95% interval: ``+2.150 [+1.902, +2.398]  -1.7 [-2.5, -0.9]``."""
+    a, m = d.advantage, d.moons_conceded
+    return (
+        f"{difference_label(d, rules):<{width}} {a.estimate:+.3f} [{a.low:+.3f}, {a.high:+.3f}]  "
+        f"{100 * m.estimate:+.1f} [{100 * m.low:+.1f}, {100 * m.high:+.1f}]"
+    )
 
 
 def format_header(width: int) -> str:
