@@ -164,9 +164,8 @@ def _pairing(tmp_path, name, candidate, moons):
             score = (0 if shot else 26) if shooter >= 0 else [5, 8, 13, 0][player]
             rows.append({"board": board, "game": board, "deal": deal, "player": player,
                          "moon": shot, "deal_score": score})  # fmt: skip
-    (tmp_path / name / "deals").mkdir(parents=True)
-    pd.DataFrame(rows).to_parquet(tmp_path / name / "deals" / "part-0.parquet")
-    return Pairing(candidate, "shooter", None, 0, 0, 0, 0, 0, None, tmp_path / name)
+    figures = measure_pairing(pd.DataFrame(rows), Rules())
+    return Pairing(candidate, "shooter", cpu_ms=None, run_dir=tmp_path / name, **figures)
 
 
 def test_paired_moons_conceded_are_counted_per_board(tmp_path):

@@ -80,7 +80,8 @@ class Pairing:
     deal of the candidate and of the opponents' seats. moons_shot: share of the deals it
     played in which it shot the moon; moons_conceded: share of them in which an opponent
     did. deals: deals played (each once). cpu_ms: the candidate's CPU milliseconds per
-    decision (None when not timed).
+    decision (None when not timed). boards: the figures per board (:func:`board_figures`),
+    for the whole-panel line and the paired differences.
     """
 
     candidate: str
@@ -93,6 +94,7 @@ class Pairing:
     deals: int
     cpu_ms: float | None
     run_dir: Path
+    boards: pd.DataFrame
 
     def to_json(self) -> dict:
         """Return the pairing as a JSON-able dict."""
@@ -132,17 +134,36 @@ def measure_pairing(deals: pd.DataFrame, rules: Rules) -> dict:
     """Return a pairing's figures from its duplicate run's ``deals`` (columns board,
     game, deal, player, moon, deal_score; the candidate is player 0): ``advantage``
     (an :class:`Interval`), ``score``, ``opponents_score``, ``moons_shot``,
-    ``moons_conceded`` and ``deals`` (see :class:`Pairing`)."""
+    ``moons_conceded``, ``deals`` and ``boards`` (see :class:`Pairing`)."""
     mine = deals["player"] == 0
-    per_deal = deals.assign(theirs=deals["moon"] & ~mine).groupby(["game", "deal"])
+    boards = board_figures(deals, rules)
     return {
-        "advantage": mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki)),
+        "advantage": mean_interval(boards["advantage"]),
         "score": float(deals.loc[mine, "deal_score"].mean()),
         "opponents_score": float(deals.loc[~mine, "deal_score"].mean()),
         "moons_shot": float(deals.loc[mine, "moon"].mean()),
-        "moons_conceded": float(per_deal["theirs"].any().mean()),
+        "moons_conceded": float(conceded_deals(deals).mean()),
         "deals": int(mine.sum()),
+        "boards": boards,
     }
+
+
+def conceded_deals(deals: pd.DataFrame) -> pd.Series:
+    """Return, per deal (indexed by board, game and deal), whether a seat other than the
+    candidate (player 0) shot the moon. deals: as :func:`measure_pairing`'s."""
+    theirs = deals["moon"] & (deals["player"] != 0)
+    return theirs.groupby([deals["board"], deals["game"], deals["deal"]]).any()
+
+
+def board_figures(deals: pd.DataFrame, rules: Rules) -> pd.DataFrame:
+    """Return a pairing's figures per board, indexed by board: ``advantage`` (as
+    :func:`~hsim.experiments.ladder.board_advantages`, points per deal) and ``conceded``
+    (the share of the board's deals in which an opponent shot the moon, 0..1). deals: as
+    :func:`measure_pairing`'s."""
+    conceded = conceded_deals(deals).groupby(level=0).mean()
+    advantage = board_advantages(deals, higher_is_better=rules.is_kierki)
+    return pd.DataFrame({"advantage": advantage, "conceded": conceded.to_numpy()},
+                        index=conceded.index)  # fmt: skip
 
 
 def decision_cpu_ms(candidate: str, opponent: str, seed: int, rules: Rules) -> float | None:
@@ -247,22 +268,8 @@ def panel_summary(pairings: list[Pairing], rules: Rules) -> Interval | None:
     interval over boards; None without pairings."""
     if not pairings:
         return None
-    per_board = [board_figures(p, rules)["advantage"].to_numpy() for p in pairings]
+    per_board = [p.boards["advantage"].to_numpy() for p in pairings]
     return mean_interval(np.mean(per_board, axis=0))
-
-
-def board_figures(pairing: Pairing, rules: Rules) -> pd.DataFrame:
-    """Return a pairing's figures per board, indexed by board: ``advantage`` (as
-    :func:`~hsim.experiments.ladder.board_advantages`, points per deal) and ``conceded``
-    (the share of the board's deals in which an opponent shot the moon, 0..1)."""
-    columns = ["board", "game", "deal", "player", "moon", "deal_score"]
-    deals = pd.read_parquet(pairing.run_dir / "deals", columns=columns)
-    theirs = deals.assign(theirs=deals["moon"] & (deals["player"] != 0))
-    per_deal = theirs.groupby(["board", "game", "deal"])["theirs"].any()
-    conceded = per_deal.groupby(level="board").mean()
-    advantage = board_advantages(deals, higher_is_better=rules.is_kierki)
-    return pd.DataFrame({"advantage": advantage, "conceded": conceded.to_numpy()},
-                        index=conceded.index)  # fmt: skip
 
 
 @dataclasses.dataclass
@@ -311,7 +318,7 @@ def paired_differences(pairings: list[Pairing], rules: Rules) -> list[Difference
     candidates = list(dict.fromkeys(p.candidate for p in pairings))
     if len(candidates) < 2:
         return []
-    figures = {(p.candidate, p.opponent): board_figures(p, rules) for p in pairings}
+    figures = {(p.candidate, p.opponent): p.boards for p in pairings}
     panel = list(dict.fromkeys(p.opponent for p in pairings))
     reference = candidates[0]
     out = []
