@@ -507,7 +507,7 @@ def lead_cost(
     """Return the points a lead of ``c`` (of suit ``s``) is expected to cost (negative: a
     gain). ``voids``: the other seats known void in ``s``; ``dump``: the points a seat void
     in the led suit is expected to discard onto the trick (:func:`lead_normal`);
-    ``others``: the other seats, 3 (or 2 in Hearts for 3, docs/rules.md A1.1);
+    ``others``: the other seats, 2 to 5 (one fewer than the seats, docs/rules.md A1.1);
     ``bonus``, ``bonus_points``: the Omnibus card and its value (A2.3).
 
     Written without branches on the cards: each condition picks one of two constants to

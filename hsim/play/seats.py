@@ -74,17 +74,17 @@ def _code(fn, builtins: tuple) -> int:
 
 
 def seat_codes(bundles, inlined=None) -> np.ndarray:
-    """Return how the loops call each seat's decisions: int64[4, N_CODES].
+    """Return how the loops call each seat's decisions: int64[MAX_SEATS, N_CODES].
 
-    bundles: one :class:`hsim.strategy.contract.CompiledStrategy` per seat (up to 4; missing seats
-    get code 0). Column C_PASS, C_PLAY, C_MOON, C_TRUMP of row ``s`` is 1 + the index of
-    seat ``s``'s function in PASS_BUILTINS ... TRUMP_BUILTINS when it is one of them
-    (called directly), :data:`NATIVE` for a pass or play with a native entry (its
-    address in column A_PASS or A_PLAY; never under ``NUMBA_DISABLE_JIT``), else 0
-    (called through its function value). inlined: the bundle compiled into the loop
-    these codes are for (:func:`hsim.play.hearts_game.play_games_with`), whose seats' pass
-    and play get :data:`INLINED` instead of NATIVE; None for the plain loops. The
-    addresses belong to this process: make the codes where the loops run.
+    bundles: one :class:`hsim.strategy.contract.CompiledStrategy` per seat (up to MAX_SEATS;
+    missing seats get code 0). Column C_PASS, C_PLAY, C_MOON, C_TRUMP of row ``s`` is 1 +
+    the index of seat ``s``'s function in PASS_BUILTINS ... TRUMP_BUILTINS when it is one of
+    them (called directly), :data:`NATIVE` for a pass or play with a native entry (its
+    address in column A_PASS or A_PLAY; never under ``NUMBA_DISABLE_JIT``), else 0 (called
+    through its function value). inlined: the bundle compiled into the loop these codes are
+    for (:func:`hsim.play.hearts_game.play_games_with`), whose seats' pass and play get
+    :data:`INLINED` instead of NATIVE; None for the plain loops. The addresses belong to
+    this process: make the codes where the loops run.
 
     :raises TypeError: a native entry not compiled with exactly its signature
         (:func:`hsim.engine.native.native_address`).
