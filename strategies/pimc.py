@@ -61,6 +61,20 @@ boards, seed 12). ``model_trust`` stops judging a seat that no world of 8 explai
 +0.132] against ``random`` seats (160 boards, seed 12) and -0.178 [-0.317, -0.039]
 against ``heuristic`` seats (136 boards, seed 11), so it is off by default (1).
 
+``model_noise`` models a seat that plays unlike ``heuristic`` as partly random: in the
+playouts it plays a random legal card with probability ``model_noise`` times its share of
+plays with a choice that ``heuristic`` would not have made (the best of 8 worlds,
+:func:`model_noise_of`; from its third such play; at most 1). A ``random`` seat's share is
+about 0.6, a ``heuristic`` seat's 0 at the median. ``pimc(model_noise=1.5)`` minus the
+defaults, paired (``hsim gauntlet --candidates 'pimc,pimc(model_noise=1.5)' --panel
+random,heuristic,shooter,duck --boards 100``, points per deal), seed 1 / seed 2: ``random``
++0.135 [+0.024, +0.246] / +0.097 [-0.053, +0.247]; ``duck`` +0.399 [+0.156, +0.642] /
++0.136 [-0.122, +0.394]; ``heuristic`` -0.053 [-0.243, +0.137] / -0.110 [-0.344, +0.124];
+``shooter`` -0.071 [-0.275, +0.133] / +0.034 [-0.179, +0.247]; against three
+``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards, seed 2) +0.473
+[-0.040, +0.986]. A gain against the random-like seats, none shown against the others:
+off by default (0).
+
 ``max_worlds`` spends more time where it may change the card: once ``worlds`` worlds are
 scored, while the two best cards' mean deal scores differ, but by less than ``close``
 points, it scores ``worlds // 2`` more, up to ``max_worlds`` worlds in all; a decision then costs
@@ -565,13 +579,13 @@ def world_private(public, private, hands, priv):
 
 
 @njit(cache=True)
-def heuristic_playout(pub, priv, rules, rng, noise, hparams):
+def heuristic_playout(pub, priv, rules, rng, seat_noise, hparams):
     """Play the deal out with ``heuristic`` in every seat (changes ``pub`` and ``priv``).
 
     pub: a copy of the engine's public array, advanced with the engine's ``play_card``;
     priv: int64[4, PRIVATE_LEN] (:func:`world_private`). Each seat sees only its own row,
-    as in a real game. With probability ``noise / NOISE_SCALE`` a seat plays a uniformly
-    random legal card instead.
+    as in a real game. seat_noise: int64[4]; with probability ``seat_noise[s] /
+    NOISE_SCALE`` seat ``s`` plays a uniformly random legal card instead.
     """
     n_tricks = hand_size(seats_of(pub))
     while pub[P_TRICK] < n_tricks:
@@ -580,7 +594,7 @@ def heuristic_playout(pub, priv, rules, rng, noise, hparams):
         legal = legal_plays(pub, rules, hand)
         if legal & (legal - 1) == 0:
             c = lowest_card(legal)
-        elif noise > 0 and below(rng, NOISE_SCALE) < noise:
+        elif seat_noise[s] > 0 and below(rng, NOISE_SCALE) < seat_noise[s]:
             c = nth_card(legal, below(rng, popcount(legal)))
         else:
             c = heuristic_play(pub, priv[s], legal, rng, hparams)
@@ -884,6 +898,25 @@ TRUST_WORLDS = 8
 
 
 @njit(cache=True)
+def surprise_shares(public, private, rng, hparams, pub, priv, best, chances):
+    """Write per seat the fewest plays ``heuristic`` does not explain over
+    :data:`TRUST_WORLDS` worlds drawn without weights (``best``, int64[4]) and its plays
+    with a choice (``chances``, int64[4]); ``best / chances`` is the seat's share of
+    surprises (:func:`surprises_by_seat`)."""
+    hands = np.zeros(4, np.int64)
+    counts = np.zeros(8, np.int64)
+    best[:] = 52
+    chances[:] = 0
+    for _ in range(TRUST_WORLDS):
+        sample_hands(public, private, rng, hands)
+        counts[:] = 0
+        surprises_by_seat(public, private, hands, rng, hparams, 52, pub, priv, counts)
+        for s in range(4):
+            best[s] = min(best[s], counts[s])
+            chances[s] = counts[4 + s]
+
+
+@njit(cache=True)
 def untrusted_seats(public, private, rng, hparams, trust, pub, priv, excused):
     """Set ``excused[s]`` to 52 for each other seat whose plays ``heuristic`` explains
     badly: in the best of :data:`TRUST_WORLDS` worlds drawn without weights, more than
@@ -893,22 +926,33 @@ def untrusted_seats(public, private, rng, hparams, trust, pub, priv, excused):
     the median (0.22 at the 90th percentile), a ``random`` or ``lowcard`` seat's 0.6
     (0.33..0.38 at the 10th).
     """
-    hands = np.zeros(4, np.int64)
-    counts = np.zeros(8, np.int64)
-    best = np.full(4, 52, np.int64)
+    best = np.zeros(4, np.int64)
     chances = np.zeros(4, np.int64)
-    for _ in range(TRUST_WORLDS):
-        sample_hands(public, private, rng, hands)
-        counts[:] = 0
-        surprises_by_seat(public, private, hands, rng, hparams, 52, pub, priv, counts)
-        for s in range(4):
-            best[s] = min(best[s], counts[s])
-            chances[s] = counts[4 + s]
+    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
     me = private[V_SEAT]
     for s in range(4):
         excused[s] = 0
         if s != me and chances[s] >= 3 and best[s] * NOISE_SCALE > trust * chances[s]:
             excused[s] = 52
+
+
+@njit(cache=True)
+def model_noise_of(public, private, rng, hparams, noise, model_noise, pub, priv, seat_noise):
+    """Set each seat's playout noise (``seat_noise``, int64[4], units of 1/NOISE_SCALE):
+    ``noise``, raised for another seat with 3 or more plays with a choice to
+    ``model_noise`` times its share of surprises (:func:`surprise_shares`), at most
+    NOISE_SCALE: a seat that plays unlike ``heuristic`` is modelled as partly random."""
+    best = np.zeros(4, np.int64)
+    chances = np.zeros(4, np.int64)
+    seat_noise[:] = noise
+    if model_noise <= 0:
+        return
+    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
+    me = private[V_SEAT]
+    for s in range(4):
+        if s != me and chances[s] >= 3:
+            q = min(NOISE_SCALE, best[s] * model_noise // chances[s])
+            seat_noise[s] = max(noise, q)
 
 
 @njit(cache=True)
@@ -930,6 +974,7 @@ def pimc_values(
     max_worlds=0,
     close=0,
     model_trust=NOISE_SCALE,
+    model_noise=0,
 ):
     """Write into ``total[c]`` the deciding seat's deal score summed over the worlds;
     return the number of worlds sampled.
@@ -956,6 +1001,9 @@ def pimc_values(
     scores differ, but by less than ``close`` (points, in units of 1/NOISE_SCALE), score
     ``worlds // 2`` more (at least 1), up to ``max_worlds`` in all (0 or below
     ``worlds``: no more): more time on close decisions, within that budget.
+    model_noise: with ``rollout`` 1, another seat plays a random card in the playouts with
+    probability ``model_noise`` times its share of plays ``heuristic`` does not explain
+    (:func:`model_noise_of`; units of 1/NOISE_SCALE; 0: ``noise`` for every seat).
     """
     me = private[V_SEAT]
     scratch, rules, before, special = _setup(public)
@@ -995,6 +1043,9 @@ def pimc_values(
     excused = np.zeros(8, np.int64)  # per seat: 52 when its play is not modelled
     if play_limit > 0 and model_trust < NOISE_SCALE:
         untrusted_seats(public, private, rng, hparams, model_trust, pub, priv, excused)
+    seat_noise = np.zeros(4, np.int64)
+    modelled = model_noise if rollout == 1 else 0
+    model_noise_of(public, private, rng, hparams, noise, modelled, pub, priv, seat_noise)
     counts = np.zeros(8, np.int64)
     target = worlds
     done = 0
@@ -1048,7 +1099,7 @@ def pimc_values(
                     pub[:] = public
                     priv[:, :] = priv0
                     play_card(pub, priv, me, c)
-                    heuristic_playout(pub, priv, rules, rng, noise, hparams)
+                    heuristic_playout(pub, priv, rules, rng, seat_noise, hparams)
                     score_deal(
                         rules,
                         pub[P_POINTS : P_POINTS + 4],
@@ -1115,6 +1166,7 @@ def decide(
     max_worlds=0,
     close=0,
     model_trust=NOISE_SCALE,
+    model_noise=0,
 ):
     """Return pimc's card (see :func:`pimc_values`): the lowest total, ties to the policy
     (``heuristic``'s card when ``rollout`` is 1)."""
@@ -1139,6 +1191,7 @@ def decide(
         max_worlds,
         close,
         model_trust,
+        model_noise,
     )
     best = -1
     moves = legal
@@ -1249,7 +1302,8 @@ def moon_stops(public, private, legal):
 def _settings(params):
     """Return the search's settings from the parameter vector (STRATEGY.params order):
     worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, play_infer,
-    max_worlds, close, model_trust; probabilities and ``close`` in units of 1/NOISE_SCALE."""
+    max_worlds, close, model_trust, model_noise; probabilities, ``close`` and
+    ``model_noise`` in units of 1/NOISE_SCALE."""
     return (
         max(1, int(params[0])),
         max(1, int(params[1])),
@@ -1263,6 +1317,7 @@ def _settings(params):
         int(params[11]),
         int(params[12] * NOISE_SCALE),
         int(params[13] * NOISE_SCALE),
+        int(params[14] * NOISE_SCALE),
     )
 
 
@@ -1293,6 +1348,7 @@ def play(public, private, legal, rng, params):
         s[9],
         s[10],
         s[11],
+        s[12],
     )
 
 
@@ -1329,6 +1385,7 @@ def card_means(public, private, legal, rng, params, means):
         s[9],
         s[10],
         s[11],
+        s[12],
     )
     exact = cards_left(public) <= s[2]
     per = worlds * (1 if exact else s[1])  # an exact world counts once, a playout each
@@ -1440,6 +1497,7 @@ STRATEGY = CompiledStrategy(
         "max_worlds": Param(0, int, 0, 100_000),
         "close": Param(1, float, 0, 26),
         "model_trust": Param(1, float, 0, 1),
+        "model_noise": Param(0, float, 0, 4),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",
@@ -1465,6 +1523,8 @@ STRATEGY = CompiledStrategy(
         "by less than this many points",
         "model_trust": "play_infer judges a seat only if some of 8 worlds explains all but "
         "this share of its plays as heuristic's (1: every seat)",
+        "model_noise": "in the playouts another seat plays a random card with probability "
+        "model_noise x its share of plays heuristic would not have made (0: noise)",
     },
     description="perfect-information Monte Carlo: sampled deals, playouts, exact endings",
 )

@@ -550,8 +550,9 @@ class _Recorder:
         return (legal & -legal).bit_length() - 1
 
 
-@pytest.mark.parametrize(("opponent", "trusted"), [("heuristic", True), ("random", False)])
-def test_play_inference_stops_judging_seats_that_do_not_play_like_heuristic(opponent, trusted):
+def _positions_against(opponent, n=60):
+    """Return ``n`` (public, private) observations of seat 0 (lowcard) 20..40 cards into
+    deals against three ``opponent`` seats."""
     from hsim.play.games import PythonDriver
     from hsim.strategy.contract import LoadedStrategy
 
@@ -559,15 +560,20 @@ def test_play_inference_stops_judging_seats_that_do_not_play_like_heuristic(oppo
     me = LoadedStrategy("rec", "rec", "python", python_factory=_Recorder)
     driver = PythonDriver(Rules(), [me, *load_players([opponent] * 4)[1:]], 3)
     game = 0
-    while len(_Recorder.seen) < 60:
+    while len(_Recorder.seen) < n:
         driver.play_game(game)
         game += 1
+    return _Recorder.seen[:n]
+
+
+@pytest.mark.parametrize(("opponent", "trusted"), [("heuristic", True), ("random", False)])
+def test_play_inference_stops_judging_seats_that_do_not_play_like_heuristic(opponent, trusted):
     rng = np.array([5], np.uint64)
     pub = np.zeros(PUBLIC_LEN, np.int64)
     priv = np.zeros((4, PRIVATE_LEN), np.int64)
     excused = np.zeros(8, np.int64)
     judged = []
-    for public, private in _Recorder.seen[:60]:
+    for public, private in _positions_against(opponent):
         trust = int(0.3 * pimc.NOISE_SCALE)
         params = pimc.HEURISTIC_PARAMS.copy()
         pimc.untrusted_seats(public, private, rng, params, trust, pub, priv, excused)
@@ -578,6 +584,58 @@ def test_play_inference_stops_judging_seats_that_do_not_play_like_heuristic(oppo
     # trust 1 judges every seat, as play_infer did before model_trust
     pimc.untrusted_seats(public, private, rng, params, pimc.NOISE_SCALE, pub, priv, excused)
     assert not excused[:4].any()
+
+
+def test_model_noise_makes_seats_that_play_unlike_heuristic_random_in_the_playouts():
+    """``model_noise`` gives a ``random`` seat a playout noise near 1 and a ``heuristic``
+    seat one near 0; the deciding seat keeps ``noise``; 0 leaves every seat at ``noise``."""
+    rng = np.array([5], np.uint64)
+    pub = np.zeros(PUBLIC_LEN, np.int64)
+    priv = np.zeros((4, PRIVATE_LEN), np.int64)
+    seat_noise = np.zeros(4, np.int64)
+    params = pimc.HEURISTIC_PARAMS.copy()
+    scale = pimc.NOISE_SCALE
+    base = scale // 50
+    mean = {}
+    for opponent in ("heuristic", "random"):
+        seen = []
+        for public, private in _positions_against(opponent):
+            pimc.model_noise_of(
+                public, private, rng, params, base, 3 * scale // 2, pub, priv, seat_noise
+            )
+            assert seat_noise[0] == base and seat_noise.min() >= base
+            assert seat_noise.max() <= scale
+            seen += [seat_noise[s] / scale for s in (1, 2, 3)]
+            pimc.model_noise_of(public, private, rng, params, base, 0, pub, priv, seat_noise)
+            assert (seat_noise == base).all()
+        mean[opponent] = np.mean(seen)
+    assert mean["heuristic"] < 0.15 and mean["random"] > 0.6, mean
+
+
+def test_a_seat_with_playout_noise_one_plays_at_random():
+    """heuristic_playout: a seat whose noise is NOISE_SCALE plays unlike heuristic in some
+    playouts; with noise 0 every playout of the world is the same."""
+    public, private = _positions_against("heuristic", 1)[0]
+    rules = pimc._setup(public)[1]
+    hands = np.zeros(4, np.int64)
+    rng = np.array([9], np.uint64)
+    pimc.sample_hands(public, private, rng, hands)
+    priv0 = np.zeros((4, PRIVATE_LEN), np.int64)
+    pimc.world_private(public, private, hands, priv0)
+    params = pimc.HEURISTIC_PARAMS.copy()
+
+    def endings(seat_noise):
+        out = set()
+        for _ in range(20):
+            pub, priv = public.copy(), priv0.copy()
+            pimc.heuristic_playout(pub, priv, rules, rng, seat_noise, params)
+            out.add(tuple(pub[P_PLAY_CARD : P_PLAY_CARD + 52]))
+        return out
+
+    assert len(endings(np.zeros(4, np.int64))) == 1
+    noisy = np.zeros(4, np.int64)
+    noisy[1] = pimc.NOISE_SCALE
+    assert len(endings(noisy)) > 1
 
 
 def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
