@@ -917,18 +917,11 @@ def surprise_shares(public, private, rng, hparams, pub, priv, best, chances):
 
 
 @njit(cache=True)
-def untrusted_seats(public, private, rng, hparams, trust, pub, priv, excused):
-    """Set ``excused[s]`` to 52 for each other seat whose plays ``heuristic`` explains
-    badly: in the best of :data:`TRUST_WORLDS` worlds drawn without weights, more than
-    ``trust`` (a share in units of 1/NOISE_SCALE) of its plays with a choice are not
-    ``heuristic``'s; seats with fewer than 3 such plays stay trusted (0). Measured over
-    positions 20..40 cards into a deal: a ``heuristic`` seat's best-of-8 share is 0 at
-    the median (0.22 at the 90th percentile), a ``random`` or ``lowcard`` seat's 0.6
-    (0.33..0.38 at the 10th).
-    """
-    best = np.zeros(4, np.int64)
-    chances = np.zeros(4, np.int64)
-    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
+def excused_seats(private, best, chances, trust, excused):
+    """Set ``excused[s]`` to 52 for each other seat whose share of surprises
+    (``best / chances``, :func:`surprise_shares`) exceeds ``trust`` (units of
+    1/NOISE_SCALE), 0 for the rest; seats with fewer than 3 plays with a choice stay
+    trusted (0)."""
     me = private[V_SEAT]
     for s in range(4):
         excused[s] = 0
@@ -937,22 +930,47 @@ def untrusted_seats(public, private, rng, hparams, trust, pub, priv, excused):
 
 
 @njit(cache=True)
-def model_noise_of(public, private, rng, hparams, noise, model_noise, pub, priv, seat_noise):
+def seat_noises(private, best, chances, noise, model_noise, seat_noise):
     """Set each seat's playout noise (``seat_noise``, int64[4], units of 1/NOISE_SCALE):
     ``noise``, raised for another seat with 3 or more plays with a choice to
-    ``model_noise`` times its share of surprises (:func:`surprise_shares`), at most
-    NOISE_SCALE: a seat that plays unlike ``heuristic`` is modelled as partly random."""
-    best = np.zeros(4, np.int64)
-    chances = np.zeros(4, np.int64)
+    ``model_noise`` times its share of surprises (``best / chances``,
+    :func:`surprise_shares`), at most NOISE_SCALE."""
     seat_noise[:] = noise
-    if model_noise <= 0:
-        return
-    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
     me = private[V_SEAT]
     for s in range(4):
         if s != me and chances[s] >= 3:
             q = min(NOISE_SCALE, best[s] * model_noise // chances[s])
             seat_noise[s] = max(noise, q)
+
+
+@njit(cache=True)
+def untrusted_seats(public, private, rng, hparams, trust, pub, priv, excused):
+    """Set ``excused[s]`` to 52 for each other seat whose plays ``heuristic`` explains
+    badly: in the best of :data:`TRUST_WORLDS` worlds drawn without weights, more than
+    ``trust`` (a share in units of 1/NOISE_SCALE) of its plays with a choice are not
+    ``heuristic``'s (:func:`excused_seats`). Measured over positions 20..40 cards into a
+    deal: a ``heuristic`` seat's best-of-8 share is 0 at the median (0.22 at the 90th
+    percentile), a ``random`` or ``lowcard`` seat's 0.6 (0.33..0.38 at the 10th).
+    """
+    best = np.zeros(4, np.int64)
+    chances = np.zeros(4, np.int64)
+    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
+    excused_seats(private, best, chances, trust, excused)
+
+
+@njit(cache=True)
+def model_noise_of(public, private, rng, hparams, noise, model_noise, pub, priv, seat_noise):
+    """Set each seat's playout noise (``seat_noise``, int64[4], units of 1/NOISE_SCALE):
+    ``noise``, raised for another seat to ``model_noise`` times its share of surprises
+    (:func:`surprise_shares`, :func:`seat_noises`): a seat that plays unlike ``heuristic``
+    is modelled as partly random. ``model_noise`` 0 draws nothing."""
+    seat_noise[:] = noise
+    if model_noise <= 0:
+        return
+    best = np.zeros(4, np.int64)
+    chances = np.zeros(4, np.int64)
+    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
+    seat_noises(private, best, chances, noise, model_noise, seat_noise)
 
 
 @njit(cache=True)
@@ -1041,11 +1059,17 @@ def pimc_values(
             p = p * play_infer // NOISE_SCALE
             play_limit += 1
     excused = np.zeros(8, np.int64)  # per seat: 52 when its play is not modelled
-    if play_limit > 0 and model_trust < NOISE_SCALE:
-        untrusted_seats(public, private, rng, hparams, model_trust, pub, priv, excused)
-    seat_noise = np.zeros(4, np.int64)
+    seat_noise = np.full(4, noise, np.int64)
     modelled = model_noise if rollout == 1 else 0
-    model_noise_of(public, private, rng, hparams, noise, modelled, pub, priv, seat_noise)
+    judged = play_limit > 0 and model_trust < NOISE_SCALE
+    if judged or modelled > 0:  # one count of surprises serves both
+        best = np.zeros(4, np.int64)
+        chances = np.zeros(4, np.int64)
+        surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
+        if judged:
+            excused_seats(private, best, chances, model_trust, excused)
+        if modelled > 0:
+            seat_noises(private, best, chances, noise, modelled, seat_noise)
     counts = np.zeros(8, np.int64)
     target = worlds
     done = 0

@@ -612,6 +612,40 @@ def test_model_noise_makes_seats_that_play_unlike_heuristic_random_in_the_playou
     assert mean["heuristic"] < 0.15 and mean["random"] > 0.6, mean
 
 
+def test_one_count_of_surprises_gives_the_excused_seats_and_the_playout_noise():
+    """``excused_seats`` and ``seat_noises`` read the same shares (best / chances), as
+    ``pimc_values`` uses them from one :func:`surprise_shares`; the deciding seat and seats
+    with fewer than 3 plays with a choice are neither excused nor made noisy."""
+    scale = pimc.NOISE_SCALE
+    private = np.zeros(PRIVATE_LEN, np.int64)
+    private[V_SEAT] = 1
+    best = np.array([5, 0, 2, 6], np.int64)
+    chances = np.array([10, 9, 2, 8], np.int64)
+    excused = np.zeros(8, np.int64)
+    pimc.excused_seats(private, best, chances, int(0.3 * scale), excused)
+    assert excused[:4].tolist() == [52, 0, 0, 52]
+    pimc.excused_seats(private, best, chances, int(0.8 * scale), excused)
+    assert excused[:4].tolist() == [0, 0, 0, 0]  # shares 0.5 and 0.75 are trusted at 0.8
+    seat_noise = np.zeros(4, np.int64)
+    base = scale // 50
+    pimc.seat_noises(private, best, chances, base, 3 * scale // 2, seat_noise)
+    assert seat_noise.tolist() == [3 * scale // 4, base, base, scale]
+    # the wrappers draw their own count and give what the parts give from it
+    hits = 0
+    for public, private in _positions_against("random")[:5]:
+        rng, again = np.array([9], np.uint64), np.array([9], np.uint64)
+        pub = np.zeros(PUBLIC_LEN, np.int64)
+        priv = np.zeros((4, PRIVATE_LEN), np.int64)
+        params = pimc.HEURISTIC_PARAMS.copy()
+        pimc.untrusted_seats(public, private, rng, params, int(0.3 * scale), pub, priv, excused)
+        pimc.surprise_shares(public, private, again, params, pub, priv, best, chances)
+        expected = np.zeros(8, np.int64)
+        pimc.excused_seats(private, best, chances, int(0.3 * scale), expected)
+        assert (excused == expected).all() and rng[0] == again[0]
+        hits += int(excused[:4].any())
+    assert hits > 0  # random seats get excused: the comparison was not of zeros only
+
+
 def test_a_seat_with_playout_noise_one_plays_at_random():
     """heuristic_playout: a seat whose noise is NOISE_SCALE plays unlike heuristic in some
     playouts; with noise 0 every playout of the world is the same."""
