@@ -55,6 +55,7 @@ class Oracle:
         import numpy as np
 
         from hsim.engine import layout
+        from hsim.errors import ConfigError
         from hsim.model.rules import parse_rules
         from hsim.play.games import PythonDriver
         from hsim.strategy.loader import load_players
@@ -63,6 +64,12 @@ class Oracle:
         self.L = layout
         rules = parse_rules("classic")
         players = load_players([defender] + [opponent] * 3, rules)
+        if players[1].kind != "compiled":
+            # a plain-Python bot keeps state the oracle's snapshots do not hold
+            raise ConfigError(
+                f"--opponent {opponent!r}: give a compiled bot (shooter, heuristic, ...); "
+                "the oracle replays its answers from snapshots of the engine's state"
+            )
         self.driver = PythonDriver(rules, players, seed)
         self.max_nodes = max_nodes
         self.nodes = 0
@@ -245,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     except HsimError as exc:
         print(f"moon_stoppable.py: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("moon_stoppable.py: interrupted; nothing was written", file=sys.stderr)
+        return 130
     out = summary(deals, moons)
     if args.json:
         print(json.dumps(out))

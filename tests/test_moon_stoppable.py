@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "moon_stoppable.py"
+PLAIN_BOT = SCRIPT.parent.parent / "examples" / "plain_bot.py"
 
 
 def _module():
@@ -60,6 +61,7 @@ def test_bad_arguments_are_refused_without_a_traceback():
         (["--max-nodes", "-3"], "must be positive"),
         (["--seed", "-1"], "0..2**64-1"),
         (["--defender", "nosuchbot"], "nosuchbot"),
+        (["--opponent", f"{PLAIN_BOT}:AvoidPoints"], "give a compiled bot"),
     ):
         done = _run(*bad)
         assert done.returncode == 2, (bad, done.stderr)
