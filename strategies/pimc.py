@@ -71,9 +71,9 @@ random,heuristic,shooter,duck --boards 100``, points per deal), seed 1 / seed 2:
 +0.135 [+0.024, +0.246] / +0.097 [-0.053, +0.247]; ``duck`` +0.399 [+0.156, +0.642] /
 +0.136 [-0.122, +0.394]; ``heuristic`` -0.053 [-0.243, +0.137] / -0.110 [-0.344, +0.124];
 ``shooter`` -0.071 [-0.275, +0.133] / +0.034 [-0.179, +0.247]; against three
-``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards, seed 2) +0.473
-[-0.040, +0.986]. A gain against the random-like seats, none shown against the others:
-off by default (0).
+``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards) seed 2 +0.473
+[-0.040, +0.986], seed 3 -0.042 [-0.566, +0.482]. A gain against the random-like seats,
+none shown against the others: off by default (0).
 
 ``max_worlds`` spends more time where it may change the card: once ``worlds`` worlds are
 scored, while the two best cards' mean deal scores differ, but by less than ``close``
