@@ -100,8 +100,11 @@ class Oracle:
         hand = int(d.state.private[0, self.L.V_HAND])
         return int(d._legal(d.state.public, d.rules_array, hand))
 
-    def play(self, card: int) -> None:
+    def play(self, card: int) -> str:
+        """Play ``card`` for seat 0 and let the opponents answer (:meth:`opponents_play`);
+        return 'seat0', 'stopped' or 'over'."""
         self.driver.submit(self.L.ST_NEED_PLAY, card)
+        return "stopped" if self.stopped() else self.opponents_play()
 
     def opponents_play(self) -> str:
         """Let seats 1..3 play until seat 0 is to play ('seat0'), the moon can no longer
@@ -132,8 +135,7 @@ class Oracle:
                 if not legal >> card & 1:
                     continue
                 self.restore(here)
-                self.play(card)
-                after = "stopped" if self.stopped() else self.opponents_play()
+                after = self.play(card)
                 if after == "stopped":
                     return [card]
                 if after == "seat0":
@@ -150,8 +152,7 @@ class Oracle:
         here = self.snapshot()
         try:
             for card in line:
-                self.play(card)
-                after = "stopped" if self.stopped() else self.opponents_play()
+                after = self.play(card)
                 if after != "seat0":
                     return after == "stopped"
             return False
