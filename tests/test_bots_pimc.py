@@ -45,9 +45,9 @@ from hsim.strategy.loader import load, load_players
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
 # worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
-# defend, max_worlds, close, model_trust, model_noise: every parameter, in the order of the
-# STRATEGY's params
-SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+# defend, max_worlds, close, model_trust, model_noise, shooters: every parameter, in the order
+# of the STRATEGY's params
+SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0])
 
 
 def test_small_holds_every_parameter():
