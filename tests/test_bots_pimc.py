@@ -45,9 +45,11 @@ from hsim.strategy.loader import load, load_players
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
 # worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
-# defend, max_worlds, close, model_trust, model_noise, shooters: every parameter, in the order
-# of the STRATEGY's params
-SMALL = np.array([4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+# defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer: every
+# parameter, in the order of the STRATEGY's params
+SMALL = np.array(
+    [4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+)
 
 
 def test_small_holds_every_parameter():
@@ -709,6 +711,60 @@ def _early_positions(n):
         for public, private in _positions_against("heuristic", 4 * n, early=True)
         if public[P_POINTS : P_POINTS + 4].sum() == 0
     ][:n]
+
+
+def _true_deals_against(opponent, n):
+    """Return ``n`` (public, private, hands) of seat 0 (lowcard) in the first 20 cards of
+    deals against three ``opponent`` seats, with every seat's true hand (int64[4])."""
+    from hsim.play.games import PythonDriver
+    from hsim.strategy.contract import LoadedStrategy
+
+    seen = []
+
+    class Watcher(_Recorder):
+        def play(self, obs, legal, rng):
+            public, private = obs.arrays()
+            if int(public[P_N_PLAYS]) <= 20:
+                hands = driver.state.private[:4, V_HAND].copy()
+                seen.append((public.copy(), private.copy(), hands))
+            return (legal & -legal).bit_length() - 1
+
+    me = LoadedStrategy("watch", "watch", "python", python_factory=Watcher)
+    driver = PythonDriver(Rules(), [me, *load_players([opponent] * 4)[1:]], 5)
+    game = 0
+    while len(seen) < n:
+        driver.play_game(game)
+        game += 1
+    return seen[:n]
+
+
+@pytest.mark.parametrize("opponent", ["shooter", "heuristic"])
+def test_mixed_surprises_tell_a_shooter_from_heuristic_on_the_true_deal(opponent):
+    """mixed_surprises on the true hands: against ``shooter`` seats, shooter explains
+    plays heuristic does not (fewer surprises, the seat marked as a shooter) in some
+    positions; against ``heuristic`` seats no seat is marked. The mixture never counts
+    more than heuristic alone."""
+    rng = np.array([8], np.uint64)
+    pub = np.zeros(PUBLIC_LEN, np.int64)
+    priv = np.zeros((4, PRIVATE_LEN), np.int64)
+    hparams, sparams = pimc.HEURISTIC_PARAMS.copy(), pimc.SHOOTER_PARAMS.copy()
+    marked = explained = 0
+    for public, private, hands in _true_deals_against(opponent, 300):
+        alone, mixed = np.zeros(8, np.int64), np.zeros(8, np.int64)
+        as_shooter = np.zeros(4, np.int64)
+        args = (public, private, hands, rng, hparams, sparams)
+        k_alone = pimc.mixed_surprises(*args, False, 52, pub, priv, alone, as_shooter)
+        assert not as_shooter.any()
+        k_mixed = pimc.mixed_surprises(*args, True, 52, pub, priv, mixed, as_shooter)
+        assert k_mixed <= k_alone and (mixed[:4] <= alone[:4]).all()
+        assert (as_shooter.astype(bool) == (mixed[:4] < alone[:4])).all()
+        assert as_shooter[0] == 0  # the deciding seat is never judged
+        marked += as_shooter.any()
+        explained += k_alone - k_mixed
+    if opponent == "shooter":
+        assert marked >= 10 and explained >= marked, (marked, explained)
+    else:
+        assert marked == 0, marked
 
 
 def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
