@@ -95,12 +95,12 @@ give it a moon hand rather than by worlds in which ``heuristic`` would have led 
 cards, and in such a world it plays the playouts as ``shooter``. Paired with the defaults
 (``hsim gauntlet --candidates 'pimc,pimc(shooter_infer=1)' --panel
 shooter,heuristic,random --boards 100``, points per deal; moons conceded in points of %),
-seed 1 / seed 2: ``shooter`` +0.200 [+0.013, +0.386] / +0.298 [+0.091, +0.506], moons
--0.8 [-1.3, -0.2] / -0.8 [-1.4, -0.3]; ``heuristic`` -0.050 [-0.242, +0.142] / +0.066
-[-0.122, +0.254]; ``random`` -0.024 [-0.142, +0.094] / -0.063 [-0.207, +0.082]; whole
-panel +0.042 [-0.064, +0.147] / +0.100 [-0.020, +0.221], at the same CPU time per
-decision. Against three ``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``,
-whole games, 30 boards, seed 1): +0.329 [-0.100, +0.759]. Off by default (0).
+seed 1 / seed 2: ``shooter`` +0.178 [-0.009, +0.365] / +0.299 [+0.095, +0.503], moons
+-0.7 [-1.3, -0.2] / -0.9 [-1.4, -0.3]; ``heuristic`` -0.021 [-0.210, +0.169] / +0.056
+[-0.121, +0.232]; ``random`` -0.001 [-0.135, +0.132] / -0.008 [-0.135, +0.118]; whole
+panel +0.052 [-0.053, +0.157] / +0.116 [+0.003, +0.228]. Moons conceded to three
+``shooter`` seats: 6.4% and 6.6% of pimc's deals, 5.7% and 5.7% with it. CPU per
+decision 0.9-1.4x the defaults' in the same runs (2.6-4.2 ms). Off by default (0).
 
 ``max_worlds`` spends more time where it may change the card: once ``worlds`` worlds are
 scored, while the two best cards' mean deal scores differ, but by less than ``close``
@@ -912,8 +912,10 @@ def mixed_surprises(
     of ``heuristic`` and ``shooter`` (parameters ``sparams``) explains more of its plays
     in the world: its surprises are the fewer of the two counts (``counts[s]``), and
     ``as_shooter[s]`` (int64[4]) is 1 when ``shooter`` explains strictly more. ``shooter``
-    is asked only while the seat holds every point taken (else it plays as
-    ``heuristic``). Counts stop where the sum reaches ``limit``.
+    is asked only while a moon is open to the seat (``heuristic.may_still_shoot``: every
+    point taken is its own and the JD can still be; else it plays as ``heuristic``). An
+    excused seat (52) is neither judged nor marked. Counts and marks stop where the sum
+    reaches ``limit``.
     """
     excused = np.zeros(4, np.int64)
     h = np.zeros(4, np.int64)  # surprises under heuristic
@@ -1098,7 +1100,7 @@ def pimc_values(
     shooter_infer: with ``play_infer`` and ``rollout`` 1, 1 judges each other seat of a
     world by ``heuristic`` or ``shooter``, whichever explains more of its plays
     (:func:`mixed_surprises`); a seat ``shooter`` explains better plays that world's
-    playouts as ``shooter``.
+    playouts as ``shooter`` (at an exact ending only the worlds' weights change).
     """
     me = private[V_SEAT]
     scratch, rules, before, special = _setup(public)
@@ -1193,12 +1195,12 @@ def pimc_values(
         init_state(public, hands, stack[0])
         if rollout == 1:
             world_private(public, private, hands, priv0)
-            if shooters > 0:
-                for s in range(4):
-                    shooter_seats[s] = s != me and below(rng, NOISE_SCALE) < shooters
-            if mix:
-                for s in range(4):
-                    shooter_seats[s] |= as_shooter[s]
+            for s in range(4):  # set afresh for each world
+                shooter_seats[s] = 0
+                if shooters > 0 and s != me and below(rng, NOISE_SCALE) < shooters:
+                    shooter_seats[s] = 1
+                if mix and as_shooter[s]:
+                    shooter_seats[s] = 1
         seed = rng[0]  # every card's playouts draw the same numbers (common random numbers)
         moves = reps
         while moves:
