@@ -943,7 +943,7 @@ def mixed_surprises(
             legal = legal_plays(pub, rules, priv[s, V_HAND])
             if legal & (legal - 1):
                 counts[4 + s] += 1
-                before = min(h[s], sh[s]) if mix else h[s]
+                before = counts[s]
                 hc = heuristic_play(pub, priv[s], legal, rng, hparams)
                 h[s] += hc != c
                 if mix:

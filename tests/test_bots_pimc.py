@@ -539,10 +539,12 @@ def test_pimc_beats_lowcard():
 
 class _Recorder:
     """Plays its lowest legal card and keeps the observations ``window`` (cards into a
-    deal, 20..40 unless set) of every deal."""
+    deal, both ends included) of every deal; with ``driver`` set, every seat's true hand
+    (int64[4]) beside each."""
 
     seen: list = []
     window = (20, 40)
+    driver = None
 
     def pass_cards(self, obs, rng):
         return sum(1 << c for c in sorted(obs.hand_cards())[-3:])
@@ -550,24 +552,31 @@ class _Recorder:
     def play(self, obs, legal, rng):
         public, private = obs.arrays()
         if self.window[0] <= int(public[P_N_PLAYS]) <= self.window[1]:
-            self.seen.append((public.copy(), private.copy()))
+            if self.driver is None:
+                self.seen.append((public.copy(), private.copy()))
+            else:
+                hands = self.driver.state.private[:4, V_HAND].copy()
+                self.seen.append((public.copy(), private.copy(), hands))
         return (legal & -legal).bit_length() - 1
 
 
-def _positions_against(opponent, n=60, early=False):
-    """Return ``n`` (public, private) observations of seat 0 (lowcard) 20..40 cards into
-    deals (``early``: 0..12) against three ``opponent`` seats."""
+def _positions_against(opponent, n=60, window=(20, 40), seed=3, hands=False):
+    """Return ``n`` (public, private) observations of seat 0 (lowcard) ``window`` cards
+    into deals (both ends included) against three ``opponent`` seats, run seed ``seed``;
+    ``hands``: (public, private, true hands of every seat, int64[4])."""
     from hsim.play.games import PythonDriver
     from hsim.strategy.contract import LoadedStrategy
 
     _Recorder.seen = []
-    _Recorder.window = (0, 12) if early else (20, 40)
+    _Recorder.window = window
     me = LoadedStrategy("rec", "rec", "python", python_factory=_Recorder)
-    driver = PythonDriver(Rules(), [me, *load_players([opponent] * 4)[1:]], 3)
+    driver = PythonDriver(Rules(), [me, *load_players([opponent] * 4)[1:]], seed)
+    _Recorder.driver = driver if hands else None
     game = 0
     while len(_Recorder.seen) < n:
         driver.play_game(game)
         game += 1
+    _Recorder.driver = None
     return _Recorder.seen[:n]
 
 
@@ -708,34 +717,9 @@ def _early_positions(n):
     tricks of deals against three ``heuristic`` seats, before any point is taken."""
     return [
         (public, private)
-        for public, private in _positions_against("heuristic", 4 * n, early=True)
+        for public, private in _positions_against("heuristic", 4 * n, window=(0, 12))
         if public[P_POINTS : P_POINTS + 4].sum() == 0
     ][:n]
-
-
-def _true_deals_against(opponent, n):
-    """Return ``n`` (public, private, hands) of seat 0 (lowcard) in the first 20 cards of
-    deals against three ``opponent`` seats, with every seat's true hand (int64[4])."""
-    from hsim.play.games import PythonDriver
-    from hsim.strategy.contract import LoadedStrategy
-
-    seen = []
-
-    class Watcher(_Recorder):
-        def play(self, obs, legal, rng):
-            public, private = obs.arrays()
-            if int(public[P_N_PLAYS]) <= 20:
-                hands = driver.state.private[:4, V_HAND].copy()
-                seen.append((public.copy(), private.copy(), hands))
-            return (legal & -legal).bit_length() - 1
-
-    me = LoadedStrategy("watch", "watch", "python", python_factory=Watcher)
-    driver = PythonDriver(Rules(), [me, *load_players([opponent] * 4)[1:]], 5)
-    game = 0
-    while len(seen) < n:
-        driver.play_game(game)
-        game += 1
-    return seen[:n]
 
 
 @pytest.mark.parametrize("opponent", ["shooter", "heuristic"])
@@ -749,7 +733,7 @@ def test_mixed_surprises_tell_a_shooter_from_heuristic_on_the_true_deal(opponent
     priv = np.zeros((4, PRIVATE_LEN), np.int64)
     hparams, sparams = pimc.HEURISTIC_PARAMS.copy(), pimc.SHOOTER_PARAMS.copy()
     marked = explained = 0
-    for public, private, hands in _true_deals_against(opponent, 300):
+    for public, private, hands in _positions_against(opponent, 300, (0, 20), seed=5, hands=True):
         alone, mixed = np.zeros(8, np.int64), np.zeros(8, np.int64)
         as_shooter = np.zeros(4, np.int64)
         args = (public, private, hands, rng, hparams, sparams)
