@@ -211,8 +211,10 @@ def test_kierki_sign_follows_higher_is_better(tmp_path):
         (["--bounds", "0,0.5", "--opponents", "random,random"], "other seats"),
         (["--bounds", "0,0.5", "--rule", "no_such=1"], "no_such"),
         (["--bounds", "0,0.5", "--panel", "random", "--opponents", "duck"], "not both"),
-        (["--bounds", "0,0.5", "--panel", ",".join(f"random_{i}" for i in range(9))],
-         "1 to 8 opponents"),
+        (
+            ["--bounds", "0,0.5", "--panel", ",".join(f"random_{i}" for i in range(9))],
+            "1 to 8 opponents",
+        ),
         (["--bounds", "0,0.5", "--panel", "random,,duck"], "--panel"),
         (["--bounds", "0,0.5", "--panel", "random,duck,random"], "random more than once"),
     ],
