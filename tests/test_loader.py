@@ -211,3 +211,70 @@ def test_manifest_description_hashes_a_strategy_file(tmp_path):
     bot.write_text(bot.read_text() + "# edited\n")
     assert load(f"{bot}:Bot").describe()["sha256"] != described["sha256"]
     assert "sha256" not in load("heuristic").describe()  # hsim's own commit covers it
+
+
+@pytest.mark.parametrize("module_name", ["duck", "heuristic", "kierki", "pimc", "shooter"])
+def test_builtin_declarations_read_from_source_match_the_loaded_bot(module_name):
+    import importlib
+
+    from hsim.strategy.contract import declared
+    from hsim.strategy.loader import builtin_declarations
+
+    loaded = importlib.import_module(f"hsim.strategies.{module_name}").STRATEGY.params
+    read = builtin_declarations(module_name)
+    assert read is not None
+    assert list(read.items()) == [(k, declared(v)) for k, v in loaded.items()]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("pimc(worldz=3)", "has no parameter 'worldz'"),
+        ("pimc(worlds=0)", "out of range"),
+        ("shooter(moon_losers=1.5e9)", "out of range"),
+        ("heuristic(qs_guard=many)", "not a number"),
+    ],
+)
+def test_a_builtin_parameter_is_refused_before_the_bot_is_imported(spec, message):
+    # A compiled bot compiles when imported (a minute on a cold cache): a typo in its
+    # parameters is refused from its source first.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from hsim.strategy.loader import precheck\n"
+        "from hsim.strategy.contract import StrategySpecError\n"
+        "try:\n"
+        f"    precheck({spec!r})\n"
+        "except StrategySpecError as exc:\n"
+        "    print(exc)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('hsim.strategies.')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    error, imported = proc.stdout.splitlines()
+    assert message in error
+    assert imported == "[]"
+
+
+def test_precheck_accepts_good_builtin_parameters():
+    from hsim.strategy.loader import precheck
+
+    precheck("pimc(worlds=20,shooter_infer=1)")
+    precheck("shooter(moon_losers=-1)")
+
+
+def test_the_strategies_folder_is_not_importable_under_a_second_name():
+    # numba caches compiled code by file: a bot compiled as ``strategies.pimc`` broke
+    # every later run that loaded it as ``hsim.strategies.pimc``.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run(
+        [sys.executable, "-c", "import strategies.pimc"], capture_output=True, text=True, cwd=root
+    )
+    assert proc.returncode != 0
+    assert "import hsim.strategies.pimc" in proc.stderr

@@ -24,6 +24,7 @@ The text of a spec is read by :mod:`hsim.strategy.specs`.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.metadata
@@ -103,10 +104,87 @@ def find_builtin(name: str) -> Any | None:
     return None
 
 
+def builtin_declarations(module_name: str) -> dict[str, Param] | None:
+    """Return the parameter declarations of the built-in module ``module_name`` (``pimc``,
+    ``random_bot``) read from its source, without importing it: a compiled bot compiles
+    when it is imported, which takes a minute on a cold cache.
+
+    Read from ``STRATEGY = CompiledStrategy(..., params={...})``: keys are text, values
+    numbers or ``Param(...)`` of literals, and ``**other.STRATEGY.params`` takes a sibling
+    built-in's. Returns None when the module is missing or its declarations are not of
+    that form (they are then checked when the bot loads).
+    """
+    spec = importlib.util.find_spec(f"{BUILTIN_PACKAGE}.{module_name}")
+    if spec is None or not spec.origin:
+        return None
+    try:
+        tree = ast.parse(Path(spec.origin).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["STRATEGY"]
+            and isinstance(node.value, ast.Call)
+        ):
+            params = [k.value for k in node.value.keywords if k.arg == "params"]
+            return _literal_declarations(params[0]) if params else {}
+    return None
+
+
+def _literal_declarations(node: ast.expr) -> dict[str, Param] | None:
+    if not isinstance(node, ast.Dict):
+        return None
+    out: dict[str, Param] = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        if key is None:  # **heuristic.STRATEGY.params
+            chain = value
+            names = []
+            while isinstance(chain, ast.Attribute):
+                names.append(chain.attr)
+                chain = chain.value
+            if names != ["params", "STRATEGY"] or not isinstance(chain, ast.Name):
+                return None
+            inner = builtin_declarations(chain.id)
+            if inner is None:
+                return None
+            out.update(inner)
+        elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+            param = _literal_param(value)
+            if param is None:
+                return None
+            out[key.value] = param
+        else:
+            return None
+    return out
+
+
+def _literal_param(node: ast.expr) -> Param | None:
+    kinds = {"int": int, "float": float}
+
+    def literal(arg: ast.expr) -> Any:
+        if isinstance(arg, ast.Name) and arg.id in kinds:
+            return kinds[arg.id]
+        return ast.literal_eval(arg)
+
+    try:
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Param":
+            args = [literal(a) for a in node.args]
+            kwargs = {k.arg: literal(k.value) for k in node.keywords if k.arg}
+            if len(kwargs) != len(node.keywords):
+                return None
+            return Param(*args, **kwargs)
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return None
+    return declared(value) if isinstance(value, (int, float)) else None
+
+
 def precheck(spec: str) -> None:
     """Refuse ``spec`` before anything is imported or compiled when its strategy cannot be
     found: a bad spec, an unknown name, a strategy file that is missing, not a regular
-    file or not ``.py``. A ``package.module:attr`` is checked when it is loaded.
+    file or not ``.py``, and a built-in's parameter that is unknown or out of range
+    (:func:`builtin_declarations`). A ``package.module:attr`` is checked when it is loaded.
 
     :raises StrategySpecError: saying what is wrong and what is accepted.
     """
@@ -129,6 +207,9 @@ def precheck(spec: str) -> None:
         if module_name.isidentifier() and importlib.util.find_spec(
             f"{BUILTIN_PACKAGE}.{module_name}"
         ):
+            declarations = builtin_declarations(module_name)
+            if declarations is not None:  # a typo is refused before the bot compiles
+                check_params(name, declarations, parse_spec(spec)[1])
             return
     if any(ep.name == name for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)):
         return
