@@ -57,14 +57,14 @@ try). The earlier tuning with the noisy policy found that more worlds helped up 
 ``play_infer`` models the other seats as ``heuristic``. Against three ``random`` seats it
 measured -0.158 [-0.291, -0.025] points per deal against ``play_infer=1`` (sprt, 88
 boards, seed 12). ``model_trust`` stops judging a seat that no world of 8 explains as
-``heuristic`` (:func:`untrusted_seats`); ``model_trust=0.3`` measured +0.015 [-0.103,
+``heuristic`` (:func:`excused_seats`); ``model_trust=0.3`` measured +0.015 [-0.103,
 +0.132] against ``random`` seats (160 boards, seed 12) and -0.178 [-0.317, -0.039]
 against ``heuristic`` seats (136 boards, seed 11), so it is off by default (1).
 
 ``model_noise`` models a seat that plays unlike ``heuristic`` as partly random: in the
 playouts it plays a random legal card with probability ``model_noise`` times its share of
 plays with a choice that ``heuristic`` would not have made (the best of 8 worlds,
-:func:`model_noise_of`; from its third such play; at most 1). A ``random`` seat's share is
+:func:`seat_noises`; from its third such play; at most 1). A ``random`` seat's share is
 about 0.6, a ``heuristic`` seat's 0 at the median. ``pimc(model_noise=1.5)`` minus the
 defaults, paired (``hsim gauntlet --candidates 'pimc,pimc(model_noise=1.5)' --panel
 random,heuristic,shooter,duck --boards 100``, points per deal), seed 1 / seed 2: ``random``
@@ -991,7 +991,9 @@ def excused_seats(private, best, chances, trust, excused):
     """Set ``excused[s]`` to 52 for each other seat whose share of surprises
     (``best / chances``, :func:`surprise_shares`) exceeds ``trust`` (units of
     1/NOISE_SCALE), 0 for the rest; seats with fewer than 3 plays with a choice stay
-    trusted (0)."""
+    trusted (0). Measured over positions 20..40 cards into a deal: a ``heuristic``
+    seat's best-of-8 share is 0 at the median (0.22 at the 90th percentile), a
+    ``random`` or ``lowcard`` seat's 0.6 (0.33..0.38 at the 10th)."""
     me = private[V_SEAT]
     for s in range(4):
         excused[s] = 0
@@ -1011,36 +1013,6 @@ def seat_noises(private, best, chances, noise, model_noise, seat_noise):
         if s != me and chances[s] >= 3:
             q = min(NOISE_SCALE, best[s] * model_noise // chances[s])
             seat_noise[s] = max(noise, q)
-
-
-@njit(cache=True)
-def untrusted_seats(public, private, rng, hparams, trust, pub, priv, excused):
-    """Set ``excused[s]`` to 52 for each other seat whose plays ``heuristic`` explains
-    badly: in the best of :data:`TRUST_WORLDS` worlds drawn without weights, more than
-    ``trust`` (a share in units of 1/NOISE_SCALE) of its plays with a choice are not
-    ``heuristic``'s (:func:`excused_seats`). Measured over positions 20..40 cards into a
-    deal: a ``heuristic`` seat's best-of-8 share is 0 at the median (0.22 at the 90th
-    percentile), a ``random`` or ``lowcard`` seat's 0.6 (0.33..0.38 at the 10th).
-    """
-    best = np.zeros(4, np.int64)
-    chances = np.zeros(4, np.int64)
-    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
-    excused_seats(private, best, chances, trust, excused)
-
-
-@njit(cache=True)
-def model_noise_of(public, private, rng, hparams, noise, model_noise, pub, priv, seat_noise):
-    """Set each seat's playout noise (``seat_noise``, int64[4], units of 1/NOISE_SCALE):
-    ``noise``, raised for another seat to ``model_noise`` times its share of surprises
-    (:func:`surprise_shares`, :func:`seat_noises`): a seat that plays unlike ``heuristic``
-    is modelled as partly random. ``model_noise`` 0 draws nothing."""
-    seat_noise[:] = noise
-    if model_noise <= 0:
-        return
-    best = np.zeros(4, np.int64)
-    chances = np.zeros(4, np.int64)
-    surprise_shares(public, private, rng, hparams, pub, priv, best, chances)
-    seat_noises(private, best, chances, noise, model_noise, seat_noise)
 
 
 @njit(cache=True)
@@ -1085,7 +1057,7 @@ def pimc_values(
     for every seat (each sees only its own hand, :func:`heuristic_playout`).
     model_trust: ``play_infer`` counts a seat's surprises only if the best of
     :data:`TRUST_WORLDS` unweighted worlds explains all but at most this share of its
-    plays with a choice (in units of 1/NOISE_SCALE; :func:`untrusted_seats`); a seat that
+    plays with a choice (in units of 1/NOISE_SCALE; :func:`excused_seats`); a seat that
     does not play like ``heuristic`` is then not judged by it (NOISE_SCALE: every seat is).
     max_worlds, close: once ``worlds`` worlds are scored, while the two best cards' mean
     scores differ, but by less than ``close`` (points, in units of 1/NOISE_SCALE), score
@@ -1093,7 +1065,7 @@ def pimc_values(
     ``worlds``: no more): more time on close decisions, within that budget.
     model_noise: with ``rollout`` 1, another seat plays a random card in the playouts with
     probability ``model_noise`` times its share of plays ``heuristic`` does not explain
-    (:func:`model_noise_of`; units of 1/NOISE_SCALE; 0: ``noise`` for every seat).
+    (:func:`seat_noises`; units of 1/NOISE_SCALE; 0: ``noise`` for every seat).
     shooters: with ``rollout`` 1, in each world each other seat plays the playouts as
     ``shooter`` with this probability (units of 1/NOISE_SCALE; drawn once per world, so
     every card meets the same seats), else as ``heuristic``.
