@@ -188,7 +188,7 @@ def precheck(spec: str) -> None:
 
     :raises StrategySpecError: saying what is wrong and what is accepted.
     """
-    name = parse_spec(spec)[0]
+    name, raw = parse_spec(spec)
     argv = engine_command(name)
     if argv is not None:
         check_engine_program(argv)
@@ -209,7 +209,7 @@ def precheck(spec: str) -> None:
         ):
             declarations = builtin_declarations(module_name)
             if declarations is not None:  # a typo is refused before the bot compiles
-                check_params(name, declarations, parse_spec(spec)[1])
+                check_params(name, declarations, raw)
             return
     if any(ep.name == name for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)):
         return
