@@ -34,7 +34,7 @@ from hsim.engine.layout import (
     V_PASSED,
     V_SEAT,
 )
-from hsim.model.cards import mask_of, parse_card, parse_cards
+from hsim.model.cards import format_card, mask_of, parse_card, parse_cards
 from hsim.model.rules import Rules
 from hsim.play.choose import choose
 from hsim.play.games import play_range
@@ -763,3 +763,46 @@ def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
     pos = position(MOON_DEFENCE, ALL_POINTS + " KH")
     assert card("pimc(worlds=4)", pos) == "AH"
     assert card("pimc(worlds=4,defend=0)", pos) != "AH"
+
+
+# Seat 1 took the QS (trick 2), the AD (trick 3) and the KS trick, on which seat 0 shed the
+# KH; it holds every point taken (14) and leads the AH. Seat 0's QH is the last heart above
+# seat 1's TH. (Found by playing heuristic in seat 0 against three shooter seats.)
+SHOOTER_LEADS_THE_AH = [
+    "9C JC QC AC 7D 8D 9D TD 4S 2H 6H QH KH",
+    "2C 5C JD AD 5S KS AS 3H 4H 5H 9H TH AH",
+    "3C 4C 6C KC 4D 6D 2S 6S 8S 9S JS 7H 8H",
+    "7C 8C TC 2D 3D 5D QD KD 3S 7S TS QS JH",
+]
+SHOOTER_LEADS_THE_AH_PLAYS = "2C KC TC AC 4S AS JS QS AD 6D KD TD KS 9S TS KH AH 7H JH"
+
+
+def test_a_seat_marked_as_a_shooter_plays_the_playouts_as_shooter():
+    """pimc_values with ``shooter_infer``: on the true deal ``shooter`` explains seat 1's
+    plays better than ``heuristic`` (marked); with the mark its playouts go for the moon,
+    so pimc keeps the QH (the 6H). Without the mark, from ``shooter_infer=0`` or from
+    ``play_infer=1`` (no seat is judged, so none is marked), the ``heuristic`` playouts see
+    no moon and pimc sheds the QH. ``defend=0`` leaves the card to the search."""
+    from tests.test_bots_duck_heuristic import position
+
+    pos = position(SHOOTER_LEADS_THE_AH, SHOOTER_LEADS_THE_AH_PLAYS)
+    assert pos.to_act == 0
+    state = pos.state
+    hands = state.private[:4, V_HAND].copy()
+    counts, as_shooter = np.zeros(8, np.int64), np.zeros(4, np.int64)
+    pimc.mixed_surprises(
+        state.public, state.private[0], hands, np.array([8], np.uint64),
+        pimc.HEURISTIC_PARAMS.copy(), pimc.SHOOTER_PARAMS.copy(), True, 52,
+        np.zeros(PUBLIC_LEN, np.int64), np.zeros((4, PRIVATE_LEN), np.int64), counts,
+        as_shooter,
+    )  # fmt: skip
+    assert as_shooter.tolist() == [0, 1, 0, 0]
+    specs = {
+        "pimc(worlds=20,defend=0,shooter_infer=1)": "6H",
+        "pimc(worlds=20,defend=0)": "QH",
+        "pimc(worlds=20,defend=0,shooter_infer=1,play_infer=1)": "QH",
+    }
+    for spec, expected in specs.items():
+        bot = load(spec)
+        for seed in (1, 2, 3):
+            assert format_card(choose(bot, pos, seed=seed)) == expected, (spec, seed)
