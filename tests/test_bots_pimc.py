@@ -538,13 +538,14 @@ def test_pimc_beats_lowcard():
 
 
 class _Recorder:
-    """Plays its lowest legal card and keeps the observations ``window`` (cards into a
-    deal, both ends included) of every deal; with ``driver`` set, every seat's true hand
-    (int64[4]) beside each."""
+    """Plays its lowest legal card and keeps in ``seen`` the observations ``window``
+    (cards into a deal, both ends included) of every deal; with ``driver`` set, every
+    seat's true hand (int64[4]) beside each."""
 
-    seen: list = []
-    window = (20, 40)
-    driver = None
+    def __init__(self, window):
+        self.seen = []
+        self.window = window
+        self.driver = None
 
     def pass_cards(self, obs, rng):
         return sum(1 << c for c in sorted(obs.hand_cards())[-3:])
@@ -567,17 +568,15 @@ def _positions_against(opponent, n=60, window=(20, 40), seed=3, hands=False):
     from hsim.play.games import PythonDriver
     from hsim.strategy.contract import LoadedStrategy
 
-    _Recorder.seen = []
-    _Recorder.window = window
-    me = LoadedStrategy("rec", "rec", "python", python_factory=_Recorder)
+    recorder = _Recorder(window)
+    me = LoadedStrategy("rec", "rec", "python", python_factory=lambda: recorder)
     driver = PythonDriver(Rules(), [me, *load_players([opponent] * 4)[1:]], seed)
-    _Recorder.driver = driver if hands else None
+    recorder.driver = driver if hands else None
     game = 0
-    while len(_Recorder.seen) < n:
+    while len(recorder.seen) < n:
         driver.play_game(game)
         game += 1
-    _Recorder.driver = None
-    return _Recorder.seen[:n]
+    return recorder.seen[:n]
 
 
 def _untrusted_seats(public, private, rng, params, trust, pub, priv, excused):
