@@ -764,8 +764,8 @@ def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
     assert card("pimc(worlds=4,defend=0)", pos) != "AH"
 
 
-# Seat 1 took the QS (trick 2), the AD (trick 3) and the KS trick, on which seat 0 shed the
-# KH; it holds every point taken (14) and leads the AH. Seat 0's QH is the last heart above
+# Seat 1 won tricks 2 to 4 (the QS fell under its AS; on its KS seat 0 shed the KH): it
+# holds every point taken (14) and leads the AH. Seat 0's QH is the last heart out above
 # seat 1's TH. (Found by playing heuristic in seat 0 against three shooter seats.)
 SHOOTER_LEADS_THE_AH = [
     "9C JC QC AC 7D 8D 9D TD 4S 2H 6H QH KH",
@@ -778,10 +778,11 @@ SHOOTER_LEADS_THE_AH_PLAYS = "2C KC TC AC 4S AS JS QS AD 6D KD TD KS 9S TS KH AH
 
 def test_a_seat_marked_as_a_shooter_plays_the_playouts_as_shooter():
     """pimc_values with ``shooter_infer``: on the true deal ``shooter`` explains seat 1's
-    plays better than ``heuristic`` (marked); with the mark its playouts go for the moon,
-    so pimc keeps the QH (the 6H). Without the mark, from ``shooter_infer=0`` or from
-    ``play_infer=1`` (no seat is judged, so none is marked), the ``heuristic`` playouts see
-    no moon and pimc sheds the QH. ``defend=0`` leaves the card to the search."""
+    plays better than ``heuristic`` (marked); with the mark seat 1 plays the playouts as
+    ``shooter`` and pimc keeps the QH (plays the 6H). Without the mark, from
+    ``shooter_infer=0`` or from ``play_infer=1`` (no seat is judged, so none is marked),
+    the ``heuristic`` playouts see no moon and pimc sheds the QH. ``defend=0`` leaves the
+    card to the search."""
     from tests.test_bots_duck_heuristic import position
 
     pos = position(SHOOTER_LEADS_THE_AH, SHOOTER_LEADS_THE_AH_PLAYS)
