@@ -81,8 +81,15 @@ def _supervise() -> None:
     finished = os.read(read_end, 1) == b"1"
     if os.WIFSIGNALED(status):  # killed: end as it ended
         signum = os.WTERMSIG(status)
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        if signum == signal.SIGKILL:  # its handler cannot be reset: say it, exit 137
+            sys.stderr.write(
+                "Error: hsim's process was killed (SIGKILL: by a user, or by the system when "
+                "memory ran out). Its output is incomplete; a "
+                "run folder it was writing is resumable (hsim resume)\n"
+            )
+        else:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
         os._exit(128 + signum)
     code = os.waitstatus_to_exitcode(status)
     if not finished:

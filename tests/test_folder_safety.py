@@ -257,6 +257,28 @@ def test_a_strategy_that_ends_the_process_is_no_success(tmp_path, py_bot, case):
     assert "hsim ended before finishing its command" in done.stderr
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor is Linux's")
+def test_a_working_process_killed_with_sigkill_is_a_message(tmp_path):
+    # the out-of-memory killer's signal: the supervisor cannot re-raise it on itself
+    proc = subprocess.Popen(
+        [str(HSIM), "tournament", "--players", PLAYERS, "--games", "100000", "--no-progress",
+         "--out", str(tmp_path / "r")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "r").glob("*/part-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        worker = int(subprocess.check_output(["pgrep", "-o", "-P", str(proc.pid)]))
+        os.kill(worker, signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGKILL, err
+    assert "Traceback" not in err
+    assert "killed (SIGKILL" in err and "hsim resume" in err
+
+
 def _reseal(run: Path, **fields) -> None:
     manifest = json.loads((run / "run.json").read_text())
     manifest.update(fields)
