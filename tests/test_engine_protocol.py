@@ -603,3 +603,64 @@ def test_a_requests_seed_is_what_integers_would_draw():
         b = np.random.Generator(np.random.PCG64(seed))
         drawn = [int(a.integers(1 << 63)) for _ in range(2000)]
         assert drawn == [b.bit_generator.random_raw() >> 1 for _ in range(2000)]
+
+
+def _opening_request(**changes) -> dict:
+    """A play request for seat 0's opening lead (it holds the 2C), with ``changes``."""
+    request = {
+        "type": "play", "seat": 0, "players": 4, "deal": 0, "pass_direction": "left",
+        "dealt": ["2C", "8C", "KC", "2D", "6D", "8D", "9D", "JD", "QD", "KD", "4H", "5H", "TH"],
+        "passed": ["KC", "QD", "KD"], "received": ["4D", "AS", "AH"],
+        "hand": ["2C", "8C", "2D", "4D", "6D", "8D", "9D", "JD", "AS", "4H", "5H", "TH", "AH"],
+        "trick": 0, "leader": 0, "current_trick": [], "plays": [], "trick_leaders": [0],
+        "trick_winners": [], "points": [0, 0, 0, 0], "tricks_won": [0, 0, 0, 0],
+        "taken": [[], [], [], []], "voids": ["", "", "", ""], "scores": [0, 0, 0, 0],
+        "hearts_broken": False, "moon_shooter": -1, "seed": 1, "legal": ["2C"],
+    }  # fmt: skip
+    request.update(changes)
+    return request
+
+
+def test_serve_refuses_a_request_no_deal_can_give():
+    """A search given an impossible position (here pimc's world sampling) may never end:
+    serve answers an error instead, and the next request still gets its card."""
+    hello = protocol.hello("classic", "hearts", 4, "test")
+    six = ["6D", "8D", "9D", "JD", "TH", "AH"]
+    requests = [
+        {**hello, "protocol": 99},
+        hello,
+        _opening_request(hand=six, legal=["6D", "8D", "9D", "JD"]),
+        _opening_request(trick=7),
+        _opening_request(players=5),
+        _opening_request(plays=[[1, "2C"]], current_trick=[[1, "2C"]], legal=["8C"]),
+        _opening_request(plays=[[9, "3C"]], current_trick=[[9, "3C"]], legal=["8C"]),
+        _opening_request(hearts_broken="no"),
+        _opening_request(),
+    ]
+    lines = b"".join(protocol.encode(r) for r in requests)
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "serve", "pimc(worlds=8)"], input=lines,
+        capture_output=True, timeout=180,
+    )  # fmt: skip
+    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    assert done.returncode == 0, done.stderr
+    assert "speaks protocol 1, the hello says 99" in answers[0]["error"]
+    assert answers[1]["protocol"] == 1
+    assert "the hand holds 6 cards" in answers[2]["error"]
+    assert "trick 7 with 0 cards in it comes after 28 plays" in answers[3]["error"]
+    assert "players 5, but the hello's rules are for 4 seats" in answers[4]["error"]
+    assert "the hand holds 2C, already played" in answers[5]["error"]
+    assert "plays names a seat outside 0..3" in answers[6]["error"]
+    assert "hearts_broken must be true or false" in answers[7]["error"]
+    assert answers[8] == {"card": "2C"}
+
+
+def test_an_engine_that_refuses_the_hello_is_named_with_its_reason(tmp_path):
+    script = tmp_path / "refuses.py"
+    script.write_text(
+        "import sys\nsys.stdin.readline()\n"
+        'print(\'{"error": "no Omnibus here"}\', flush=True)\nsys.stdin.read()\n'
+    )
+    with pytest.raises(StrategyError, match=r"refused the hello \(.*\): no Omnibus here"):
+        games([engine(script), "lowcard", "lowcard", "lowcard"], n=1)
+    stop_all()

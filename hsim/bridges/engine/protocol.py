@@ -135,9 +135,7 @@ def _suit_texts(suit: int) -> tuple[str, ...]:
 #: JSON texts of every set of cards of one suit, per suit: a mask's list in four lookups.
 _SUIT_TEXTS = tuple(_suit_texts(s) for s in range(4))
 #: ``[seat,"card"]`` texts of a play, by seat and card.
-_PLAY_TEXTS = tuple(
-    tuple(f'[{s},"{CARD_NAMES[c]}"]' for c in range(52)) for s in range(MAX_SEATS)
-)
+_PLAY_TEXTS = tuple(tuple(f'[{s},"{CARD_NAMES[c]}"]' for c in range(52)) for s in range(MAX_SEATS))
 _SUIT_LETTERS = tuple(
     '"' + "".join(SUITS[s] for s in range(4) if v >> s & 1) + '"' for v in range(16)
 )
@@ -411,7 +409,11 @@ def _arrays(m: dict, rules_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     current = m["current_trick"]
     pub[P_TRICK_LEN] = len(current)
     pub[P_TO_ACT] = seat
-    pub[P_HEARTS_BROKEN] = bool(m["hearts_broken"])
+    if not isinstance(m["hearts_broken"], bool):
+        raise ProtocolError(
+            f"hearts_broken must be true or false, not {repr(m['hearts_broken'])[:40]}"
+        )
+    pub[P_HEARTS_BROKEN] = m["hearts_broken"]
     played = 0
     for i, (s, name) in enumerate(m["plays"]):
         c = card(name, "plays")

@@ -27,9 +27,21 @@ from hsim.bridges.engine.protocol import (
     decode,
     encode,
     mask,
+    names,
 )
 from hsim.engine.choices import longest_suit
-from hsim.engine.layout import V_HAND
+from hsim.engine.layout import (
+    P_N_PLAYS,
+    P_N_SEATS,
+    P_PLAY_CARD,
+    P_PLAY_SEAT,
+    P_PLAYED,
+    P_TRICK,
+    P_TRICK_CARDS,
+    P_TRICK_LEN,
+    V_HAND,
+    V_SEAT,
+)
 from hsim.errors import RulesError, describe, strategy_failure
 from hsim.model.rules import Rules, parse_rules
 from hsim.strategy.contract import LoadedStrategy, Observation, StrategyError
@@ -53,6 +65,11 @@ class Server:
     def hello(self, message: dict) -> dict:
         """Answer the hello: check the rules and game, say the protocol and the name."""
         self.rules = None  # until this hello is accepted: no request is answered
+        if message.get("protocol", PROTOCOL) != PROTOCOL:
+            return {
+                "error": f"this engine speaks protocol {PROTOCOL}, the hello says "
+                f"{str(message.get('protocol'))[:40]}"
+            }
         try:
             rules = parse_rules(str(message.get("rules", "")))
         except RulesError as exc:
@@ -80,6 +97,11 @@ class Server:
             return {"error": f"unknown request type {kind!r}"}
         if self.rules is None:
             return {"error": "a request before the hello"}
+        if "players" in message and message["players"] != self.rules.players:
+            raise ProtocolError(
+                f"players {str(message.get('players'))[:20]}, but the hello's rules are for "
+                f"{self.rules.players} seats"
+            )
         public, private = arrays_from_request(message, self.rules_array)
         try:
             legal = mask(message["legal"], "legal") if kind == PLAY else 0
@@ -88,6 +110,7 @@ class Server:
             raise ProtocolError(f"a request field is missing or malformed ({exc!r})") from None
         if kind == PLAY and (legal == 0 or legal & ~int(private[V_HAND])):
             raise ProtocolError("legal must name cards of the hand, at least one")
+        impossible_request(kind, public, private, self.rules)
         if self.player is None:
             value = self._compiled(kind, public, private, legal, seed)
         else:
@@ -138,6 +161,51 @@ class Server:
             if not strategy_failure(exc):
                 raise
             return encode({"error": f"strategy {self.spec!r} {describe(exc)}"})
+
+
+def impossible_request(kind: str, public: np.ndarray, private: np.ndarray, rules: Rules) -> None:
+    """Refuse a request no deal of ``rules`` can give (arrays of
+    :func:`~hsim.bridges.engine.protocol.arrays_from_request`): a seat out of range, a
+    card played twice or still in the hand, and under Hearts a hand or a list of plays
+    of the wrong size for the trick (docs/rules.md A1.1). A strategy assumes a position
+    that can happen; a search may never end on one that cannot.
+
+    :raises ProtocolError: what is impossible, in words.
+    """
+    n = int(public[P_N_SEATS])
+    plays = int(public[P_N_PLAYS])
+    seats = public[P_PLAY_SEAT : P_PLAY_SEAT + plays]
+    if plays and (seats.min() < 0 or seats.max() >= n):
+        raise ProtocolError(f"plays names a seat outside 0..{n - 1}")
+    cards = public[P_PLAY_CARD : P_PLAY_CARD + plays]
+    if len(set(cards.tolist())) != plays:
+        raise ProtocolError("plays holds a card twice")
+    hand = int(private[V_HAND])
+    seen = int(public[P_PLAYED]) | int(public[P_TRICK_CARDS])
+    if hand & seen:
+        raise ProtocolError(f"the hand holds {' '.join(names(hand & seen))}, already played")
+    if rules.game != "hearts" or kind not in (PASS, PLAY):
+        return
+    dealt = 52 // n  # cards per hand and tricks per deal (A1.1)
+    size = bin(hand).count("1")
+    if kind == PASS:
+        if size != dealt or plays:
+            raise ProtocolError(
+                f"a pass comes before any play, from a hand of {dealt} cards (this one: {size})"
+            )
+        return
+    trick, in_trick = int(public[P_TRICK]), int(public[P_TRICK_LEN])
+    if not 0 <= trick < dealt or not 0 <= in_trick < n or plays != trick * n + in_trick:
+        raise ProtocolError(
+            f"trick {trick} with {in_trick} cards in it comes after {trick * n + in_trick} "
+            f"plays with {n} seats (plays holds {plays})"
+        )
+    mine = int((seats == private[V_SEAT]).sum())
+    if size != dealt - mine:
+        raise ProtocolError(
+            f"the hand holds {size} cards; a seat that has played {mine} of its {dealt} "
+            f"holds {dealt - mine}"
+        )
 
 
 def serve(spec: str, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:

@@ -89,6 +89,11 @@ class EngineStrategy:
         try:
             if not engine.running:
                 said = engine.start(self.hello, self.start_timeout)
+                if said.get("error") is not None:  # it cannot play these rules
+                    engine.stop()
+                    raise EngineFailure(
+                        f"refused the hello ({self.hello['rules']}): {str(said['error'])[:500]}"
+                    )
                 if said.get("protocol") != PROTOCOL:
                     engine.stop()
                     raise EngineFailure(
