@@ -117,3 +117,25 @@ def test_each_rung_is_named_before_its_progress_bar(tmp_path):
     assert quiet.stdout.splitlines()[1:] == shown.stdout.splitlines()[1:2] + [
         quiet.stdout.splitlines()[2]
     ]
+
+
+@pytest.mark.parametrize("command", ["ladder", "gauntlet"])
+def test_boards_past_the_largest_game_index_name_boards(command):
+    bots = ["--bots", "random,lowcard"] if command == "ladder" else [
+        "--candidates", "lowcard", "--panel", "random"]  # fmt: skip
+    result = CliRunner().invoke(main, [command, *bots, "--boards", str(2**61)])
+    assert result.exit_code == 2, result.output
+    assert "--boards 2305843009213693952 is out of range" in result.output
+    assert "chunk" not in result.output and "first-game" not in result.output
+
+
+def test_many_boards_are_played_in_chunks_of_at_most_the_largest_size():
+    from hsim.experiments.ladder import rung_config
+    from hsim.model.rules import parse_rules
+    from hsim.runner.config import MAX_CHUNK_SIZE, validate
+
+    for rules_text in ("classic", "hearts6"):
+        rules = parse_rules(rules_text)
+        config = rung_config("lowcard", "random", 5_000_001, 1, rules)
+        assert config.chunk_size * rules.players <= MAX_CHUNK_SIZE
+        validate(config, 2)  # raises ConfigError on a setting out of range

@@ -23,7 +23,7 @@ import pandas as pd
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.errors import ConfigError
 from hsim.model.rules import Rules
-from hsim.runner.config import MAX_GAME_STOP, RunConfig, check_int, validate
+from hsim.runner.config import MAX_CHUNK_SIZE, MAX_GAME_STOP, RunConfig, check_int, validate
 from hsim.runner.run import run_tournament
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -196,8 +196,9 @@ class LadderStopped(Exception):
 
 def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) -> RunConfig:
     """Return the duplicate run of one rung: ``boards`` boards of ``upper`` over ``lower``,
-    in at least :data:`RUNG_CHUNKS` chunks (the results do not depend on it), so that
-    the rung's progress bar shows the time left early on."""
+    in at least :data:`RUNG_CHUNKS` chunks of at most ``MAX_CHUNK_SIZE`` games (the
+    results do not depend on it), so that the rung's progress bar shows the time left
+    early on."""
 
     return RunConfig(
         rules=rules,
@@ -205,7 +206,8 @@ def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) ->
         games=boards,
         seed=seed,
         duplicate=True,
-        chunk_size=max(1, -(-boards // RUNG_CHUNKS)),
+        # at most MAX_CHUNK_SIZE games a chunk however many boards (a board is a game per seat)
+        chunk_size=max(1, min(-(-boards // RUNG_CHUNKS), MAX_CHUNK_SIZE // rules.players)),
     )
 
 
@@ -229,7 +231,7 @@ def check_pairs(pairs, boards: int, seed: int, workers: int, rules: Rules) -> No
     :raises ConfigError: fewer than 2 boards, or a run's setting out of range.
         :raises StrategyError: a bot that cannot be loaded or does not play the rules' game.
     """
-    check_int("--boards", boards, 2, MAX_GAME_STOP)
+    check_int("--boards", boards, 2, MAX_GAME_STOP // rules.players)  # a game per seat
     for upper, lower in pairs:
         validate(rung_config(upper, lower, boards, seed, rules), workers)
 
