@@ -192,3 +192,42 @@ def test_pairings_of_other_boards_are_refused(tmp_path):
     new = _pairing(tmp_path, "b", "pimc", {(0, 0): -1, (2, 0): -1})
     with pytest.raises(ValueError, match="same boards"):
         paired_differences([ref, new], Rules())
+
+
+@pytest.mark.parametrize("command", ["gauntlet", "ladder"])
+def test_a_second_run_into_a_folder_in_use_is_refused_and_changes_nothing(tmp_path, command):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    hsim = Path(sys.executable).parent / "hsim"
+    out = tmp_path / "g"
+
+    def bots(a, b):
+        return (
+            ["--candidates", a, "--panel", b] if command == "gauntlet" else ["--bots", f"{b},{a}"]
+        )
+
+    first = subprocess.Popen(
+        [str(hsim), command, *bots("lowcard", "random"), "--boards", "400000", "--workers",
+         "1", "--no-progress", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("*/deals/part-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        before = sorted(p.name for p in out.iterdir())
+        second = subprocess.run(
+            [str(hsim), command, *bots("random", "lowcard"), "--boards", "2", "--no-progress",
+             "--out", str(out)],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert second.returncode == 1, second.stderr
+        assert "in use by hsim process" in second.stderr and "Traceback" not in second.stderr
+        assert sorted(p.name for p in out.iterdir()) == before
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=120)

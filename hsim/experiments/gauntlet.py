@@ -31,6 +31,7 @@ from hsim.errors import ConfigError
 from hsim.experiments.ladder import (
     board_advantages,
     check_pairs,
+    holding,
     play_pair,
     rung_players,
     slug,
@@ -248,18 +249,19 @@ def run_gauntlet(
     """
     check_gauntlet(candidates, panel, boards, seed, workers, rules)
     pairs = [(c, o) for c in candidates for o in panel]
-    for k, (candidate, opponent) in enumerate(pairs, 1):
-        if echo is not None:
-            echo(
-                f"pairing {k} of {len(pairs)}: {pairing_label(candidate, opponent, rules)}, "
-                f"{boards * rules.players:,} games"
-            )
-        # numbered: two long specs (an engine's command line) may share their first letters
-        name = f"{k:02d}-{slug(candidate)[:60]}-vs-{slug(opponent)[:60]}"
-        yield run_pairing(
-            candidate, opponent, boards, seed, workers, out / name, rules, progress, cluster,
-            timed,
-        )  # fmt: skip
+    with holding(out):
+        for k, (candidate, opponent) in enumerate(pairs, 1):
+            if echo is not None:
+                echo(
+                    f"pairing {k} of {len(pairs)}: {pairing_label(candidate, opponent, rules)}, "
+                    f"{boards * rules.players:,} games"
+                )
+            # numbered: two long specs (an engine's command line) may share their first letters
+            name = f"{k:02d}-{slug(candidate)[:60]}-vs-{slug(opponent)[:60]}"
+            yield run_pairing(
+                candidate, opponent, boards, seed, workers, out / name, rules, progress,
+                cluster, timed,
+            )  # fmt: skip
 
 
 def panel_summary(pairings: list[Pairing], rules: Rules) -> Interval | None:

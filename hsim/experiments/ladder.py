@@ -13,6 +13,7 @@ the lower copies'. A rung *holds* when that advantage's 95% interval lies above 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,9 +22,10 @@ import numpy as np
 import pandas as pd
 
 from hsim.analysis.stats import Interval, mean_interval
-from hsim.errors import ConfigError
+from hsim.errors import ConfigError, RunError
 from hsim.model.rules import Rules
 from hsim.runner.config import MAX_CHUNK_SIZE, MAX_GAME_STOP, RunConfig, check_int, validate
+from hsim.runner.lock import FolderError, claim
 from hsim.runner.run import run_tournament
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -211,6 +213,28 @@ def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) ->
     )
 
 
+@contextlib.contextmanager
+def holding(out: Path):
+    """Hold ``out``, the folder of a ladder's rungs or a gauntlet's pairings (created if
+    missing), for this process while the block runs: a second ladder or gauntlet given
+    the same ``--out`` is refused, instead of replacing the folders of the first.
+
+    :raises RunError: another hsim process holds it, or it cannot be created.
+    """
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        lock = claim(out)
+    except FolderError as exc:
+        raise RunError(str(exc)) from None
+    except OSError as exc:
+        raise RunError(f"cannot create --out {out}: {exc.strerror or exc}") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> None:
     """Check every rung's settings (:func:`hsim.runner.config.validate`) before any is
     played.
@@ -256,12 +280,16 @@ def run_ladder(
     """
     check_ladder(bots, boards, seed, workers, rules)
     pairs = list(zip(bots, bots[1:], strict=False))
-    for k, (lower, upper) in enumerate(pairs, 1):
-        if echo is not None:
-            games = boards * rules.players
-            echo(f"rung {k} of {len(pairs)}: {rung_label(upper, lower, rules)}, {games:,} games")
-        name = f"{slug(upper)}-over-{slug(lower)}"
-        yield run_rung(upper, lower, boards, seed, workers, out / name, rules, progress, cluster)
+    with holding(out):
+        for k, (lower, upper) in enumerate(pairs, 1):
+            if echo is not None:
+                games = boards * rules.players
+                label = rung_label(upper, lower, rules)
+                echo(f"rung {k} of {len(pairs)}: {label}, {games:,} games")
+            name = f"{slug(upper)}-over-{slug(lower)}"
+            yield run_rung(
+                upper, lower, boards, seed, workers, out / name, rules, progress, cluster
+            )
 
 
 def slug(spec: str) -> str:
