@@ -249,6 +249,7 @@ FAILURES = {
     "illegal": "a card the rules do not allow now",
     "unheld": "returned",
     "error": "reported an error: out of memory",
+    "huge_line": "bytes (at most 65,536)",
 }
 
 

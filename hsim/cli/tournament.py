@@ -317,7 +317,7 @@ def _stopped_before_start(exc) -> None:
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.run import EXIT_CODES
 
-    click.echo("interrupted before the run started: no game was written", err=True)
+    click.echo("interrupted before any game was written", err=True)
     sys.exit(EXIT_CODES.get(exc.signum, 130))
 
 

@@ -135,7 +135,7 @@ class StopSignals:
             if self.hard_stop is not None:
                 self.hard_stop(self.signum or signum)
             else:
-                sys.stderr.write("interrupted before the run started: no game was written\n")
+                sys.stderr.write("interrupted before any game was written\n")
         finally:
             sys.stderr.flush()
             os._exit(EXIT_CODES.get(self.signum or signum, 130))

@@ -58,6 +58,8 @@ def main(mode: str) -> None:
                     answer = {"card": next(unheld)}
                 if mode == "error":
                     answer = {"error": "out of memory"}
+                if mode == "huge_line":  # a whole line, newline included, past the limit
+                    answer = {"card": low(legal), "log": "x" * 70_000}
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 

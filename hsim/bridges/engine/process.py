@@ -242,7 +242,9 @@ class EngineProcess:
             if self._lines:
                 return self._lines.popleft()
             if len(self._buffer) > MAX_LINE:
-                raise EngineFailure(f"wrote more than {MAX_LINE:,} bytes without a newline")
+                raise EngineFailure(
+                    f"answer: a line of more than {MAX_LINE:,} bytes (at most {MAX_LINE:,})"
+                )
             left = deadline - time.monotonic()
             if left <= 0 or not self._poll.poll(max(1, int(left * 1000))):
                 raise EngineFailure(f"did not answer within {timeout:g} s ({limit}=)")
