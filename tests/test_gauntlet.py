@@ -231,3 +231,16 @@ def test_a_second_run_into_a_folder_in_use_is_refused_and_changes_nothing(tmp_pa
     finally:
         first.send_signal(signal.SIGINT)
         first.communicate(timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("option", "specs"), [("--candidates", "random,lowcard,random"), ("--panel", "duck,duck")]
+)
+def test_a_spec_given_twice_is_refused_before_any_play(tmp_path, option, specs):
+    args = {"--candidates": "lowcard", "--panel": "random", option: specs}
+    result = CliRunner().invoke(main, [
+        "gauntlet", *[x for kv in args.items() for x in kv], "--boards", "2", "--no-progress",
+        "--out", str(tmp_path / "g")])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"is given more than once in {option}" in result.output
+    assert not (tmp_path / "g").exists()

@@ -120,7 +120,8 @@ class Pairing:
 def check_gauntlet(candidates, panel, boards: int, seed: int, workers: int, rules: Rules):
     """Check every pairing's settings before any is played.
 
-    :raises ConfigError: no candidate or no opponent, fewer than 2 boards.
+    :raises ConfigError: no candidate or no opponent, a spec given twice in either, fewer
+        than 2 boards.
     :raises StrategyError: a spec that cannot be loaded or does not play the rules' game
         (the message names it).
     """
@@ -128,6 +129,13 @@ def check_gauntlet(candidates, panel, boards: int, seed: int, workers: int, rule
         raise ConfigError("a gauntlet needs at least one candidate (--candidates)")
     if not panel:
         raise ConfigError("a gauntlet needs at least one opponent (--panel)")
+    for option, specs in (("--candidates", candidates), ("--panel", panel)):
+        twice = sorted({s for s in specs if list(specs).count(s) > 1})
+        if twice:
+            raise ConfigError(
+                f"{', '.join(twice)} is given more than once in {option}: its pairings would "
+                "be played twice; give each spec once"
+            )
     check_pairs([(c, o) for c in candidates for o in panel], boards, seed, workers, rules)
 
 
