@@ -217,22 +217,36 @@ def rung_config(upper: str, lower: str, boards: int, seed: int, rules: Rules) ->
 def holding(out: Path):
     """Hold ``out``, the folder of a ladder's rungs or a gauntlet's pairings (created if
     missing), for this process while the block runs: a second ladder or gauntlet given
-    the same ``--out`` is refused, instead of replacing the folders of the first.
+    the same ``--out`` is refused, instead of replacing the folders of the first. The
+    folders this created are removed again if nothing was written into them.
 
     :raises RunError: another hsim process holds it, or it cannot be created.
     """
     out = Path(out)
+    created = [p for p in (out, *out.parents) if not p.exists()]  # the deepest first
     try:
         out.mkdir(parents=True, exist_ok=True)
         lock = claim(out)
     except FolderError as exc:
+        _remove_empty(created)
         raise RunError(str(exc)) from None
     except OSError as exc:
+        _remove_empty(created)
         raise RunError(f"cannot create --out {out}: {exc.strerror or exc}") from None
     try:
         yield
     finally:
         lock.release()
+        _remove_empty(created)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (the deepest first) while they are empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> None:
