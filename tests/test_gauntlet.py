@@ -244,3 +244,24 @@ def test_a_spec_given_twice_is_refused_before_any_play(tmp_path, option, specs):
     assert result.exit_code == 2, result.output
     assert f"is given more than once in {option}" in result.output
     assert not (tmp_path / "g").exists()
+
+
+def test_the_figures_read_in_batches_are_the_figures_of_all_deals_at_once(small):
+    """A pairing's deals are tallied a batch of whole games at a time (its memory grows
+    with the boards, not the deals): any batch size gives the sums and figures of all the
+    deals read at once."""
+    from hsim.experiments.gauntlet import figures_from_sums
+    from hsim.experiments.ladder import TALLY_COLUMNS, board_sums, run_board_sums
+
+    tmp, _, _ = small
+    folders = sorted((tmp / "g").glob("*-vs-*"))
+    assert len(folders) == 4
+    for folder in folders:
+        whole = board_sums(pd.read_parquet(folder / "deals", columns=TALLY_COLUMNS))
+        assert whole["upper_deals"].sum() > 0 and len(whole) == 8
+        for rows in (1, 50, 10**9):
+            batched = run_board_sums(folder, rows)
+            pd.testing.assert_frame_equal(batched, whole, check_exact=True)
+        figures = figures_from_sums(whole, Rules())
+        assert figures["deals"] == whole["upper_deals"].sum()
+        assert figures["boards"].index.tolist() == list(range(8))

@@ -29,10 +29,12 @@ from hsim.analysis.stats import Interval, mean_interval
 from hsim.engine.layout import H_DECIDER
 from hsim.errors import ConfigError
 from hsim.experiments.ladder import (
-    board_advantages,
+    advantages_from_sums,
+    board_sums,
     check_pairs,
     holding,
     play_pair,
+    run_board_sums,
     rung_players,
     slug,
 )
@@ -81,7 +83,7 @@ class Pairing:
     deal of the candidate and of the opponents' seats. moons_shot: share of the deals it
     played in which it shot the moon; moons_conceded: share of them in which an opponent
     did. deals: deals played (each once). cpu_ms: the candidate's CPU milliseconds per
-    decision (None when not timed). boards: the figures per board (:func:`board_figures`),
+    decision (None when not timed). boards: the figures per board (:func:`figures_from_sums`),
     for the whole-panel line and the paired differences.
     """
 
@@ -140,39 +142,33 @@ def check_gauntlet(candidates, panel, boards: int, seed: int, workers: int, rule
 
 
 def measure_pairing(deals: pd.DataFrame, rules: Rules) -> dict:
-    """Return a pairing's figures from its duplicate run's ``deals`` (columns board,
-    game, deal, player, moon, deal_score; the candidate is player 0): ``advantage``
-    (an :class:`Interval`), ``score``, ``opponents_score``, ``moons_shot``,
-    ``moons_conceded``, ``deals`` and ``boards`` (see :class:`Pairing`)."""
-    mine = deals["player"] == 0
-    boards = board_figures(deals, rules)
+    """Return a pairing's figures from its duplicate run's ``deals`` (the columns of
+    :data:`~hsim.experiments.ladder.TALLY_COLUMNS`; the candidate is player 0), as
+    :func:`figures_from_sums` gives them."""
+    return figures_from_sums(board_sums(deals), rules)
+
+
+def figures_from_sums(sums: pd.DataFrame, rules: Rules) -> dict:
+    """Return a pairing's figures from its :func:`~hsim.experiments.ladder.board_sums`:
+    ``advantage`` (an :class:`Interval` over boards), ``score``, ``opponents_score``,
+    ``moons_shot``, ``moons_conceded``, ``deals`` and ``boards`` (per board, indexed by
+    board: ``advantage``, points per deal, as
+    :func:`~hsim.experiments.ladder.board_advantages`, and ``conceded``, the share of
+    the board's deals in which an opponent shot the moon, 0..1; see :class:`Pairing`)."""
+    deals = sums["upper_deals"]
+    advantage = advantages_from_sums(sums, higher_is_better=rules.is_kierki)
+    conceded = (sums["conceded"] / deals).to_numpy()
+    boards = pd.DataFrame({"advantage": advantage, "conceded": conceded}, index=sums.index)
+    n = int(deals.sum())
     return {
         "advantage": mean_interval(boards["advantage"]),
-        "score": float(deals.loc[mine, "deal_score"].mean()),
-        "opponents_score": float(deals.loc[~mine, "deal_score"].mean()),
-        "moons_shot": float(deals.loc[mine, "moon"].mean()),
-        "moons_conceded": float(conceded_deals(deals).mean()),
-        "deals": int(mine.sum()),
+        "score": float(sums["upper_score"].sum() / n),
+        "opponents_score": float(sums["other_score"].sum() / sums["other_rows"].sum()),
+        "moons_shot": float(sums["upper_moons"].sum() / n),
+        "moons_conceded": float(sums["conceded"].sum() / n),
+        "deals": n,
         "boards": boards,
     }
-
-
-def conceded_deals(deals: pd.DataFrame) -> pd.Series:
-    """Return, per deal (indexed by board, game and deal), whether a seat other than the
-    candidate (player 0) shot the moon. deals: as :func:`measure_pairing`'s."""
-    theirs = deals["moon"] & (deals["player"] != 0)
-    return theirs.groupby([deals["board"], deals["game"], deals["deal"]]).any()
-
-
-def board_figures(deals: pd.DataFrame, rules: Rules) -> pd.DataFrame:
-    """Return a pairing's figures per board, indexed by board: ``advantage`` (as
-    :func:`~hsim.experiments.ladder.board_advantages`, points per deal) and ``conceded``
-    (the share of the board's deals in which an opponent shot the moon, 0..1). deals: as
-    :func:`measure_pairing`'s."""
-    conceded = conceded_deals(deals).groupby(level=0).mean()
-    advantage = board_advantages(deals, higher_is_better=rules.is_kierki)
-    return pd.DataFrame({"advantage": advantage, "conceded": conceded.to_numpy()},
-                        index=conceded.index)  # fmt: skip
 
 
 def decision_cpu_ms(candidate: str, opponent: str, seed: int, rules: Rules) -> float | None:
@@ -226,8 +222,7 @@ def run_pairing(
     """
     label = pairing_label(candidate, opponent, rules)
     play_pair(candidate, opponent, boards, seed, workers, out, rules, progress, cluster, label)
-    columns = ["game", "board", "deal", "player", "moon", "deal_score"]
-    figures = measure_pairing(pd.read_parquet(out / "deals", columns=columns), rules)
+    figures = figures_from_sums(run_board_sums(out), rules)
     cpu = decision_cpu_ms(candidate, opponent, seed, rules) if timed else None
     return Pairing(candidate, opponent, cpu_ms=cpu, run_dir=out, **figures)
 

@@ -85,6 +85,63 @@ def board_advantages(
     return edge.to_numpy()
 
 
+#: The deals columns a duplicate run's figures are tallied from (:func:`board_sums`).
+TALLY_COLUMNS = ["board", "game", "deal", "player", "moon", "deal_score"]
+
+
+def board_sums(deals: pd.DataFrame) -> pd.DataFrame:
+    """Return per board (the index, sorted) the sums a duplicate run's figures come from.
+
+    deals: rows of whole games of a duplicate run's ``deals`` dataset (the columns of
+    :data:`TALLY_COLUMNS`), the upper bot or candidate being player 0. Columns:
+    ``upper_deals``, ``upper_score``, ``upper_moons`` (its rows: one per deal, their deal
+    scores, the moons it shot), ``other_rows``, ``other_score`` (the other seats' rows and
+    deal scores) and ``conceded`` (deals in which another seat shot the moon). Sums add
+    up: the sums of two sets of games are the sums of their union.
+    """
+    upper = deals["player"].to_numpy() == 0
+    score = deals["deal_score"].to_numpy().astype(np.int64)
+    moon = deals["moon"].to_numpy().astype(bool)
+    theirs = pd.Series(moon & ~upper, index=deals.index)
+    conceded = theirs.groupby([deals["board"], deals["game"], deals["deal"]]).any()
+    sums = pd.DataFrame({
+        "upper_deals": upper.astype(np.int64),
+        "upper_score": np.where(upper, score, 0),
+        "upper_moons": (moon & upper).astype(np.int64),
+        "other_rows": (~upper).astype(np.int64),
+        "other_score": np.where(upper, 0, score),
+    }).groupby(deals["board"].to_numpy()).sum()  # fmt: skip
+    sums["conceded"] = conceded.groupby(level=0).sum().astype(np.int64)
+    return sums
+
+
+def run_board_sums(run_dir: Path, rows: int | None = None) -> pd.DataFrame:
+    """Return :func:`board_sums` of run folder ``run_dir``'s deals, read ``rows`` rows of
+    whole games at a time (default :data:`hsim.analysis.scan.BATCH_ROWS`): the memory
+    grows with the boards, not with the deals.
+
+    :raises RunFolderError: the folder or its deals cannot be read.
+    """
+    from hsim.analysis.scan import BATCH_ROWS, open_run
+
+    batches = open_run(run_dir).batches("deals", TALLY_COLUMNS, rows or BATCH_ROWS)
+    parts = [board_sums(table.to_pandas()) for table in batches]
+    return pd.concat(parts).groupby(level=0).sum() if parts else board_sums(_no_deals())
+
+
+def _no_deals() -> pd.DataFrame:
+    return pd.DataFrame({c: np.zeros(0, np.int64) for c in TALLY_COLUMNS})
+
+
+def advantages_from_sums(sums: pd.DataFrame, higher_is_better: bool = False) -> np.ndarray:
+    """Return per board (``sums``' order) the upper player's edge in mean deal score over
+    the other seats, as :func:`board_advantages`: points per deal, positive when it did
+    better. sums: :func:`board_sums`."""
+    mine = sums["upper_score"] / sums["upper_deals"]
+    theirs = sums["other_score"] / sums["other_rows"]
+    return (mine - theirs if higher_is_better else theirs - mine).to_numpy()
+
+
 def rung_players(upper: str, lower: str, rules: Rules) -> tuple[str, ...]:
     """Return the seating of a rung: ``upper`` then ``lower`` at every other seat."""
     return (upper,) + (lower,) * (rules.players - 1)
@@ -155,9 +212,10 @@ def run_rung(
     local processes.
     """
     play_pair(upper, lower, boards, seed, workers, out, rules, progress, cluster)
-    deals = pd.read_parquet(out / "deals", columns=["board", "player", "deal_score"])
-    advantage = mean_interval(board_advantages(deals, higher_is_better=rules.is_kierki))
-    return Rung(upper, lower, advantage, len(deals) // rules.players, out)
+    sums = run_board_sums(out)
+    advantage = mean_interval(advantages_from_sums(sums, higher_is_better=rules.is_kierki))
+    rows = int(sums["upper_deals"].sum() + sums["other_rows"].sum())
+    return Rung(upper, lower, advantage, rows // rules.players, out)
 
 
 def play_pair(
