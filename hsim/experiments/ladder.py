@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from hsim.analysis.scan import BATCH_ROWS, open_run
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.errors import ConfigError, RunError
 from hsim.model.rules import Rules
@@ -122,8 +123,6 @@ def run_board_sums(run_dir: Path, rows: int | None = None) -> pd.DataFrame:
 
     :raises RunFolderError: the folder or its deals cannot be read.
     """
-    from hsim.analysis.scan import BATCH_ROWS, open_run
-
     batches = open_run(run_dir).batches("deals", TALLY_COLUMNS, rows or BATCH_ROWS)
     parts = [board_sums(table.to_pandas()) for table in batches]
     return pd.concat(parts).groupby(level=0).sum() if parts else board_sums(_no_deals())
