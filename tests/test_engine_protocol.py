@@ -361,14 +361,19 @@ def test_a_bad_engine_spec_is_a_clean_error(tmp_path, spec, words):
     assert words in result.output and "Traceback" not in result.output
 
 
+def _serve(spec: str, lines: bytes, timeout: float = 300):
+    """Run ``hsim serve SPEC`` on ``lines``: the finished process and its answers."""
+    done = subprocess.run(
+        [sys.executable, "-m", "hsim.cli", "serve", spec], input=lines, capture_output=True,
+        timeout=timeout,
+    )  # fmt: skip
+    return done, [json.loads(x) for x in done.stdout.splitlines()]
+
+
 def test_serve_answers_a_session_and_reports_bad_requests():
     hello = protocol.encode(protocol.hello("classic", "hearts", 4, "test"))
     lines = hello + b"not json\n" + b'{"type": "bid"}\n' + b'{"type": "play"}\n'
-    done = subprocess.run(
-        [sys.executable, "-m", "hsim.cli", "serve", "lowcard"], input=lines,
-        capture_output=True, timeout=300,
-    )  # fmt: skip
-    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    done, answers = _serve("lowcard", lines)
     assert done.returncode == 0, done.stderr
     assert answers[0]["protocol"] == protocol.PROTOCOL and answers[0]["name"] == "lowcard"
     assert "is not a JSON object" in answers[1]["error"]
@@ -388,11 +393,7 @@ def test_serve_refuses_an_unknown_strategy_before_reading():
 def test_serve_answers_an_overlong_line_once_and_goes_on():
     hello = protocol.encode(protocol.hello("classic", "hearts", 4, "test"))
     lines = hello + b"x" * (3 * protocol.MAX_LINE) + b"\n" + b'{"type": "bid"}\n'
-    done = subprocess.run(
-        [sys.executable, "-m", "hsim.cli", "serve", "lowcard"], input=lines,
-        capture_output=True, timeout=300,
-    )  # fmt: skip
-    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    _, answers = _serve("lowcard", lines)
     assert len(answers) == 3, answers
     assert "a line of" in answers[1]["error"] and "bid" in answers[2]["error"]
 
@@ -462,11 +463,7 @@ def test_a_crash_quotes_the_engines_stderr_from_a_worker(tmp_path):
 def test_serve_answers_nothing_after_a_refused_hello_and_checks_legal():
     good = protocol.encode(protocol.hello("classic", "hearts", 4, "test"))
     refused = protocol.encode(protocol.hello("kierki4", "kierki", 4, "test"))
-    done = subprocess.run(
-        [sys.executable, "-m", "hsim.cli", "serve", "heuristic"], input=good + refused
-        + b'{"type": "moon"}\n', capture_output=True, timeout=300,
-    )  # fmt: skip
-    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    _, answers = _serve("heuristic", good + refused + b'{"type": "moon"}\n')
     assert answers[0]["protocol"] == 1 and "does not play kierki" in answers[1]["error"]
     assert "before the hello" in answers[2]["error"]
 
@@ -639,11 +636,7 @@ def test_serve_refuses_a_request_no_deal_can_give():
         _opening_request(),
     ]
     lines = b"".join(protocol.encode(r) for r in requests)
-    done = subprocess.run(
-        [sys.executable, "-m", "hsim.cli", "serve", "pimc(worlds=8)"], input=lines,
-        capture_output=True, timeout=180,
-    )  # fmt: skip
-    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    done, answers = _serve("pimc(worlds=8)", lines, timeout=180)
     assert done.returncode == 0, done.stderr
     assert "speaks protocol 1, the hello says 99" in answers[0]["error"]
     assert answers[1]["protocol"] == 1
