@@ -1,6 +1,11 @@
 """hsim gauntlet: candidates against a panel on duplicate boards."""
 
 import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -196,12 +201,6 @@ def test_pairings_of_other_boards_are_refused(tmp_path):
 
 @pytest.mark.parametrize("command", ["gauntlet", "ladder"])
 def test_a_second_run_into_a_folder_in_use_is_refused_and_changes_nothing(tmp_path, command):
-    import signal
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
     hsim = Path(sys.executable).parent / "hsim"
     out = tmp_path / "g"
 
