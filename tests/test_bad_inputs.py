@@ -403,6 +403,16 @@ CASES = [
           "2", "--no-progress", "--out", "new-ladder"], 1, "KeyboardInterrupt"),
     _case("l-workers-huge", ["ladder", "--bots", "random,lowcard", "--workers", "5000",
           "--no-progress", "--out", "new-ladder"], 2, "--workers"),
+    _case("l-resume-no-out", ["ladder", "--resume", "--no-progress"], 2, "--resume needs --out"),
+    _case("l-resume-overwrite", ["ladder", "--resume", "--overwrite", "--no-progress",
+          "--out", "new-ladder"], 2, "--resume or --overwrite, not both"),
+    # -- gauntlet -------------------------------------------------------------------------
+    _case("g-resume-no-out", ["gauntlet", "--candidates", "lowcard", "--panel", "random",
+          "--resume", "--no-progress"], 2, "--resume needs --out"),
+    _case("g-resume-overwrite", ["gauntlet", "--candidates", "lowcard", "--panel", "random",
+          "--resume", "--overwrite", "--no-progress", "--out", "new-g"], 2, "not both"),
+    _case("g-out-in-run", ["gauntlet", "--candidates", "lowcard", "--panel", "random",
+          "--boards", "2", "--no-progress", "--out", "{RUN}"], 1, "is the run folder"),
     # -- compare-rules --------------------------------------------------------------------
     _case("cr-variant-unknown", ["compare-rules", "--games", "2", "--players", R4,
           "--variant", "jokers=1", "--out", "new-cmp"], 2, "jokers"),

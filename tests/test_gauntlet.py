@@ -136,7 +136,7 @@ def test_an_interrupted_pairing_or_rung_says_what_it_left(capsys, tmp_path, unit
     assert stop.value.code == code
     err = capsys.readouterr().err
     assert f"the {unit} pimc vs 3 x shooter stopped after 7 of 50 boards" in err
-    assert f"hsim resume {tmp_path / 'r'}" in err and f"the {unit}s after it" in err
+    assert f"--out {tmp_path} --resume continues" in err and f"the {unit}s after it" in err
 
 
 def test_candidates_are_paired_with_the_first_board_by_board(small):
@@ -264,3 +264,140 @@ def test_the_figures_read_in_batches_are_the_figures_of_all_deals_at_once(small)
         figures = figures_from_sums(whole, Rules())
         assert figures["deals"] == whole["upper_deals"].sum()
         assert figures["boards"].index.tolist() == list(range(8))
+
+
+def _files(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root`` but the lock: its bytes and its modification time."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != ".hsim.lock"
+    }
+
+
+def _folder_args(command: str, out: Path, *bots: str) -> list[str]:
+    who = (
+        ["--candidates", bots[0], "--panel", ",".join(bots[1:])]
+        if command == "gauntlet"
+        else ["--bots", ",".join(bots[::-1])]
+    )
+    timing = ["--no-timing"] if command == "gauntlet" else []
+    return [command, *who, "--boards", "6", "--seed", "5", "--workers", "1", "--no-progress",
+            *timing, "--out", str(out)]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["gauntlet", "ladder"])
+def test_a_used_out_is_refused_kept_with_resume_and_played_again_with_overwrite(tmp_path, command):
+    out = tmp_path / "g"
+    args = _folder_args(command, out, "lowcard", "random", "duck")
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    written = _files(out)
+    assert any("/deals/part-" in name for name in written)
+
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 1, again.output
+    assert "already holds the run of" in again.output and "--resume" in again.output
+    assert "advantage" not in again.output  # no table header before the refusal
+    assert _files(out) == written  # nothing played, nothing changed
+
+    kept = CliRunner().invoke(main, [*args, "--resume"])
+    assert kept.exit_code == 0, kept.output
+    assert kept.output == first.output
+    assert _files(out) == written  # read, not played again
+
+    replaced = CliRunner().invoke(main, [*args, "--overwrite"])
+    assert replaced.exit_code == 0, replaced.output
+    assert replaced.output == first.output  # the same seed: the same games
+    now = _files(out)
+    assert now.keys() == written.keys()
+    parts = [name for name in now if "/part-" in name]
+    assert all(now[name][1] != written[name][1] for name in parts)  # played again
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (["--seed", "6"], "seed 5, not 6"),
+        (["--boards", "7"], "boards 6, not 7"),
+        (["--rule", "omnibus=true"], "rules "),
+        (None, "the strategy file"),
+    ],
+)
+def test_resume_refuses_a_pairing_played_with_other_settings(tmp_path, change, words):
+    bot = tmp_path / "bot.py"
+    bot.write_text(Path("tests/bots/python_bots.py").read_text())
+    out = tmp_path / "g"
+    args = _folder_args("gauntlet", out, f"{bot}:PyLowcard", "random")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    written = _files(out)
+    if change is None:
+        bot.write_text(bot.read_text() + "\n# changed\n")
+    result = CliRunner().invoke(main, [*args, *(change or []), "--resume"])
+    assert result.exit_code == 1, result.output
+    assert f"cannot continue the pairing {bot}:PyLowcard vs 3 x random" in result.output
+    assert words in result.output and "--overwrite" in result.output
+    assert "Traceback" not in result.output
+    assert _files(out) == written
+
+
+def test_resume_refuses_a_pairing_whose_run_json_is_damaged(tmp_path):
+    out = tmp_path / "g"
+    args = _folder_args("gauntlet", out, "lowcard", "random")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    manifest = next(out.glob("*/run.json"))
+    manifest.write_text(manifest.read_text()[:150])
+    written = _files(out)
+    result = CliRunner().invoke(main, [*args, "--resume"])
+    assert result.exit_code == 1, result.output
+    assert "cannot continue the pairing lowcard vs 3 x random" in result.output
+    assert "damaged" in result.output and "--overwrite" in result.output
+    assert _files(out) == written
+    replaced = CliRunner().invoke(main, [*args, "--overwrite"])
+    assert replaced.exit_code == 0, replaced.output
+    assert json.loads(manifest.read_text())["status"] == "complete"
+
+
+def test_a_gauntlet_stopped_by_ctrl_c_continues_with_resume_to_the_figures_of_one_run(
+    tmp_path,
+):
+    """Ctrl-C in the second pairing, then the same command with --resume: the first
+    pairing is read as it was, the second plays the rest, the third is played, and the
+    figures are those of one uninterrupted gauntlet."""
+    hsim = Path(sys.executable).parent / "hsim"
+    args = [str(hsim), "gauntlet", "--candidates", "lowcard", "--panel", "random,duck,heuristic",
+            "--boards", "30000", "--seed", "4", "--workers", "1", "--no-progress",
+            "--no-timing", "--json"]  # fmt: skip
+    out = tmp_path / "g"
+    first = subprocess.Popen(
+        [*args, "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("02-*/deals/part-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=120)
+    assert first.returncode == 130, err
+    assert f"--out {out} --resume continues" in err and "Traceback" not in err
+    stopped = json.loads((out / "02-lowcard-vs-duck" / "run.json").read_text())
+    assert stopped["status"] == "interrupted"
+    done = _files(out / "01-lowcard-vs-random")
+
+    resumed = subprocess.run([*args, "--out", str(out), "--resume"], capture_output=True,
+                             text=True, timeout=600)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    whole = subprocess.run([*args, "--out", str(tmp_path / "whole")], capture_output=True,
+                           text=True, timeout=600)  # fmt: skip
+    assert whole.returncode == 0, whole.stderr
+
+    def figures(text):
+        result = json.loads(text)
+        for p in result["pairings"]:
+            del p["run_dir"]
+        return result
+
+    assert figures(resumed.stdout) == figures(whole.stdout)
+    assert len(figures(whole.stdout)["pairings"]) == 3
+    assert _files(out / "01-lowcard-vs-random") == done  # read, not played again

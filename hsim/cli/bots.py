@@ -14,9 +14,12 @@ from hsim.cli.common import (
     cluster_option,
     default_out,
     exit_stopped,
+    folder_mode,
     html_option,
     out_option,
+    overwrite_option,
     progress_option,
+    resume_option,
     rule_option,
     rules_option,
     seed_option,
@@ -47,12 +50,14 @@ from hsim.cli.common import (
 @workers_option
 @cluster_option
 @out_option("results/ladder-<time>-<random>, holding a run folder per rung")
+@resume_option("rungs")
+@overwrite_option
 @click.option("--check", is_flag=True, help="Exit with status 1 unless every rung holds (for CI).")
 @html_option("each rung's advantage with its 95% interval, the table of rungs")
 @progress_option
 def ladder(
-    bots, boards, seed, preset, rule_items, workers, cluster_address, out, check, html_file,
-    progress,
+    bots, boards, seed, preset, rule_items, workers, cluster_address, out, resume, overwrite,
+    check, html_file, progress,
 ):  # fmt: skip
     """Measure the bot ladder on duplicate deals, with 95% intervals.
 
@@ -62,7 +67,8 @@ def ladder(
     (deal_score) with its 95% interval over boards: LOWER's minus UPPER's in Hearts,
     where lower is better (after moon and bonuses), UPPER's minus LOWER's in Kierki,
     where higher is better. Positive: UPPER is stronger. A rung holds when the interval
-    is above zero.
+    is above zero. A ladder stopped by Ctrl-C (or killed) continues with the same
+    command, its --out and --resume.
     \b
     Example:
       hsim ladder --boards 2000 --seed 1
@@ -89,6 +95,7 @@ def ladder(
     from hsim.strategy.specs import split_players
 
     rules, _ = build_rules(preset, rule_items)
+    mode = folder_mode(out, resume, overwrite)
     if bots is None:
         bots = ",".join(default_bots(rules))
     try:
@@ -114,15 +121,16 @@ def ladder(
             raise user_error(exc) from None
     labels = ladder_labels(specs, rules)
     rows = []
-    click.echo(format_header(labels))
     all_hold = True
     echo = (lambda line: click.echo(line, err=True)) if progress else None
     try:
         with cluster_from_options(cluster_address, workers_given, workers) as cluster:
             for rung in run_ladder(
-                specs, boards, seed, workers, out, rules, progress, echo, cluster
+                specs, boards, seed, workers, out, rules, progress, echo, cluster, mode
             ):
                 all_hold &= rung.holds
+                if not rows:  # after the folders are checked: no header before an error
+                    click.echo(format_header(labels))
                 rows.append(rung_dict(rung, rules))
                 click.echo(format_rung(rung, labels, rules))
     except (RunError, StrategyError) as exc:

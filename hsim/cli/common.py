@@ -376,9 +376,7 @@ def deal_file_option(fn):
     )(fn)
 
 
-def build_position(
-    deal_text, pass_direction, passes, plays, rules, scores=None, deal_file=None
-):
+def build_position(deal_text, pass_direction, passes, plays, rules, scores=None, deal_file=None):
     """Return (spec, Position) from the position flags (and the game scores before the
     deal); clear errors for bad input. With ``deal_file`` (a Kierki deal file's path) the
     spec is None."""
@@ -635,6 +633,33 @@ overwrite_option = click.option(
     is_flag=True,
     help="Replace the results an earlier run of this command wrote at --out.",
 )
+
+
+def resume_option(units: str):
+    """``--resume`` for a command that plays several run folders into ``--out`` (``units``:
+    ``rungs``, ``pairings``)."""
+    return click.option(
+        "--resume",
+        is_flag=True,
+        help=f"Continue the {units} an earlier run of this command left in --out: those "
+        "complete with the same settings are read, not played again; a stopped one plays "
+        "the rest; the others are played.",
+    )
+
+
+def folder_mode(out, resume: bool, overwrite: bool) -> str | None:
+    """Return what ``--resume`` or ``--overwrite`` ask of the run folders in ``--out``
+    (:data:`hsim.experiments.ladder.RESUME`, ``OVERWRITE``, or None: neither).
+
+    :raises click.UsageError: both given, or ``--resume`` without ``--out``.
+    """
+    if resume and overwrite:
+        raise click.UsageError("give --resume or --overwrite, not both")
+    if resume and out is None:
+        raise click.UsageError("--resume needs --out: the folder of the earlier run to continue")
+    return "resume" if resume else "overwrite" if overwrite else None
+
+
 progress_option = click.option(
     "--progress/--no-progress",
     default=True,
@@ -681,10 +706,11 @@ def exit_stopped(stop, unit: str, players: int) -> NoReturn:
     (``unit``; ``stop``: :class:`hsim.experiments.ladder.LadderStopped`, ``players``: seats
     a board is played in) and exit with its run's status (130 or 143)."""
     played = stop.result.games_done // players
+    out = Path(stop.result.run_dir).parent
     click.echo(
         f"interrupted: the {unit} {stop.rung} stopped after {played:,} of {stop.boards:,} "
-        f"boards (no result; `hsim resume {stop.result.run_dir}` finishes its games); the "
-        f"{unit}s after it were not played",
+        f"boards (no result); the {unit}s after it were not played. The same command with "
+        f"--out {out} --resume continues: what was played is kept",
         err=True,
     )
     sys.exit(stop.result.exit_code)

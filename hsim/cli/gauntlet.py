@@ -14,8 +14,11 @@ from hsim.cli.common import (
     cluster_option,
     default_out,
     exit_stopped,
+    folder_mode,
     out_option,
+    overwrite_option,
     progress_option,
+    resume_option,
     rule_option,
     rules_option,
     seed_option,
@@ -49,12 +52,14 @@ from hsim.cli.common import (
 @workers_option
 @cluster_option
 @out_option("results/gauntlet-<time>-<random>, holding a run folder per pairing")
+@resume_option("pairings")
+@overwrite_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--no-timing", is_flag=True, help="Do not time the candidates' decisions (ms/dec).")
 @progress_option
 def gauntlet(
     candidates, panel, boards, seed, preset, rule_items, workers, cluster_address, out,
-    as_json, no_timing, progress,
+    resume, overwrite, as_json, no_timing, progress,
 ):  # fmt: skip
     """Measure each candidate against three copies of each opponent of a panel, on
     duplicate boards, with 95% intervals.
@@ -69,10 +74,13 @@ def gauntlet(
     paired board by board. The boards are the same for every pairing. The default
     panel's OpenSpiel ISMCTS plays only OpenSpiel's rules (--rules openspiel) and
     needs the openspiel extra (pip install
-    'hsim-hearts[openspiel]'); elsewhere it is left out, with a note.
+    'hsim-hearts[openspiel]'); elsewhere it is left out, with a note. A gauntlet
+    stopped by Ctrl-C (or killed) continues with the same command, its --out and
+    --resume.
     \b
     Example:
       hsim gauntlet --candidates heuristic,pimc --boards 100 --seed 1
+      hsim gauntlet --candidates heuristic,pimc --boards 100 --seed 1 --out g --resume
     """
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.experiments.gauntlet import (
@@ -98,6 +106,7 @@ def gauntlet(
     from hsim.strategy.specs import split_players
 
     rules, _ = build_rules(preset, rule_items)
+    mode = folder_mode(out, resume, overwrite)
     try:
         cands = split_players(candidates)
         opponents = split_players(panel) if panel is not None else None
@@ -122,19 +131,19 @@ def gauntlet(
     if out is None:
         out = default_out("gauntlet")
     width = label_width(cands, opponents, rules)
-    if not as_json:
-        click.echo(format_header(width))
     echo = (lambda line: click.echo(line, err=True)) if progress else None
     pairings = []
     try:
         with cluster_from_options(cluster_address, workers_given, workers) as cluster:
             for p in run_gauntlet(
                 cands, opponents, boards, seed, workers, out, rules, progress, echo, cluster,
-                timed=not no_timing,
+                timed=not no_timing, mode=mode,
             ):  # fmt: skip
-                pairings.append(p)
                 if not as_json:
+                    if not pairings:  # after the folders are checked: no header before an error
+                        click.echo(format_header(width))
                     click.echo(format_pairing(p, width, rules))
+                pairings.append(p)
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     except LadderStopped as stop:

@@ -29,12 +29,15 @@ from hsim.analysis.stats import Interval, mean_interval
 from hsim.engine.layout import H_DECIDER
 from hsim.errors import ConfigError
 from hsim.experiments.ladder import (
+    ACTION_NOTE,
     advantages_from_sums,
     board_sums,
     check_pairs,
     holding,
+    plan_folder,
     play_pair,
     run_board_sums,
+    rung_config,
     rung_players,
     slug,
 )
@@ -214,14 +217,18 @@ def run_pairing(
     progress: bool = False,
     cluster=None,
     timed: bool = True,
+    action: str = "replace",
 ) -> Pairing:
-    """Play one pairing into run folder ``out`` (replaced if it holds a run) and measure
-    it; ``timed``: also time the candidate's decisions (:func:`decision_cpu_ms`).
+    """Play one pairing into run folder ``out`` and measure it; ``timed``: also time the
+    candidate's decisions (:func:`decision_cpu_ms`). action: see
+    :func:`~hsim.experiments.ladder.play_pair` (default: replace a run there).
 
     :raises LadderStopped: a signal stopped the pairing's run.
     """
     label = pairing_label(candidate, opponent, rules)
-    play_pair(candidate, opponent, boards, seed, workers, out, rules, progress, cluster, label)
+    play_pair(
+        candidate, opponent, boards, seed, workers, out, rules, progress, cluster, label, action
+    )
     figures = figures_from_sums(run_board_sums(out), rules)
     cpu = decision_cpu_ms(candidate, opponent, seed, rules) if timed else None
     return Pairing(candidate, opponent, cpu_ms=cpu, run_dir=out, **figures)
@@ -244,26 +251,36 @@ def run_gauntlet(
     echo=None,
     cluster=None,
     timed: bool = True,
+    mode: str | None = None,
 ):
     """Yield a :class:`Pairing` for each candidate against each opponent of ``panel``, in
-    that order; every pairing is checked (:func:`check_gauntlet`) before the first is
-    played. Run folders: ``out/<k>-<candidate>-vs-<opponent>``. echo: called before each
-    pairing with a line naming it.
+    that order; every pairing is checked (:func:`check_gauntlet`), and its folder planned
+    (:func:`~hsim.experiments.ladder.plan_folder`; ``mode``: ``RESUME``, ``OVERWRITE`` or
+    None), before the first is played. Run folders: ``out/<k>-<candidate>-vs-<opponent>``.
+    echo: called before each pairing with a line naming it.
+
+    :raises RunError: ``out`` is in use or cannot be created, or a pairing's folder cannot
+        be used as ``mode`` asks (nothing is played).
     """
     check_gauntlet(candidates, panel, boards, seed, workers, rules)
     pairs = [(c, o) for c in candidates for o in panel]
     with holding(out):
+        plans = []
         for k, (candidate, opponent) in enumerate(pairs, 1):
+            # numbered: two long specs (an engine's command line) may share their first letters
+            folder = out / f"{k:02d}-{slug(candidate)[:60]}-vs-{slug(opponent)[:60]}"
+            config = rung_config(candidate, opponent, boards, seed, rules)
+            label = f"the pairing {pairing_label(candidate, opponent, rules)}"
+            plans.append((candidate, opponent, folder, plan_folder(folder, config, mode, label)))
+        for k, (candidate, opponent, folder, action) in enumerate(plans, 1):
             if echo is not None:
                 echo(
                     f"pairing {k} of {len(pairs)}: {pairing_label(candidate, opponent, rules)}, "
-                    f"{boards * rules.players:,} games"
+                    f"{boards * rules.players:,} games{ACTION_NOTE[action]}"
                 )
-            # numbered: two long specs (an engine's command line) may share their first letters
-            name = f"{k:02d}-{slug(candidate)[:60]}-vs-{slug(opponent)[:60]}"
             yield run_pairing(
-                candidate, opponent, boards, seed, workers, out / name, rules, progress,
-                cluster, timed,
+                candidate, opponent, boards, seed, workers, folder, rules, progress,
+                cluster, timed, action,
             )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,10 +25,13 @@ import pandas as pd
 from hsim.analysis.scan import BATCH_ROWS, open_run
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.errors import ConfigError, RunError
-from hsim.model.rules import Rules
+from hsim.model.rules import Rules, canonical
 from hsim.runner.config import MAX_CHUNK_SIZE, MAX_GAME_STOP, RunConfig, check_int, validate
-from hsim.runner.lock import FolderError, claim
+from hsim.runner.lock import FolderError, claim, is_fresh, run_folder_above
+from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest, versions
+from hsim.runner.resume import config_from_manifest, done_chunks, resume_run
 from hsim.runner.run import run_tournament
+from hsim.strategy.specs import read_strategy_file, spec_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.runner.config import RunConfig
@@ -204,13 +208,15 @@ def run_rung(
     rules: Rules,
     progress: bool = False,
     cluster=None,
+    action: str = "replace",
 ) -> Rung:
-    """Play one rung into run folder ``out`` (replaced if it holds a run) and measure it.
+    """Play one rung into run folder ``out`` and measure it. action: see
+    :func:`play_pair` (default: replace a run there).
 
     cluster: a :class:`hsim.runner.cluster.DaskCluster` to play on instead of ``workers``
     local processes.
     """
-    play_pair(upper, lower, boards, seed, workers, out, rules, progress, cluster)
+    play_pair(upper, lower, boards, seed, workers, out, rules, progress, cluster, None, action)
     sums = run_board_sums(out)
     advantage = mean_interval(advantages_from_sums(sums, higher_is_better=rules.is_kierki))
     rows = int(sums["upper_deals"].sum() + sums["other_rows"].sum())
@@ -228,19 +234,118 @@ def play_pair(
     progress: bool = False,
     cluster=None,
     label: str | None = None,
+    action: str = "replace",
 ) -> None:
     """Play ``boards`` duplicate boards of ``upper`` against copies of ``lower``
-    (:func:`rung_config`) into run folder ``out``, replaced if it holds a run: a ladder's
-    rung or a gauntlet's pairing. cluster: see :func:`run_rung`.
+    (:func:`rung_config`) into run folder ``out``: a ladder's rung or a gauntlet's
+    pairing. cluster: see :func:`run_rung`. action: what :func:`plan_folder` decided
+    (``play`` a new run, ``replace`` the run there, ``resume`` it, or ``keep`` it).
 
     :raises LadderStopped: a signal stopped the run (named ``label``, default the rung's).
     """
-    config = rung_config(upper, lower, boards, seed, rules)
-    result = run_tournament(
-        config, out, workers=workers, overwrite=True, progress=progress, cluster=cluster
-    )
+    if action == "keep":
+        return
+    if action == "resume":
+        result = resume_run(out, workers=workers, progress=progress, cluster=cluster)
+    else:
+        config = rung_config(upper, lower, boards, seed, rules)
+        result = run_tournament(
+            config, out, workers=workers, overwrite=action == "replace", progress=progress,
+            cluster=cluster,
+        )  # fmt: skip
     if result.status == "interrupted":
         raise LadderStopped(label or rung_label(upper, lower, rules), result, boards)
+
+
+#: What ``--resume`` and ``--overwrite`` ask of the run folders already in a ladder's or
+#: gauntlet's ``--out``.
+RESUME, OVERWRITE = "resume", "overwrite"
+
+
+def plan_folder(folder: Path, config: RunConfig, mode: str | None, unit: str) -> str:
+    """Return what to do with ``folder``, the run folder of one rung or pairing (``unit``,
+    its name) that plays ``config``, before any rung or pairing is played:
+
+    - ``play``: there is no run in it yet;
+    - ``replace``: ``mode`` is :data:`OVERWRITE`, or :data:`RESUME` and its run failed
+      because of a strategy (continuing it would fail the same way);
+    - ``keep`` (:data:`RESUME`): its run is complete, with these settings and every part
+      intact: it is read, not played again;
+    - ``resume`` (:data:`RESUME`): its run of these settings stopped (interrupted,
+      killed, or failed by a lost worker, the disk or a timeout): ``hsim resume`` plays
+      the rest.
+
+    :raises RunError: it holds a run and ``mode`` is None; or :data:`RESUME` and its run
+        cannot be continued as this one: other settings (named), a strategy file changed
+        since, another hsim version, or a ``run.json`` that cannot be read.
+    """
+    if not folder.is_dir() or is_fresh(folder):
+        return "play"
+    if mode == OVERWRITE:
+        return "replace"
+    if mode != RESUME:
+        raise RunError(
+            f"{folder} already holds the run of {unit}; give --resume to continue (what was "
+            "played with the same settings is kept), --overwrite to play everything again, "
+            "or another --out"
+        )
+    try:
+        manifest = read_manifest(folder)
+        recorded = config_from_manifest(manifest, folder)
+    except (ManifestError, OSError, RunError) as exc:
+        reason = f"it has no {MANIFEST}" if isinstance(exc, FileNotFoundError) else exc
+        raise RunError(
+            f"cannot continue {unit} in {folder}: {reason}; give --overwrite to play it again"
+        ) from None
+    differs = _settings_differ(manifest, recorded, config)
+    if differs:
+        raise RunError(
+            f"cannot continue {unit}: {folder} holds a run with {differs}; give the same "
+            "settings, --overwrite to play it again, or another --out"
+        )
+    status = manifest.get("status")
+    if status == "failed" and manifest.get("error_kind") in ("strategy", None):
+        return "replace"
+    if status == "complete":
+        done = done_chunks(folder, manifest, recorded)
+        if sum(e["stop"] - e["start"] for e in done.values()) == recorded.games:
+            return "keep"
+    return "resume"
+
+
+def _settings_differ(manifest: dict, recorded: RunConfig, config: RunConfig) -> str | None:
+    """Name how the run ``manifest`` records (``recorded``: its settings) differs from
+    ``config`` (``"seed 2, not 1"``), or None when it is the same run."""
+    pairs = [
+        ("players", ", ".join(recorded.names), ", ".join(config.names)),
+        ("rules", recorded.rules, config.rules),
+        ("boards", recorded.games, config.games),
+        ("seed", recorded.seed, config.seed),
+        ("first game", recorded.first_game, config.first_game),
+        ("duplicate", recorded.duplicate, config.duplicate),
+        ("record", recorded.record, config.record),
+    ]
+    for what, then, now in pairs:
+        if then != now:
+            if what == "rules":
+                then, now = canonical(then), canonical(now)
+            elif isinstance(then, int) and not isinstance(then, bool):
+                then, now = f"{then:,}", f"{now:,}"
+            return f"{what} {then}, not {now}"
+    played_by = (manifest.get("versions") or {}).get("hsim")
+    if played_by != versions()["hsim"]:
+        return f"hsim {played_by}, not {versions()['hsim']}"
+    for entry, spec in zip(manifest["players"], recorded.players, strict=False):
+        if "sha256" not in entry:
+            continue
+        path = spec_file(spec)
+        try:
+            digest = hashlib.sha256(read_strategy_file(path)).hexdigest() if path else None
+        except (OSError, ValueError):
+            digest = None
+        if digest != entry["sha256"]:
+            return f"the strategy file {path or spec} as it was then (it has changed since)"
+    return None
 
 
 class LadderStopped(Exception):
@@ -277,9 +382,17 @@ def holding(out: Path):
     the same ``--out`` is refused, instead of replacing the folders of the first. The
     folders this created are removed again if nothing was written into them.
 
-    :raises RunError: another hsim process holds it, or it cannot be created.
+    :raises RunError: another hsim process holds it, it is (or lies inside) a run
+        folder, or it cannot be created.
     """
     out = Path(out)
+    run = out if (out / MANIFEST).is_file() else run_folder_above(out)
+    if run is not None:
+        raise RunError(
+            f"--out {out} is {'' if run == out else 'inside '}the run folder {run}: a ladder "
+            "or gauntlet writes a folder of run folders there, which would break reading "
+            "that run; choose another --out"
+        )
     created = [p for p in (out, *out.parents) if not p.exists()]  # the deepest first
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -341,26 +454,45 @@ def run_ladder(
     progress: bool = False,
     echo=None,
     cluster=None,
+    mode: str | None = None,
 ):
     """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first); every
-    rung is checked (:func:`check_ladder`) before the first is played. cluster: see
-    :func:`run_rung`.
+    rung is checked (:func:`check_ladder`), and its folder planned (:func:`plan_folder`,
+    ``mode``: :data:`RESUME`, :data:`OVERWRITE` or None), before the first is played.
+    cluster: see :func:`run_rung`.
 
     echo: called before each rung with a line naming it (``rung 2 of 3: duck over 3 x
     lowcard, 4,000 games``), to head its progress bar.
+
+    :raises RunError: ``out`` is in use or cannot be created, or a rung's folder cannot
+        be used as ``mode`` asks (nothing is played).
     """
     check_ladder(bots, boards, seed, workers, rules)
     pairs = list(zip(bots, bots[1:], strict=False))
     with holding(out):
-        for k, (lower, upper) in enumerate(pairs, 1):
+        plans = []
+        for lower, upper in pairs:
+            folder = out / f"{slug(upper)}-over-{slug(lower)}"
+            config = rung_config(upper, lower, boards, seed, rules)
+            label = f"the rung {rung_label(upper, lower, rules)}"
+            plans.append((lower, upper, folder, plan_folder(folder, config, mode, label)))
+        for k, (lower, upper, folder, action) in enumerate(plans, 1):
             if echo is not None:
                 games = boards * rules.players
                 label = rung_label(upper, lower, rules)
-                echo(f"rung {k} of {len(pairs)}: {label}, {games:,} games")
-            name = f"{slug(upper)}-over-{slug(lower)}"
+                echo(f"rung {k} of {len(pairs)}: {label}, {games:,} games{ACTION_NOTE[action]}")
             yield run_rung(
-                upper, lower, boards, seed, workers, out / name, rules, progress, cluster
+                upper, lower, boards, seed, workers, folder, rules, progress, cluster, action
             )
+
+
+#: What the line heading a rung or pairing adds for each :func:`plan_folder` action.
+ACTION_NOTE = {
+    "play": "",
+    "replace": "",
+    "keep": " (played before: read from its folder)",
+    "resume": " (stopped before: playing the rest)",
+}
 
 
 def slug(spec: str) -> str:

@@ -337,7 +337,7 @@ def run_folder_above(path: Path) -> Path | None:
     return None
 
 
-def _fresh(run_dir: Path) -> bool:
+def is_fresh(run_dir: Path) -> bool:
     """True when the folder holds nothing but a lock, empty dataset folders and a manifest
     never finished (``.run.json.tmp``: a run killed, or out of disk space, before its
     manifest was written), so a new run may take it without ``--overwrite``.
@@ -398,7 +398,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
         ) from None
     lock = claim(run_dir)
     try:
-        if _fresh(run_dir):
+        if is_fresh(run_dir):
             return lock
         if not overwrite:
             status = _status(run_dir)
