@@ -403,6 +403,8 @@ CASES = [
           "2", "--no-progress", "--out", "new-ladder"], 1, "KeyboardInterrupt"),
     _case("l-workers-huge", ["ladder", "--bots", "random,lowcard", "--workers", "5000",
           "--no-progress", "--out", "new-ladder"], 2, "--workers"),
+    _case("l-rung-twice", ["ladder", "--bots", "random,lowcard,random,lowcard",
+          "--no-progress", "--out", "new-ladder"], 2, "twice", "drop the repeat"),
     _case("l-resume-no-out", ["ladder", "--resume", "--no-progress"], 2, "--resume needs --out"),
     _case("l-resume-overwrite", ["ladder", "--resume", "--overwrite", "--no-progress",
           "--out", "new-ladder"], 2, "--resume or --overwrite, not both"),

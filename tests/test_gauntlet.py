@@ -1,6 +1,7 @@
 """hsim gauntlet: candidates against a panel on duplicate boards."""
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,7 +137,7 @@ def test_an_interrupted_pairing_or_rung_says_what_it_left(capsys, tmp_path, unit
     assert stop.value.code == code
     err = capsys.readouterr().err
     assert f"the {unit} pimc vs 3 x shooter stopped after 7 of 50 boards" in err
-    assert f"--out {tmp_path} --resume continues" in err and f"the {unit}s after it" in err
+    assert f"--out {tmp_path} and --resume continues" in err and f"the {unit}s after it" in err
 
 
 def test_candidates_are_paired_with_the_first_board_by_board(small):
@@ -275,6 +276,17 @@ def _files(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
+def _resume_refused(args: list[str], out: Path, written: dict, *words: str) -> None:
+    """``hsim`` with ``args`` and --resume exits 1 with a message holding every word, and
+    changes nothing under ``out`` (``written``: its files before)."""
+    result = CliRunner().invoke(main, [*args, "--resume"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in result.output, result.output
+    assert _files(out) == written
+
+
 def _folder_args(command: str, out: Path, *bots: str) -> list[str]:
     who = (
         ["--candidates", bots[0], "--panel", ",".join(bots[1:])]
@@ -321,7 +333,7 @@ def test_a_used_out_is_refused_kept_with_resume_and_played_again_with_overwrite(
         (["--seed", "6"], "seed 5, not 6"),
         (["--boards", "7"], "boards 6, not 7"),
         (["--rule", "omnibus=true"], "rules "),
-        (None, "the strategy file"),
+        (None, "another strategy file"),
     ],
 )
 def test_resume_refuses_a_pairing_played_with_other_settings(tmp_path, change, words):
@@ -333,12 +345,8 @@ def test_resume_refuses_a_pairing_played_with_other_settings(tmp_path, change, w
     written = _files(out)
     if change is None:
         bot.write_text(bot.read_text() + "\n# changed\n")
-    result = CliRunner().invoke(main, [*args, *(change or []), "--resume"])
-    assert result.exit_code == 1, result.output
-    assert f"cannot continue the pairing {bot}:PyLowcard vs 3 x random" in result.output
-    assert words in result.output and "--overwrite" in result.output
-    assert "Traceback" not in result.output
-    assert _files(out) == written
+    refused = f"cannot continue the pairing {bot}:PyLowcard vs 3 x random"
+    _resume_refused([*args, *(change or [])], out, written, refused, words, "--overwrite")
 
 
 def test_resume_refuses_a_pairing_whose_run_json_is_damaged(tmp_path):
@@ -348,11 +356,8 @@ def test_resume_refuses_a_pairing_whose_run_json_is_damaged(tmp_path):
     manifest = next(out.glob("*/run.json"))
     manifest.write_text(manifest.read_text()[:150])
     written = _files(out)
-    result = CliRunner().invoke(main, [*args, "--resume"])
-    assert result.exit_code == 1, result.output
-    assert "cannot continue the pairing lowcard vs 3 x random" in result.output
-    assert "damaged" in result.output and "--overwrite" in result.output
-    assert _files(out) == written
+    refused = "cannot continue the pairing lowcard vs 3 x random"
+    _resume_refused(args, out, written, refused, "damaged", "--overwrite")
     replaced = CliRunner().invoke(main, [*args, "--overwrite"])
     assert replaced.exit_code == 0, replaced.output
     assert json.loads(manifest.read_text())["status"] == "complete"
@@ -380,7 +385,7 @@ def test_a_gauntlet_stopped_by_ctrl_c_continues_with_resume_to_the_figures_of_on
         first.send_signal(signal.SIGINT)
         _, err = first.communicate(timeout=120)
     assert first.returncode == 130, err
-    assert f"--out {out} --resume continues" in err and "Traceback" not in err
+    assert f"--out {out} and --resume continues" in err and "Traceback" not in err
     stopped = json.loads((out / "02-lowcard-vs-duck" / "run.json").read_text())
     assert stopped["status"] == "interrupted"
     done = _files(out / "01-lowcard-vs-random")
@@ -401,3 +406,143 @@ def test_a_gauntlet_stopped_by_ctrl_c_continues_with_resume_to_the_figures_of_on
     assert figures(resumed.stdout) == figures(whole.stdout)
     assert len(figures(whole.stdout)["pairings"]) == 3
     assert _files(out / "01-lowcard-vs-random") == done  # read, not played again
+
+
+@pytest.mark.parametrize("kind", ["link", "file", "files of yours"])
+@pytest.mark.parametrize("mode", [[], ["--resume"], ["--overwrite"]])
+def test_a_pairing_folder_hsim_did_not_write_is_refused_before_any_play(tmp_path, kind, mode):
+    out = tmp_path / "g"
+    args = _folder_args("gauntlet", out, "lowcard", "random", "duck")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    second = out / "02-lowcard-vs-duck"
+    shutil.rmtree(second)
+    if kind == "link":
+        second.symlink_to(out / "01-lowcard-vs-random")
+    elif kind == "file":
+        second.write_text("mine\n")
+    else:
+        second.mkdir()
+        (second / "notes.txt").write_text("mine\n")
+    written = _files(out)
+    result = CliRunner().invoke(main, [*args, *mode])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert str(second) in result.output or not mode  # without a mode the first is named
+    assert _files(out) == written  # the first pairing neither played again nor replaced
+
+
+def test_overwrite_refuses_a_pairing_folder_holding_a_file_of_yours_before_any_play(tmp_path):
+    out = tmp_path / "g"
+    args = _folder_args("gauntlet", out, "lowcard", "random", "duck")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    (out / "02-lowcard-vs-duck" / "notes.txt").write_text("mine\n")
+    written = _files(out)
+    result = CliRunner().invoke(main, [*args, "--overwrite"])
+    assert result.exit_code == 1, result.output
+    assert "notes.txt" in result.output and "deletes nothing else" in result.output
+    assert _files(out) == written
+
+
+def _bot_file(tmp_path: Path, crash: bool = False) -> Path:
+    """tests/bots/python_bots.py copied to ``tmp_path``; crash: its PyLowcard raises."""
+    bot = tmp_path / "bot.py"
+    text = Path("tests/bots/python_bots.py").read_text()
+    play = "        return min(cards_of(legal), key=self._order)\n"
+    assert play in text
+    bot.write_text(text.replace(play, "        raise RuntimeError('boom')\n") if crash else text)
+    return bot
+
+
+def _hsim(args: list[str]) -> subprocess.CompletedProcess:
+    """Run the installed hsim: a new process loads a strategy file as it is now (one
+    process keeps the module it loaded first)."""
+    hsim = Path(sys.executable).parent / "hsim"
+    return subprocess.run([str(hsim), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_after_overwrite_stops_resume_plays_every_pairing_anew(tmp_path):
+    """--overwrite empties every pairing's folder before the first is played: when it
+    stops (here a strategy fails in the first pairing), --resume finds no old run to keep."""
+    bot = _bot_file(tmp_path)
+    out = tmp_path / "g"
+    args = [*_folder_args("gauntlet", out, f"{bot}:PyLowcard", "random", "duck"), "--json"]
+    first = _hsim(args)
+    assert first.returncode == 0, first.stderr
+    _bot_file(tmp_path, crash=True)
+    failed = _hsim([*args, "--overwrite"])
+    assert failed.returncode == 1 and "boom" in failed.stderr, failed.stderr
+    assert list(next(out.glob("02-*")).iterdir()) == []
+    _bot_file(tmp_path)
+    resumed = _hsim([*args, "--resume"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout) == json.loads(first.stdout)
+
+
+def test_a_pairing_failed_by_its_strategy_is_played_again_by_resume_once_fixed(tmp_path):
+    bot = _bot_file(tmp_path)  # its Crashes raises in a deal holding AS and KS
+    out = tmp_path / "g"
+    args = _folder_args("gauntlet", out, f"{bot}:Crashes", "random")
+    failed = _hsim(args)
+    assert failed.returncode == 1 and "boom" in failed.stderr, failed.stderr
+    manifest = json.loads(next(out.glob("01-*/run.json")).read_text())
+    assert (manifest["status"], manifest["error_kind"]) == ("failed", "strategy")
+    bot.write_text(bot.read_text().replace('raise RuntimeError("boom")', "pass"))
+    resumed = _hsim([*args, "--resume"])
+    assert resumed.returncode == 0, resumed.stderr
+    manifest = json.loads(next(out.glob("01-*/run.json")).read_text())
+    assert manifest["status"] == "complete"
+
+
+def test_resume_compares_the_strategy_file_the_command_names_from_where_it_runs(
+    tmp_path, monkeypatch
+):
+    """The same relative spec run from another folder names another file: refused,
+    though the file the run recorded has not changed."""
+    (tmp_path / "a" / "s").mkdir(parents=True)
+    (tmp_path / "b" / "s").mkdir(parents=True)
+    text = Path("tests/bots/python_bots.py").read_text()
+    (tmp_path / "a" / "s" / "bot.py").write_text(text)
+    (tmp_path / "b" / "s" / "bot.py").write_text(text.replace("min(cards_of(legal)",
+                                                              "max(cards_of(legal)"))  # fmt: skip
+    out = tmp_path / "g"
+    args = _folder_args("gauntlet", out, "s/bot.py:PyLowcard", "random")
+    monkeypatch.chdir(tmp_path / "a")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    written = _files(out)
+    monkeypatch.chdir(tmp_path / "b")
+    _resume_refused(args, out, written, "another strategy file", str(tmp_path / "b"))
+
+
+def test_resume_refuses_a_pairing_played_by_other_compiled_bots(tmp_path):
+    out = tmp_path / "g"
+    args = _folder_args("gauntlet", out, "lowcard", "random")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    path = next(out.glob("*/run.json"))
+    manifest = json.loads(path.read_text())
+    manifest["numba_cache"] = "~/.cache/hsim/numba-0123456789abcdef"
+    path.write_text(json.dumps(manifest))
+    _resume_refused(args, out, _files(out), "compiled code of source 0123456789abcdef")
+
+
+@pytest.mark.parametrize(("command", "stop", "code"), [
+    ("gauntlet", "sigterm", 143), ("ladder", "ctrl-c", 130)])  # fmt: skip
+def test_a_stop_before_a_pairing_wrote_or_between_two_is_a_message(
+    tmp_path, monkeypatch, command, stop, code
+):
+    """A signal that lands while a pairing's run is being set up (StopRequested) or
+    between two pairings (KeyboardInterrupt) says how to continue, with its exit code."""
+    from hsim.errors import StopRequested
+    from hsim.experiments import gauntlet as gauntlet_module
+    from hsim.experiments import ladder as ladder_module
+
+    def stopped(*args, **kwargs):
+        raise StopRequested(signal.SIGTERM) if stop == "sigterm" else KeyboardInterrupt
+        yield
+
+    module = gauntlet_module if command == "gauntlet" else ladder_module
+    monkeypatch.setattr(module, f"run_{command}", stopped)
+    out = tmp_path / "g"
+    result = CliRunner().invoke(main, _folder_args(command, out, "lowcard", "random"))
+    assert result.exit_code == code, result.output
+    assert f"--out {out} and --resume continues" in result.output
+    assert "Traceback" not in result.output

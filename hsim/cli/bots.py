@@ -13,6 +13,7 @@ from hsim.cli.common import (
     cluster_from_options,
     cluster_option,
     default_out,
+    exit_between,
     exit_stopped,
     folder_mode,
     html_option,
@@ -26,6 +27,7 @@ from hsim.cli.common import (
     user_error,
     workers_option,
 )
+from hsim.errors import StopRequested
 
 
 @click.command(context_settings=HELP, short_help="Measure the bot ladder on duplicate deals.")
@@ -136,7 +138,9 @@ def ladder(
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     except LadderStopped as stop:
-        exit_stopped(stop, "rung", rules.players)
+        exit_stopped(stop, "rung", rules.players, overwrite)
+    except (StopRequested, KeyboardInterrupt) as exc:  # before a rung wrote, or between two
+        exit_between(exc, "rung", out, overwrite)
     what = (
         "score per deal: the deal's Kierki points, higher is better"
         if rules.is_kierki

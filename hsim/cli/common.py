@@ -701,16 +701,37 @@ def html_option(shows: str):
     )
 
 
-def exit_stopped(stop, unit: str, players: int) -> NoReturn:
+def exit_stopped(stop, unit: str, players: int, overwrite: bool = False) -> NoReturn:
     """Say on stderr that a signal stopped a ladder's rung or a gauntlet's pairing
     (``unit``; ``stop``: :class:`hsim.experiments.ladder.LadderStopped`, ``players``: seats
-    a board is played in) and exit with its run's status (130 or 143)."""
+    a board is played in) and exit with its run's status (130 or 143). overwrite: the
+    command was given ``--overwrite`` (the hint says to give ``--resume`` instead)."""
     played = stop.result.games_done // players
-    out = Path(stop.result.run_dir).parent
     click.echo(
         f"interrupted: the {unit} {stop.rung} stopped after {played:,} of {stop.boards:,} "
-        f"boards (no result); the {unit}s after it were not played. The same command with "
-        f"--out {out} --resume continues: what was played is kept",
+        f"boards (no result); the {unit}s after it were not played. "
+        f"{_continue_hint(Path(stop.result.run_dir).parent, overwrite)}",
         err=True,
     )
     sys.exit(stop.result.exit_code)
+
+
+def exit_between(exc: BaseException, unit: str, out, overwrite: bool = False) -> NoReturn:
+    """Say on stderr that Ctrl-C or SIGTERM (``exc``: ``KeyboardInterrupt`` or
+    :class:`hsim.errors.StopRequested`) stopped a ladder or gauntlet between its rungs or
+    pairings (``unit``), or before one wrote anything, and exit 130 or 143."""
+    signum = getattr(exc, "signum", signal.SIGINT)
+    click.echo(
+        f"interrupted between two {unit}s: those finished are kept. "
+        f"{_continue_hint(Path(out), overwrite)}",
+        err=True,
+    )
+    sys.exit(128 + int(signum))
+
+
+def _continue_hint(out: Path, overwrite: bool) -> str:
+    instead = " in place of --overwrite" if overwrite else ""
+    return (
+        f"The same command with --out {out} and --resume{instead} continues: what was "
+        "played is kept"
+    )

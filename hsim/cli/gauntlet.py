@@ -13,6 +13,7 @@ from hsim.cli.common import (
     cluster_from_options,
     cluster_option,
     default_out,
+    exit_between,
     exit_stopped,
     folder_mode,
     out_option,
@@ -25,6 +26,7 @@ from hsim.cli.common import (
     user_error,
     workers_option,
 )
+from hsim.errors import StopRequested
 
 
 @click.command(
@@ -147,7 +149,9 @@ def gauntlet(
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     except LadderStopped as stop:
-        exit_stopped(stop, "pairing", rules.players)
+        exit_stopped(stop, "pairing", rules.players, overwrite)
+    except (StopRequested, KeyboardInterrupt) as exc:  # before a pairing wrote, or between two
+        exit_between(exc, "pairing", out, overwrite)
     summaries = {c: panel_summary([p for p in pairings if p.candidate == c], rules)
                  for c in cands}  # fmt: skip
     differences = paired_differences(pairings, rules)

@@ -33,6 +33,7 @@ from hsim.experiments.ladder import (
     advantages_from_sums,
     board_sums,
     check_pairs,
+    empty_folders,
     holding,
     plan_folder,
     play_pair,
@@ -272,7 +273,7 @@ def run_gauntlet(
             config = rung_config(candidate, opponent, boards, seed, rules)
             label = f"the pairing {pairing_label(candidate, opponent, rules)}"
             plans.append((candidate, opponent, folder, plan_folder(folder, config, mode, label)))
-        for k, (candidate, opponent, folder, action) in enumerate(plans, 1):
+        for k, (candidate, opponent, folder, action) in enumerate(empty_folders(plans), 1):
             if echo is not None:
                 echo(
                     f"pairing {k} of {len(pairs)}: {pairing_label(candidate, opponent, rules)}, "

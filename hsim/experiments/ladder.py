@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,10 +25,19 @@ import pandas as pd
 
 from hsim.analysis.scan import BATCH_ROWS, open_run
 from hsim.analysis.stats import Interval, mean_interval
+from hsim.engine import _numba
 from hsim.errors import ConfigError, RunError
 from hsim.model.rules import Rules, canonical
 from hsim.runner.config import MAX_CHUNK_SIZE, MAX_GAME_STOP, RunConfig, check_int, validate
-from hsim.runner.lock import FolderError, claim, is_fresh, run_folder_above
+from hsim.runner.lock import (
+    FolderError,
+    claim,
+    claim_new,
+    is_fresh,
+    overwrite_problem,
+    run_folder_above,
+    unsafe_entries,
+)
 from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest, versions
 from hsim.runner.resume import config_from_manifest, done_chunks, resume_run
 from hsim.runner.run import run_tournament
@@ -267,55 +277,107 @@ def plan_folder(folder: Path, config: RunConfig, mode: str | None, unit: str) ->
     its name) that plays ``config``, before any rung or pairing is played:
 
     - ``play``: there is no run in it yet;
-    - ``replace``: ``mode`` is :data:`OVERWRITE`, or :data:`RESUME` and its run failed
-      because of a strategy (continuing it would fail the same way);
+    - ``replace``: ``mode`` is :data:`OVERWRITE`, or :data:`RESUME` and its run (of these
+      settings but for a strategy file changed since) failed because of a strategy:
+      continuing it would fail the same way (:func:`empty_folders` empties it);
     - ``keep`` (:data:`RESUME`): its run is complete, with these settings and every part
       intact: it is read, not played again;
     - ``resume`` (:data:`RESUME`): its run of these settings stopped (interrupted,
       killed, or failed by a lost worker, the disk or a timeout): ``hsim resume`` plays
       the rest.
 
-    :raises RunError: it holds a run and ``mode`` is None; or :data:`RESUME` and its run
-        cannot be continued as this one: other settings (named), a strategy file changed
-        since, another hsim version, or a ``run.json`` that cannot be read.
+    :raises RunError: it is a link or a file; it holds a run and ``mode`` is None; it is
+        to be replaced and holds what hsim does not write; or :data:`RESUME` and its run
+        cannot be continued as this one: other settings (named), a strategy file or the
+        compiled bots changed since, another hsim version, or a ``run.json`` that cannot
+        be read.
     """
-    if not folder.is_dir() or is_fresh(folder):
+    if folder.is_symlink():
+        raise RunError(
+            f"{folder}, the folder of {unit}, is a link: hsim does not write through links "
+            "(it could replace another folder's run); remove the link, or choose another --out"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise RunError(
+            f"{folder}, the folder of {unit}, is a file; move it, or choose another --out"
+        )
+    if not folder.exists() or is_fresh(folder):
         return "play"
-    if mode == OVERWRITE:
-        return "replace"
-    if mode != RESUME:
+    if mode is None and not (folder / MANIFEST).exists():
         raise RunError(
-            f"{folder} already holds the run of {unit}; give --resume to continue (what was "
-            "played with the same settings is kept), --overwrite to play everything again, "
-            "or another --out"
+            f"{folder}, the folder of {unit}, holds files that are not an hsim run; move "
+            "them, or choose another --out"
         )
-    try:
-        manifest = read_manifest(folder)
-        recorded = config_from_manifest(manifest, folder)
-    except (ManifestError, OSError, RunError) as exc:
-        reason = f"it has no {MANIFEST}" if isinstance(exc, FileNotFoundError) else exc
+    if mode is None:
         raise RunError(
-            f"cannot continue {unit} in {folder}: {reason}; give --overwrite to play it again"
-        ) from None
-    differs = _settings_differ(manifest, recorded, config)
-    if differs:
-        raise RunError(
-            f"cannot continue {unit}: {folder} holds a run with {differs}; give the same "
-            "settings, --overwrite to play it again, or another --out"
+            f"{folder} already holds the run of {unit}; give --resume to continue (what "
+            "was played with the same settings is kept), --overwrite to play everything "
+            "again, or another --out"
         )
-    status = manifest.get("status")
-    if status == "failed" and manifest.get("error_kind") in ("strategy", None):
-        return "replace"
-    if status == "complete":
-        done = done_chunks(folder, manifest, recorded)
-        if sum(e["stop"] - e["start"] for e in done.values()) == recorded.games:
-            return "keep"
-    return "resume"
+    if mode == RESUME:
+        try:
+            manifest = read_manifest(folder)
+            recorded = config_from_manifest(manifest, folder)
+        except (ManifestError, OSError, RunError) as exc:
+            reason = f"it has no {MANIFEST}" if isinstance(exc, FileNotFoundError) else exc
+            raise RunError(
+                f"cannot continue {unit} in {folder}: {reason}. Move that folder away and "
+                "give --resume again to play it anew, or --overwrite to play everything again"
+            ) from None
+        failed = manifest.get("status") == "failed" and manifest.get("error_kind") in (
+            "strategy",
+            None,
+        )
+        differs = _settings_differ(manifest, recorded, config, files=not failed)
+        if differs:
+            raise RunError(
+                f"cannot continue {unit}: {folder} holds a run with {differs}. Give the "
+                "settings it was played with; or move that folder away and give --resume "
+                "again to play it anew, or --overwrite to play everything again"
+            )
+        if not failed:
+            if manifest.get("status") == "complete":
+                done = done_chunks(folder, manifest, recorded)
+                if sum(e["stop"] - e["start"] for e in done.values()) == recorded.games:
+                    return "keep"
+            return "resume"
+    problem = overwrite_problem(folder) or "; ".join(unsafe_entries(folder)[:3])
+    if problem:
+        raise RunError(
+            f"cannot replace the run of {unit}: {folder} is not an hsim run folder "
+            f"({problem}), and hsim deletes nothing else; move what is yours out of it, or "
+            "choose another --out"
+        )
+    return "replace"
 
 
-def _settings_differ(manifest: dict, recorded: RunConfig, config: RunConfig) -> str | None:
+def empty_folders(plans) -> list:
+    """Empty the folder of every ``replace`` plan before the first rung or pairing is
+    played (so that a run stopped after this holds only its own runs, and ``--resume``
+    continues it); return the plans with ``replace`` turned into ``play``. plans: tuples
+    ending with (folder, action), as :func:`plan_folder` planned them.
+
+    :raises RunError: a folder is in use by another hsim process, or changed since it
+        was planned (:func:`hsim.runner.lock.claim_new`'s checks).
+    """
+    out = []
+    for *rest, folder, action in plans:
+        if action == "replace":
+            try:
+                claim_new(folder, overwrite=True).release()
+            except FolderError as exc:
+                raise RunError(str(exc)) from None
+            action = "play"
+        out.append((*rest, folder, action))
+    return out
+
+
+def _settings_differ(
+    manifest: dict, recorded: RunConfig, config: RunConfig, files: bool = True
+) -> str | None:
     """Name how the run ``manifest`` records (``recorded``: its settings) differs from
-    ``config`` (``"seed 2, not 1"``), or None when it is the same run."""
+    ``config`` (``"seed 2, not 1"``), or None when it is the same run. files: also compare
+    each strategy file named by ``config`` with the one the run played."""
     pairs = [
         ("players", ", ".join(recorded.names), ", ".join(config.names)),
         ("rules", recorded.rules, config.rules),
@@ -335,16 +397,27 @@ def _settings_differ(manifest: dict, recorded: RunConfig, config: RunConfig) -> 
     played_by = (manifest.get("versions") or {}).get("hsim")
     if played_by != versions()["hsim"]:
         return f"hsim {played_by}, not {versions()['hsim']}"
-    for entry, spec in zip(manifest["players"], recorded.players, strict=False):
-        if "sha256" not in entry:
+    # the compile cache is named by the hash of the compiled source (unless the user named
+    # it with NUMBA_CACHE_DIR: then nothing can be told)
+    then = re.search(r"numba-([0-9a-f]+)$", str(manifest.get("numba_cache") or ""))
+    now = re.search(r"numba-([0-9a-f]+)$", str(_numba.CACHE_DIR))
+    if then and now and then.group(1) != now.group(1):
+        return (
+            f"the built-in bots' compiled code of source {then.group(1)}, not {now.group(1)} "
+            "(hsim's engine or bots changed since)"
+        )
+    if not files:
+        return None
+    for entry, spec in zip(manifest["players"], config.players, strict=False):
+        path = spec_file(spec)  # the file this command names, from where it runs
+        if path is None:
             continue
-        path = spec_file(spec)
         try:
-            digest = hashlib.sha256(read_strategy_file(path)).hexdigest() if path else None
+            digest = hashlib.sha256(read_strategy_file(path)).hexdigest()
         except (OSError, ValueError):
             digest = None
-        if digest != entry["sha256"]:
-            return f"the strategy file {path or spec} as it was then (it has changed since)"
+        if digest != entry.get("sha256"):
+            return f"another strategy file {path} (it has changed since)"
     return None
 
 
@@ -423,12 +496,21 @@ def check_ladder(bots, boards: int, seed: int, workers: int, rules: Rules) -> No
     """Check every rung's settings (:func:`hsim.runner.config.validate`) before any is
     played.
 
-    :raises ConfigError: fewer than two bots, fewer than 2 boards, or a rung's setting
-        out of range. :raises StrategyError: a bot that cannot be loaded or does not play
-        the rules' game.
+    :raises ConfigError: fewer than two bots, a rung twice, fewer than 2 boards, or a
+        rung's setting out of range.
+    :raises StrategyError: a bot that cannot be loaded or does not play the rules' game.
     """
     if isinstance(bots, str) or len(bots) < 2:
         raise ConfigError(f"a ladder needs at least two bots, not {list(bots)!r}")
+    seen = set()
+    for lower, upper in zip(bots, bots[1:], strict=False):
+        name = f"{slug(upper)}-over-{slug(lower)}"  # its run folder
+        if name in seen:
+            raise ConfigError(
+                f"--bots holds the rung {upper} over {lower} twice; a ladder plays each rung "
+                "once: drop the repeat"
+            )
+        seen.add(name)
     check_pairs(list(zip(bots[1:], bots, strict=False)), boards, seed, workers, rules)
 
 
@@ -476,7 +558,7 @@ def run_ladder(
             config = rung_config(upper, lower, boards, seed, rules)
             label = f"the rung {rung_label(upper, lower, rules)}"
             plans.append((lower, upper, folder, plan_folder(folder, config, mode, label)))
-        for k, (lower, upper, folder, action) in enumerate(plans, 1):
+        for k, (lower, upper, folder, action) in enumerate(empty_folders(plans), 1):
             if echo is not None:
                 games = boards * rules.players
                 label = rung_label(upper, lower, rules)
