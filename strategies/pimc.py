@@ -1395,6 +1395,34 @@ def moon_stops(public, private, legal):
 
 
 @njit(cache=True)
+def shooter_like(public, private, rng):
+    """Return whether the seat ``heuristic``'s :func:`~hsim.strategies.heuristic.moon_threat`
+    names (its default parameters) plays like ``shooter``: in one of :data:`TRUST_WORLDS`
+    worlds drawn without weights, ``shooter`` explains strictly more of its plays this
+    deal than ``heuristic`` (:func:`mixed_surprises`). False when no seat is named."""
+    threat = heuristic.moon_threat(public, private[V_SEAT], HEURISTIC_PARAMS)
+    if threat < 0:
+        return False
+    hands = np.zeros(4, np.int64)
+    counts = np.zeros(8, np.int64)
+    as_shooter = np.zeros(4, np.int64)
+    pub = public.copy()
+    priv = np.zeros((4, PRIVATE_LEN), np.int64)
+    hparams = HEURISTIC_PARAMS.copy()
+    sparams = SHOOTER_PARAMS.copy()
+    for _ in range(TRUST_WORLDS):
+        sample_hands(public, private, rng, hands)
+        counts[:] = 0
+        mixed_surprises(
+            public, private, hands, rng, hparams, sparams, True, 52, pub, priv, counts,
+            as_shooter,
+        )  # fmt: skip
+        if as_shooter[threat]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _settings(params):
     """Return the search's settings from the parameter vector (STRATEGY.params order):
     worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, play_infer,
@@ -1426,7 +1454,7 @@ def play(public, private, legal, rng, params):
     if seats_of(public) > SEARCH_SEATS:
         return heuristic.play(public, private, legal, rng, HEURISTIC_PARAMS.copy())
     legal = sure_choices(public, legal)
-    if params[10] != 0:
+    if params[10] == 1 or (params[10] == 2 and shooter_like(public, private, rng)):
         legal = moon_stops(public, private, legal)
     s = _settings(params)
     return decide(
@@ -1595,7 +1623,7 @@ STRATEGY = CompiledStrategy(
         "pass_infer": Param(1, float, 0, 1),
         "passing": Param(1, int, 0, 1),
         "play_infer": Param(0.2, float, 0, 1),
-        "defend": Param(1, int, 0, 1),
+        "defend": Param(1, int, 0, 2),
         "max_worlds": Param(0, int, 0, 100_000),
         "close": Param(1, float, 0, 26),
         "model_trust": Param(1, float, 0, 1),
@@ -1620,7 +1648,8 @@ STRATEGY = CompiledStrategy(
         "play_infer": "keep a world where the others played k cards heuristic would not "
         "have played there with probability play_infer**k (1: no inference)",
         "defend": "1: take a trick with points from a seat heuristic sees shooting the moon, "
-        "and feed it no points, before searching; 0: the search alone",
+        "and feed it no points, before searching; 2: only when shooter explains that "
+        "seat's plays better than heuristic in one of 8 worlds; 0: the search alone",
         "max_worlds": "on a close decision, sample worlds//2 more worlds at a time up to "
         "this many in all (the time budget: about max_worlds/worlds decisions; 0: off)",
         "close": "a decision is close while its two best cards' mean deal scores differ "

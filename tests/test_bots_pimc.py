@@ -30,6 +30,7 @@ from hsim.engine.layout import (
     PASS_HOLD,
     PRIVATE_LEN,
     PUBLIC_LEN,
+    RULES_LEN,
     V_HAND,
     V_PASSED,
     V_SEAT,
@@ -806,3 +807,46 @@ def test_a_seat_marked_as_a_shooter_plays_the_playouts_as_shooter():
         bot = load(spec)
         for seed in (1, 2, 3):
             assert format_card(choose(bot, pos, seed=seed)) == expected, (spec, seed)
+
+
+def test_defend_2_names_a_seat_playing_like_shooter_more_often_than_others():
+    """``defend=2`` keeps only the defences when the seat ``moon_threat`` names plays like
+    ``shooter`` (:func:`shooter_like`): of the positions where a seat is named, most
+    against three ``shooter`` seats, a small share against ``heuristic`` or ``random``."""
+    shares = {}
+    for opponent in ("shooter", "heuristic", "random"):
+        rng = np.array([8], np.uint64)
+        named = like = 0
+        for public, private in _positions_against(opponent, 600, (8, 40), seed=5):
+            if heuristic.moon_threat(public, private[V_SEAT], pimc.HEURISTIC_PARAMS) >= 0:
+                named += 1
+                like += pimc.shooter_like(public, private, rng)
+            else:
+                assert not pimc.shooter_like(public, private, rng)
+        assert named >= 20, (opponent, named)
+        shares[opponent] = like / named
+    assert shares["shooter"] > 0.5, shares
+    assert shares["shooter"] > 2 * max(shares["heuristic"], shares["random"]), shares
+
+
+def test_defend_2_plays_a_defence_when_the_named_seat_plays_like_shooter():
+    """``pimc.play`` with ``defend=2``: where :func:`shooter_like` holds (same random
+    numbers), the card is one of ``moon_stops``' defences."""
+    from hsim.engine.hearts import legal_plays
+
+    params = SMALL.copy()
+    params[10] = 2  # defend
+    defended = 0
+    for public, private in _positions_against("shooter", 600, (8, 40), seed=5):
+        if heuristic.moon_threat(public, private[V_SEAT], pimc.HEURISTIC_PARAMS) < 0:
+            continue
+        legal = legal_plays(public, public[P_RULES : P_RULES + RULES_LEN], private[V_HAND])
+        legal = pimc.sure_choices(public, legal)
+        rng = np.array([8], np.uint64)
+        if not pimc.shooter_like(public, private, rng.copy()):
+            continue
+        stops = pimc.moon_stops(public, private, legal)
+        card = pimc.play(public, private, legal, rng, params)
+        assert (stops >> card) & 1, (format_card(card), stops)
+        defended += stops != legal
+    assert defended >= 5, defended
