@@ -719,10 +719,11 @@ def exit_stopped(stop, unit: str, players: int, overwrite: bool = False) -> NoRe
 def exit_between(exc: BaseException, unit: str, out, overwrite: bool = False) -> NoReturn:
     """Say on stderr that Ctrl-C or SIGTERM (``exc``: ``KeyboardInterrupt`` or
     :class:`hsim.errors.StopRequested`) stopped a ladder or gauntlet between its rungs or
-    pairings (``unit``), or before one wrote anything, and exit 130 or 143."""
+    pairings (``unit``), or before one began to write, and exit 130 or 143."""
     signum = getattr(exc, "signum", signal.SIGINT)
     click.echo(
-        f"interrupted between two {unit}s: those finished are kept. "
+        f"interrupted before a {unit} began to write its games: the {unit}s finished are "
+        "kept. "
         f"{_continue_hint(Path(out), overwrite)}",
         err=True,
     )
