@@ -47,12 +47,19 @@ def test_bad_arguments_are_refused_without_a_traceback():
         assert "Traceback" not in done.stderr
 
 
+def _default_sigint() -> None:
+    # as from a terminal: a test run started in the background (`pytest &`) ignores
+    # SIGINT, and a child would inherit that
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_recording_exits_130_without_a_traceback():
     proc = subprocess.Popen(
         [sys.executable, str(SCRIPT), "--games", "2000", "--rounds", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     )
     time.sleep(1.5)  # importing, or recording the 2,000 games (a minute or more): both caught
     proc.send_signal(signal.SIGINT)
