@@ -33,9 +33,8 @@ from hsim.experiments.ladder import (
     advantages_from_sums,
     board_sums,
     check_pairs,
-    empty_folders,
     holding,
-    plan_folder,
+    plan_folders,
     play_pair,
     run_board_sums,
     rung_config,
@@ -256,7 +255,7 @@ def run_gauntlet(
 ):
     """Yield a :class:`Pairing` for each candidate against each opponent of ``panel``, in
     that order; every pairing is checked (:func:`check_gauntlet`), and its folder planned
-    (:func:`~hsim.experiments.ladder.plan_folder`; ``mode``: ``RESUME``, ``OVERWRITE`` or
+    (:func:`~hsim.experiments.ladder.plan_folders`; ``mode``: ``RESUME``, ``OVERWRITE`` or
     None), before the first is played. Run folders: ``out/<k>-<candidate>-vs-<opponent>``.
     echo: called before each pairing with a line naming it.
 
@@ -266,14 +265,18 @@ def run_gauntlet(
     check_gauntlet(candidates, panel, boards, seed, workers, rules)
     pairs = [(c, o) for c in candidates for o in panel]
     with holding(out):
-        plans = []
-        for k, (candidate, opponent) in enumerate(pairs, 1):
-            # numbered: two long specs (an engine's command line) may share their first letters
-            folder = out / f"{k:02d}-{slug(candidate)[:60]}-vs-{slug(opponent)[:60]}"
-            config = rung_config(candidate, opponent, boards, seed, rules)
-            label = f"the pairing {pairing_label(candidate, opponent, rules)}"
-            plans.append((candidate, opponent, folder, plan_folder(folder, config, mode, label)))
-        for k, (candidate, opponent, folder, action) in enumerate(empty_folders(plans), 1):
+        # numbered: two long specs (an engine's command line) may share their first letters
+        folders = [out / f"{k:02d}-{slug(c)[:60]}-vs-{slug(o)[:60]}"
+                   for k, (c, o) in enumerate(pairs, 1)]  # fmt: skip
+        runs = [
+            (folder, rung_config(c, o, boards, seed, rules),
+             f"the pairing {pairing_label(c, o, rules)}")
+            for folder, (c, o) in zip(folders, pairs, strict=True)
+        ]  # fmt: skip
+        actions = plan_folders(runs, mode)
+        for k, ((candidate, opponent), folder, action) in enumerate(
+            zip(pairs, folders, actions, strict=True), 1
+        ):
             if echo is not None:
                 echo(
                     f"pairing {k} of {len(pairs)}: {pairing_label(candidate, opponent, rules)}, "

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from hsim import __version__
 from hsim.analysis.scan import BATCH_ROWS, open_run
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.engine import _numba
@@ -34,11 +35,10 @@ from hsim.runner.lock import (
     claim,
     claim_new,
     is_fresh,
-    overwrite_problem,
+    replace_problem,
     run_folder_above,
-    unsafe_entries,
 )
-from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest, versions
+from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest
 from hsim.runner.resume import config_from_manifest, done_chunks, resume_run
 from hsim.runner.run import run_tournament
 from hsim.strategy.specs import read_strategy_file, spec_file
@@ -279,7 +279,7 @@ def plan_folder(folder: Path, config: RunConfig, mode: str | None, unit: str) ->
     - ``play``: there is no run in it yet;
     - ``replace``: ``mode`` is :data:`OVERWRITE`, or :data:`RESUME` and its run (of these
       settings but for a strategy file changed since) failed because of a strategy:
-      continuing it would fail the same way (:func:`empty_folders` empties it);
+      continuing it would fail the same way (:func:`plan_folders` empties it);
     - ``keep`` (:data:`RESUME`): its run is complete, with these settings and every part
       intact: it is read, not played again;
     - ``resume`` (:data:`RESUME`): its run of these settings stopped (interrupted,
@@ -341,7 +341,7 @@ def plan_folder(folder: Path, config: RunConfig, mode: str | None, unit: str) ->
                 if sum(e["stop"] - e["start"] for e in done.values()) == recorded.games:
                     return "keep"
             return "resume"
-    problem = overwrite_problem(folder) or "; ".join(unsafe_entries(folder)[:3])
+    problem = replace_problem(folder)
     if problem:
         raise RunError(
             f"cannot replace the run of {unit}: {folder} is not an hsim run folder "
@@ -351,25 +351,24 @@ def plan_folder(folder: Path, config: RunConfig, mode: str | None, unit: str) ->
     return "replace"
 
 
-def empty_folders(plans) -> list:
-    """Empty the folder of every ``replace`` plan before the first rung or pairing is
+def plan_folders(runs, mode: str | None) -> list[str]:
+    """Plan the folder of every rung or pairing (:func:`plan_folder`; runs: (folder,
+    config, unit) each), then empty the folder of every ``replace`` before the first is
     played (so that a run stopped after this holds only its own runs, and ``--resume``
-    continues it); return the plans with ``replace`` turned into ``play``. plans: tuples
-    ending with (folder, action), as :func:`plan_folder` planned them.
+    continues it); return the actions, ``replace`` turned into ``play``.
 
-    :raises RunError: a folder is in use by another hsim process, or changed since it
-        was planned (:func:`hsim.runner.lock.claim_new`'s checks).
+    :raises RunError: as :func:`plan_folder` (nothing is emptied then); or a folder is in
+        use by another hsim process, or changed since it was planned
+        (:func:`hsim.runner.lock.claim_new`'s checks).
     """
-    out = []
-    for *rest, folder, action in plans:
+    actions = [plan_folder(folder, config, mode, unit) for folder, config, unit in runs]
+    for (folder, _, _), action in zip(runs, actions, strict=True):
         if action == "replace":
             try:
                 claim_new(folder, overwrite=True).release()
             except FolderError as exc:
                 raise RunError(str(exc)) from None
-            action = "play"
-        out.append((*rest, folder, action))
-    return out
+    return ["play" if action == "replace" else action for action in actions]
 
 
 def _settings_differ(
@@ -395,8 +394,8 @@ def _settings_differ(
                 then, now = f"{then:,}", f"{now:,}"
             return f"{what} {then}, not {now}"
     played_by = (manifest.get("versions") or {}).get("hsim")
-    if played_by != versions()["hsim"]:
-        return f"hsim {played_by}, not {versions()['hsim']}"
+    if played_by != __version__:
+        return f"hsim {played_by}, not {__version__}"
     # the compile cache is named by the hash of the compiled source (unless the user named
     # it with NUMBA_CACHE_DIR: then nothing can be told)
     then = re.search(r"numba-([0-9a-f]+)$", str(manifest.get("numba_cache") or ""))
@@ -539,7 +538,7 @@ def run_ladder(
     mode: str | None = None,
 ):
     """Yield a :class:`Rung` for each consecutive pair of ``bots`` (weakest first); every
-    rung is checked (:func:`check_ladder`), and its folder planned (:func:`plan_folder`,
+    rung is checked (:func:`check_ladder`), and its folder planned (:func:`plan_folders`,
     ``mode``: :data:`RESUME`, :data:`OVERWRITE` or None), before the first is played.
     cluster: see :func:`run_rung`.
 
@@ -552,13 +551,16 @@ def run_ladder(
     check_ladder(bots, boards, seed, workers, rules)
     pairs = list(zip(bots, bots[1:], strict=False))
     with holding(out):
-        plans = []
-        for lower, upper in pairs:
-            folder = out / f"{slug(upper)}-over-{slug(lower)}"
-            config = rung_config(upper, lower, boards, seed, rules)
-            label = f"the rung {rung_label(upper, lower, rules)}"
-            plans.append((lower, upper, folder, plan_folder(folder, config, mode, label)))
-        for k, (lower, upper, folder, action) in enumerate(empty_folders(plans), 1):
+        folders = [out / f"{slug(upper)}-over-{slug(lower)}" for lower, upper in pairs]
+        runs = [
+            (folder, rung_config(upper, lower, boards, seed, rules),
+             f"the rung {rung_label(upper, lower, rules)}")
+            for folder, (lower, upper) in zip(folders, pairs, strict=True)
+        ]  # fmt: skip
+        actions = plan_folders(runs, mode)
+        for k, ((lower, upper), folder, action) in enumerate(
+            zip(pairs, folders, actions, strict=True), 1
+        ):
             if echo is not None:
                 games = boards * rules.players
                 label = rung_label(upper, lower, rules)

@@ -411,7 +411,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 f"output folder {run_dir} already exists{f' (run {status})' if status else ''}"
                 f"; choose another --out or pass --overwrite to replace it{hint}"
             )
-        problem = overwrite_problem(run_dir) or "; ".join(unsafe_entries(run_dir)[:3])
+        problem = replace_problem(run_dir)
         if problem:
             raise FolderError(
                 f"--overwrite refused: {run_dir} is not an hsim run folder ({problem}), and "
@@ -488,6 +488,13 @@ def overwrite_problem(
         if not isinstance(doc, dict) or marker not in doc:
             return f"its {name} is not one hsim wrote"
     return None
+
+
+def replace_problem(run_dir: Path) -> str | None:
+    """Return why hsim may not empty run folder ``run_dir`` to play a new run in it (what
+    it holds that hsim does not write, :func:`overwrite_problem`; or what would lead a
+    delete out of it, :func:`unsafe_entries`, the first three), or None when it may."""
+    return overwrite_problem(run_dir) or "; ".join(unsafe_entries(run_dir)[:3]) or None
 
 
 def unsafe_entries(run_dir: Path, strays: bool = True) -> list[str]:
