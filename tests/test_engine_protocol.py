@@ -56,14 +56,15 @@ def engine_processes(mark: str) -> list[int]:
     return found
 
 
-def forking_engine(tmp_path: Path, mark: str) -> Path:
-    """Write an engine that starts a child holding ``mark`` (which ignores stdin), then
-    plays as faulty.py's ``fine``; return its path."""
+def forking_engine(tmp_path: Path, mark: str, detached: bool = False) -> Path:
+    """Write an engine that starts a child holding ``mark`` (which ignores stdin; with
+    ``detached``, in a session of its own, out of the engine's process group), then plays
+    as faulty.py's ``fine``; return its path."""
     script = tmp_path / "parent.py"
     script.write_text(
         "import subprocess, sys, runpy\n"
         f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {mark!r}],\n"
-        "                 stdin=subprocess.DEVNULL)\n"
+        f"                 stdin=subprocess.DEVNULL, start_new_session={detached})\n"
         "sys.argv = [sys.argv[0], 'fine']\n"
         f"runpy.run_path({str(ENGINES / 'faulty.py')!r}, run_name='__main__')\n"
     )
@@ -250,6 +251,7 @@ FAILURES = {
     "unheld": "returned",
     "error": "reported an error: out of memory",
     "huge_line": "bytes (at most 65,536)",
+    "twice": "when no request waited for an answer",
 }
 
 
@@ -398,9 +400,10 @@ def test_serve_answers_an_overlong_line_once_and_goes_on():
     assert "a line of" in answers[1]["error"] and "bid" in answers[2]["error"]
 
 
-def test_an_engine_that_starts_children_is_stopped_with_them(tmp_path):
-    mark = f"hsim-test-child-{os.getpid()}"
-    script = forking_engine(tmp_path, mark)
+@pytest.mark.parametrize("detached", [False, True])
+def test_an_engine_that_starts_children_is_stopped_with_them(tmp_path, detached):
+    mark = f"hsim-test-child-{detached}-{os.getpid()}"
+    script = forking_engine(tmp_path, mark, detached)
     deals, _ = games([engine(script), "lowcard", "lowcard", "lowcard"], n=1)
     assert len(deals) > 0 and engine_processes(mark)
     stop_all()
@@ -468,10 +471,13 @@ def test_serve_answers_nothing_after_a_refused_hello_and_checks_legal():
     assert "before the hello" in answers[2]["error"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
-def test_killing_hsim_also_ends_what_its_engines_started(tmp_path, signum):
-    mark = f"hsim-test-grandchild-{signum}-{os.getpid()}"
-    script = forking_engine(tmp_path, mark)
+@pytest.mark.parametrize(
+    ("signum", "detached"),
+    [(signal.SIGKILL, False), (signal.SIGTERM, False), (signal.SIGKILL, True)],
+)
+def test_killing_hsim_also_ends_what_its_engines_started(tmp_path, signum, detached):
+    mark = f"hsim-test-grandchild-{signum}-{detached}-{os.getpid()}"
+    script = forking_engine(tmp_path, mark, detached)
     spec = engine(script)
     proc = subprocess.Popen(
         [sys.executable, "-m", "hsim.cli", "tournament", "--players",
@@ -496,14 +502,15 @@ def test_killing_hsim_also_ends_what_its_engines_started(tmp_path, signum):
             os.kill(pid, signal.SIGKILL)
 
 
-def test_an_engine_that_exits_by_itself_leaves_no_process_behind(tmp_path):
+@pytest.mark.parametrize("detached", [False, True])
+def test_an_engine_that_exits_by_itself_leaves_no_process_behind(tmp_path, detached):
     # hsim gone before the parent-death signal is set (a SIGKILL racing the engine's
     # start) leaves only the engine's own exit on its input's end: the reaper then ends
     # what the engine started.
     from hsim.bridges.engine.process import REAPER
 
-    mark = f"hsim-test-exits-{os.getpid()}"
-    script = forking_engine(tmp_path, mark)
+    mark = f"hsim-test-exits-{detached}-{os.getpid()}"
+    script = forking_engine(tmp_path, mark, detached)
     reaper = subprocess.Popen(
         [sys.executable, "-S", "-c", REAPER, str(os.getpid()), sys.executable, str(script)],
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True,

@@ -60,6 +60,8 @@ def main(mode: str) -> None:
                     answer = {"error": "out of memory"}
                 if mode == "huge_line":  # a whole line, newline included, past the limit
                     answer = {"card": low(legal), "log": "x" * 70_000}
+                if mode == "twice":  # the same answer twice, in one write
+                    sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 

@@ -54,17 +54,52 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 #: reaper kills the engine's group, the processes the engine started included, and it does
 #: so too when the engine ends by itself (an engine that exits on its stdin's end must not
 #: leave its children); otherwise it passes the engine's exit on, a death by a signal as
-#: the same signal. argv: hsim's pid, then the engine's command. The engine inherits
-#: stdin, stdout and stderr unchanged.
+#: the same signal. The reaper is a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``):
+#: a process the engine started that left its group (``setsid``, a daemon's double fork)
+#: becomes the reaper's child once its parent is gone, and is killed with the rest.
+#: argv: hsim's pid, then the engine's command. The engine inherits stdin, stdout and
+#: stderr unchanged.
 REAPER = """
-import os, signal, subprocess, sys
+import ctypes, os, signal, subprocess, sys
 engine = None
+try:
+    ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+except Exception:
+    pass
+def children():
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                if int(stat.read().rsplit(b")", 1)[1].split()[1]) == os.getpid():
+                    found.append(int(name))
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
 def end_group():
     if engine is not None:
         try:
             os.killpg(engine.pid, signal.SIGKILL)
         except OSError:
             pass
+        try:
+            os.waitpid(engine.pid, 0)  # its orphans come to the subreaper once it is gone
+        except OSError:
+            pass
+    for _ in range(1000):  # each round kills one more generation of what left the group
+        found = children()
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in found:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
 def stop(*_):
     end_group()
     os._exit(128 + signal.SIGTERM)
@@ -103,6 +138,7 @@ class EngineProcess:
         self.fields = ALL_FIELDS
         self._buffer = b""  # the start of a line not yet ended
         self._lines: collections.deque[bytes] = collections.deque()  # lines not yet read
+        self._owed = 0  # requests sent and not yet answered
         self._stderr = collections.deque(maxlen=64)
         self._drain: threading.Thread | None = None
         self._poll: select.poll | None = None
@@ -197,6 +233,8 @@ class EngineProcess:
         """
         ok = False
         try:
+            if not self._owed and (self._lines or self._buffer.strip()):
+                raise EngineFailure(self._unasked())
             view = memoryview(lines)
             while view:
                 try:
@@ -208,6 +246,7 @@ class EngineProcess:
                         ) from None
                 except OSError:  # BrokenPipeError among them
                     raise EngineFailure(self._ended("its input closed")) from None
+            self._owed += lines.count(b"\n")
             ok = True
         finally:
             if not ok:
@@ -222,6 +261,9 @@ class EngineProcess:
         ok = False
         try:
             line = self._read_line(time.monotonic() + timeout, timeout, limit)
+            self._owed -= 1
+            if self._owed <= 0 and (self._lines or self._buffer.strip()):
+                raise EngineFailure(self._unasked())
             answer = _SHORT_ANSWERS.get(line)
             if answer is None:
                 try:
@@ -257,6 +299,13 @@ class EngineProcess:
             *lines, self._buffer = (self._buffer + chunk).split(b"\n")
             self._lines.extend(lines)
 
+    def _unasked(self) -> str:
+        first = self._lines[0] if self._lines else self._buffer
+        return (
+            f"wrote {first[:80].decode(errors='replace')!r} when no request waited for an "
+            "answer (one line answers one request, docs/protocol.md)"
+        )
+
     def _ended(self, what: str) -> str:
         code = None
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -277,6 +326,7 @@ class EngineProcess:
         proc, self.proc = self.proc, None
         self._buffer = b""
         self._lines.clear()
+        self._owed = 0
         _RUNNING.discard(self)
         self._poll = None
         if proc is None:
