@@ -222,7 +222,9 @@ def test_a_c_client_plays_a_full_tournament_as_lowcard_does(c_client, tmp_path, 
         pd.testing.assert_frame_equal(c, inside)
 
 
-@pytest.mark.parametrize(("bot", "rules_text"), [("heuristic", "classic"), ("kierki", "kierki4")])
+@pytest.mark.parametrize(
+    ("bot", "rules_text"), [("heuristic", "classic"), ("kierki", "kierki4"), ("kierki", "kierki3")]
+)
 def test_hsim_bots_served_play_exactly_as_in_process(bot, rules_text):
     rules = parse_rules(rules_text)
     served = f"engine:{PY} -m hsim.cli serve {bot}(start_timeout=600)"
@@ -654,6 +656,43 @@ def test_serve_refuses_a_request_no_deal_can_give():
     assert "plays names a seat outside 0..3" in answers[6]["error"]
     assert "hearts_broken must be true or false" in answers[7]["error"]
     assert answers[8] == {"card": "2C"}
+
+
+def test_serve_refuses_a_kierki_request_no_deal_can_give(tmp_path):
+    """Kierki's trick deals have Hearts' hand sizes (docs/rules.md B1); its lottery has
+    no tricks, so there only seats and cards are checked."""
+    log = tmp_path / "requests.jsonl"
+    recorder = tmp_path / "recorder.py"  # plays as the reference client, asks every field
+    recorder.write_text(
+        f"import json, sys\nsys.path.insert(0, {str(ROOT / 'examples')!r})\n"
+        "from engine_client import answer\n"
+        f"log = open({str(log)!r}, 'a')\n"
+        "for line in sys.stdin:\n"
+        "    log.write(line)\n    log.flush()\n    request = json.loads(line)\n"
+        "    said = {'protocol': 1} if request['type'] == 'hello' else answer(request)\n"
+        "    print(json.dumps(said), flush=True)\n"
+    )
+    games([engine(recorder)] + ["kierki"] * 3, "kierki4", n=1)
+    stop_all()
+    requests = [json.loads(x) for x in log.read_text().splitlines()]
+    later = {}  # per deal kind, a play after some plays, from a hand of 3 cards or more
+    for r in requests:
+        if r["type"] == "play" and len(r["plays"]) > 4 and len(r["hand"]) > 2:
+            later.setdefault(r["kind"], r)
+
+    def shrunk(request):  # two cards left, one of them legal
+        legal = request["legal"][0]
+        other = next(c for c in request["hand"] if c != legal)
+        return {**request, "hand": [legal, other], "legal": [legal]}
+
+    tricks, lottery = later["tricks"], later["lottery"]
+    sent = [requests[0], tricks, shrunk(tricks), {**tricks, "trick": 11}, lottery, shrunk(lottery)]
+    done, answers = _serve("kierki", b"".join(protocol.encode(r) for r in sent))
+    assert done.returncode == 0, done.stderr
+    assert answers[0]["protocol"] == 1 and "card" in answers[1]
+    assert "the hand holds 2 cards; a seat that has played" in answers[2]["error"]
+    assert "trick 11 with" in answers[3]["error"]
+    assert "card" in answers[4] and answers[5] == {"card": lottery["legal"][0]}
 
 
 def test_an_engine_that_refuses_the_hello_is_named_with_its_reason(tmp_path):

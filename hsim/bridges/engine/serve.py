@@ -30,7 +30,9 @@ from hsim.bridges.engine.protocol import (
     names,
 )
 from hsim.engine.choices import longest_suit
+from hsim.engine.kierki import KIND_LOTTERY
 from hsim.engine.layout import (
+    P_KIND,
     P_N_PLAYS,
     P_N_SEATS,
     P_PLAY_CARD,
@@ -166,9 +168,10 @@ class Server:
 def impossible_request(kind: str, public: np.ndarray, private: np.ndarray, rules: Rules) -> None:
     """Refuse a request no deal of ``rules`` can give (arrays of
     :func:`~hsim.bridges.engine.protocol.arrays_from_request`): a seat out of range, a
-    card played twice or still in the hand, and under Hearts a hand or a list of plays
-    of the wrong size for the trick (docs/rules.md A1.1). A strategy assumes a position
-    that can happen; a search may never end on one that cannot.
+    card played twice or still in the hand, and a hand or a list of plays of the wrong
+    size for the trick (docs/rules.md A1.1, B1; not in Kierki's lottery, which has no
+    tricks, nor while naming trump, which shows part of the hand). A strategy assumes a
+    position that can happen; a search may never end on one that cannot.
 
     :raises ProtocolError: what is impossible, in words.
     """
@@ -184,7 +187,7 @@ def impossible_request(kind: str, public: np.ndarray, private: np.ndarray, rules
     seen = int(public[P_PLAYED]) | int(public[P_TRICK_CARDS])
     if hand & seen:
         raise ProtocolError(f"the hand holds {' '.join(names(hand & seen))}, already played")
-    if rules.game != "hearts" or kind not in (PASS, PLAY):
+    if kind not in (PASS, PLAY) or int(public[P_KIND]) == KIND_LOTTERY:
         return
     dealt = 52 // n  # cards per hand and tricks per deal (A1.1)
     size = bin(hand).count("1")
