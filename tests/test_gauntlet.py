@@ -546,3 +546,39 @@ def test_a_stop_before_a_pairing_wrote_or_between_two_is_a_message(
     assert result.exit_code == code, result.output
     assert f"--out {out} and --resume continues" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", ["gauntlet", "ladder"])
+def test_sigterm_between_two_pairings_says_how_to_continue_and_frees_the_folder(tmp_path, command):
+    """SIGTERM when no run has its handlers installed (here: as the second pairing or
+    rung is about to start) ends as Ctrl-C does there: the message, exit 143, the
+    folder's lock released and the first pairing kept for --resume."""
+    out = tmp_path / "g"
+    args = _folder_args(command, out, "lowcard", "random", "duck")
+    driver = tmp_path / "driver.py"
+    driver.write_text(
+        "import os, runpy, signal, sys\n"
+        f"from hsim.experiments import {command} as module\n"
+        "original, started = module.play_pair, []\n"
+        "def play_pair(*args, **kwargs):\n"
+        "    started.append(1)\n"
+        "    if len(started) == 2:\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return original(*args, **kwargs)\n"
+        "module.play_pair = play_pair\n"
+        f"sys.argv = ['hsim', *{args!r}]\n"
+        "runpy.run_module('hsim.cli', run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 143, done.stderr
+    assert "interrupted before a" in done.stderr and "--resume continues" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (out / ".hsim.lock").exists()
+    first = _files(out)
+    assert first and all(name.startswith(sorted(first)[0].split("/")[0]) for name in first)
+    resumed = CliRunner().invoke(main, [*args, "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    after = _files(out)
+    assert {name: after[name] for name in first} == first  # read, not played again
+    assert len(after) > len(first)

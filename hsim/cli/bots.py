@@ -28,6 +28,7 @@ from hsim.cli.common import (
     workers_option,
 )
 from hsim.errors import StopRequested
+from hsim.runner.signals import sigterm_as_stop
 
 
 @click.command(context_settings=HELP, short_help="Measure the bot ladder on duplicate deals.")
@@ -126,7 +127,10 @@ def ladder(
     all_hold = True
     echo = (lambda line: click.echo(line, err=True)) if progress else None
     try:
-        with cluster_from_options(cluster_address, workers_given, workers) as cluster:
+        with (
+            sigterm_as_stop(),
+            cluster_from_options(cluster_address, workers_given, workers) as cluster,
+        ):
             for rung in run_ladder(
                 specs, boards, seed, workers, out, rules, progress, echo, cluster, mode
             ):

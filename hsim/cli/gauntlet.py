@@ -27,6 +27,7 @@ from hsim.cli.common import (
     workers_option,
 )
 from hsim.errors import StopRequested
+from hsim.runner.signals import sigterm_as_stop
 
 
 @click.command(
@@ -136,7 +137,10 @@ def gauntlet(
     echo = (lambda line: click.echo(line, err=True)) if progress else None
     pairings = []
     try:
-        with cluster_from_options(cluster_address, workers_given, workers) as cluster:
+        with (
+            sigterm_as_stop(),
+            cluster_from_options(cluster_address, workers_given, workers) as cluster,
+        ):
             for p in run_gauntlet(
                 cands, opponents, boards, seed, workers, out, rules, progress, echo, cluster,
                 timed=not no_timing, mode=mode,

@@ -152,6 +152,28 @@ class StopSignals:
             raise StopRequested(self.signum)
 
 
+@contextlib.contextmanager
+def sigterm_as_stop():
+    """While the block runs, SIGTERM raises :class:`StopRequested` in the main thread
+    where no run has its handlers installed (between the runs of a ladder or gauntlet),
+    as Ctrl-C raises ``KeyboardInterrupt``: the command then says how to continue and
+    releases its folder, where SIGTERM's default would end the process silently. A run's
+    :class:`StopSignals` replace it while they are installed. Main thread only;
+    elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise StopRequested(signum)
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def deferred() -> contextlib.AbstractContextManager:
     """Return a section in which the installed stop handlers raise nothing; a stop that
     arrives meanwhile is raised at its end (no handlers installed: a no-op).
