@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hsim.bridges.engine import protocol
 from hsim.bridges.engine.process import stop_all
 from hsim.cli import main
-from hsim.engine.layout import P_N_PLAYS, P_PLAY_CARD, P_PLAY_SEAT, V_DEALT
+from hsim.engine.layout import KIND_NAMES, P_N_PLAYS, P_PLAY_CARD, P_PLAY_SEAT, V_DEALT
 from hsim.model.rules import parse_rules
 from hsim.play import games as games_module
 from hsim.play.games import PythonDriver, play_range
@@ -253,7 +253,7 @@ FAILURES = {
     "unheld": "returned",
     "error": "reported an error: out of memory",
     "huge_line": "bytes (at most 65,536)",
-    "twice": "when no request waited for an answer",
+    "twice": "wrote more lines than it was sent requests",
 }
 
 
@@ -274,6 +274,16 @@ def test_a_failing_engine_is_a_strategy_error_and_leaves_no_process(mode, tmp_pa
     while engine_processes(mark) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert engine_processes(mark) == []
+
+
+def test_blank_lines_from_an_engine_are_skipped():
+    # faulty.py plays as lowcard but passes otherwise: games without passes
+    blank = engine(ENGINES / "faulty.py", "blank_lines")
+    outside = games([blank, "lowcard", blank, "lowcard"], "classic(passing=none)", n=4)
+    inside = games(["lowcard"] * 4, "classic(passing=none)", n=4)
+    np.testing.assert_array_equal(outside[0], inside[0])
+    np.testing.assert_array_equal(outside[1], inside[1])
+    stop_all()
 
 
 def test_an_unheld_card_is_named(tmp_path):
@@ -642,6 +652,8 @@ def test_serve_refuses_a_request_no_deal_can_give():
         _opening_request(plays=[[1, "2C"]], current_trick=[[1, "2C"]], legal=["8C"]),
         _opening_request(plays=[[9, "3C"]], current_trick=[[9, "3C"]], legal=["8C"]),
         _opening_request(hearts_broken="no"),
+        _opening_request(hand=six, legal=["6D"], kind="lottery"),
+        _opening_request(trump="DS"),
         _opening_request(),
     ]
     lines = b"".join(protocol.encode(r) for r in requests)
@@ -655,7 +667,9 @@ def test_serve_refuses_a_request_no_deal_can_give():
     assert "the hand holds 2C, already played" in answers[5]["error"]
     assert "plays names a seat outside 0..3" in answers[6]["error"]
     assert "hearts_broken must be true or false" in answers[7]["error"]
-    assert answers[8] == {"card": "2C"}
+    assert "the hand holds 6 cards" in answers[8]["error"]  # Hearts has no lottery
+    assert "trump must be one of C, D, S, H, not 'DS'" in answers[9]["error"]
+    assert answers[10] == {"card": "2C"}
 
 
 def test_serve_refuses_a_kierki_request_no_deal_can_give(tmp_path):
@@ -704,3 +718,9 @@ def test_an_engine_that_refuses_the_hello_is_named_with_its_reason(tmp_path):
     with pytest.raises(StrategyError, match=r"refused the hello \(.*\): no Omnibus here"):
         games([engine(script), "lowcard", "lowcard", "lowcard"], n=1)
     stop_all()
+
+
+def test_the_docs_name_every_kierki_deal_kind_a_request_sends():
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    listed = text.split("the deal kind (", 1)[1].split(")", 1)[0]
+    assert [name.strip(" `") for name in listed.split(",")] == list(KIND_NAMES)

@@ -62,6 +62,10 @@ def main(mode: str) -> None:
                     answer = {"card": low(legal), "log": "x" * 70_000}
                 if mode == "twice":  # the same answer twice, in one write
                     sys.stdout.write(json.dumps(answer) + "\n")
+        if mode == "blank_lines":  # blank lines around every answer: skipped
+            sys.stdout.write("\n \r\n" + json.dumps(answer) + "\n\t\n")
+            sys.stdout.flush()
+            continue
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 

@@ -297,13 +297,13 @@ class EngineProcess:
             if not chunk:
                 raise EngineFailure(self._ended("closed its output"))
             *lines, self._buffer = (self._buffer + chunk).split(b"\n")
-            self._lines.extend(lines)
+            self._lines.extend([x for x in lines if x and not x.isspace()])  # blank: skipped
 
     def _unasked(self) -> str:
-        first = self._lines[0] if self._lines else self._buffer
+        extra = (self._lines[0] if self._lines else self._buffer).strip()
         return (
-            f"wrote {first[:80].decode(errors='replace')!r} when no request waited for an "
-            "answer (one line answers one request, docs/protocol.md)"
+            "wrote more lines than it was sent requests (one line answers one request, "
+            f"docs/protocol.md); the line left over: {extra[:80].decode(errors='replace')!r}"
         )
 
     def _ended(self, what: str) -> str:

@@ -393,6 +393,17 @@ def arrays_from_request(message: dict, rules_array: np.ndarray) -> tuple[np.ndar
         raise ProtocolError(f"a request field is missing or malformed ({exc!r})") from None
 
 
+def _named(value: Any, names: tuple, field: str) -> int:
+    """Return the index of ``value`` among ``names``, the values request ``field`` takes.
+
+    :raises ProtocolError: another value, naming the field and the values it takes.
+    """
+    if isinstance(value, str) and value in names:
+        return names.index(value)
+    shown = repr(value)[:40]
+    raise ProtocolError(f"{field} must be one of {', '.join(map(str, names))}, not {shown}")
+
+
 def _arrays(m: dict, rules_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pub = np.full(PUBLIC_LEN, 0, np.int64)
     priv = np.zeros(PRIVATE_LEN, np.int64)
@@ -403,7 +414,9 @@ def _arrays(m: dict, rules_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pub[P_N_SEATS] = n
     pub[P_DEAL] = m["deal"]
     direction = m["pass_direction"]
-    pub[P_PASS_DIR] = PASS_DIRECTIONS.index(direction) if direction is not None else -1
+    pub[P_PASS_DIR] = (
+        -1 if direction is None else _named(direction, PASS_DIRECTIONS, "pass_direction")
+    )
     pub[P_TRICK] = m["trick"]
     pub[P_LEADER] = m["leader"]
     current = m["current_trick"]
@@ -438,13 +451,13 @@ def _arrays(m: dict, rules_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pub[P_TAKEN + s] = mask(m["taken"][s], "taken")
         pub[P_VOIDS + s] = sum(1 << SUITS.index(x) for x in m["voids"][s])
     pub[P_RULES : P_RULES + len(rules_array)] = rules_array  # the rest of RULES_LEN: 0
-    pub[P_KIND] = KIND_NAMES.index(m["kind"]) if "kind" in m else -1
+    pub[P_KIND] = _named(m["kind"], KIND_NAMES, "kind") if "kind" in m else -1
     pub[P_DEALER] = m.get("dealer", -1)
     trump = m.get("trump")
-    pub[P_TRUMP] = SUITS.index(trump) if trump is not None else -1
+    pub[P_TRUMP] = _named(trump, tuple(SUITS), "trump") if trump is not None else -1
     pub[P_TRUMP_CHOOSER] = m.get("trump_chooser", -1)
     rank = m.get("lottery_start_rank")
-    pub[P_START_RANK] = RANKS.index(rank) if rank is not None else -1
+    pub[P_START_RANK] = _named(rank, tuple(RANKS), "lottery_start_rank") if rank is not None else -1
     for s, out in enumerate(m.get("lottery_out", ())):
         pub[P_OUT + s] = out
     priv[V_SEAT] = seat

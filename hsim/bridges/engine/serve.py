@@ -187,7 +187,7 @@ def impossible_request(kind: str, public: np.ndarray, private: np.ndarray, rules
     seen = int(public[P_PLAYED]) | int(public[P_TRICK_CARDS])
     if hand & seen:
         raise ProtocolError(f"the hand holds {' '.join(names(hand & seen))}, already played")
-    if kind not in (PASS, PLAY) or int(public[P_KIND]) == KIND_LOTTERY:
+    if kind not in (PASS, PLAY) or (rules.game == "kierki" and public[P_KIND] == KIND_LOTTERY):
         return
     dealt = 52 // n  # cards per hand and tricks per deal (A1.1)
     size = bin(hand).count("1")
