@@ -393,6 +393,10 @@ def arrays_from_request(message: dict, rules_array: np.ndarray) -> tuple[np.ndar
         raise ProtocolError(f"a request field is missing or malformed ({exc!r})") from None
 
 
+#: The values of ``trump`` and ``lottery_start_rank``, one name each (not substrings).
+_SUIT_NAMES, _RANK_NAMES = tuple(SUITS), tuple(RANKS)
+
+
 def _named(value: Any, names: tuple, field: str) -> int:
     """Return the index of ``value`` among ``names``, the values request ``field`` takes.
 
@@ -454,10 +458,10 @@ def _arrays(m: dict, rules_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pub[P_KIND] = _named(m["kind"], KIND_NAMES, "kind") if "kind" in m else -1
     pub[P_DEALER] = m.get("dealer", -1)
     trump = m.get("trump")
-    pub[P_TRUMP] = _named(trump, tuple(SUITS), "trump") if trump is not None else -1
+    pub[P_TRUMP] = _named(trump, _SUIT_NAMES, "trump") if trump is not None else -1
     pub[P_TRUMP_CHOOSER] = m.get("trump_chooser", -1)
     rank = m.get("lottery_start_rank")
-    pub[P_START_RANK] = _named(rank, tuple(RANKS), "lottery_start_rank") if rank is not None else -1
+    pub[P_START_RANK] = _named(rank, _RANK_NAMES, "lottery_start_rank") if rank is not None else -1
     for s, out in enumerate(m.get("lottery_out", ())):
         pub[P_OUT + s] = out
     priv[V_SEAT] = seat
