@@ -233,7 +233,7 @@ class EngineProcess:
         """
         ok = False
         try:
-            if not self._owed and (self._lines or self._buffer.strip()):
+            if not self._owed and self._left_over():
                 raise EngineFailure(self._unasked())
             view = memoryview(lines)
             while view:
@@ -262,7 +262,7 @@ class EngineProcess:
         try:
             line = self._read_line(time.monotonic() + timeout, timeout, limit)
             self._owed -= 1
-            if self._owed <= 0 and (self._lines or self._buffer.strip()):
+            if self._owed <= 0 and self._left_over():
                 raise EngineFailure(self._unasked())
             answer = _SHORT_ANSWERS.get(line)
             if answer is None:
@@ -298,6 +298,10 @@ class EngineProcess:
                 raise EngineFailure(self._ended("closed its output"))
             *lines, self._buffer = (self._buffer + chunk).split(b"\n")
             self._lines.extend([x for x in lines if x and not x.isspace()])  # blank: skipped
+
+    def _left_over(self) -> bool:
+        """Whether a line (or the start of one) has been read that no answer took."""
+        return bool(self._lines or self._buffer.strip())
 
     def _unasked(self) -> str:
         extra = (self._lines[0] if self._lines else self._buffer).strip()
