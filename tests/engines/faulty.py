@@ -60,8 +60,9 @@ def main(mode: str) -> None:
                     answer = {"error": "out of memory"}
                 if mode == "huge_line":  # a whole line, newline included, past the limit
                     answer = {"card": low(legal), "log": "x" * 70_000}
-                if mode == "twice":  # the same answer twice, in one write
-                    sys.stdout.write(json.dumps(answer) + "\n")
+                if mode == "twice":  # the same answer twice, in one write (one read)
+                    os.write(1, (json.dumps(answer) + "\n").encode() * 2)
+                    continue
         if mode == "blank_lines":  # blank lines around every answer: skipped
             sys.stdout.write("\n \r\n" + json.dumps(answer) + "\n\t\n")
             sys.stdout.flush()
