@@ -117,7 +117,7 @@ may be shooting the moon: then the search decides); and on trick 1, once it carr
 points, the search picks only among the cards that do not beat the winning card, when
 there is one.
 
-Against a moon (``defend=1``, the default): the playouts model every other seat as
+Against a moon (``defend=1``): the playouts model every other seat as
 ``heuristic``, which rarely shoots, so the search alone let ``shooter`` seats through.
 When ``heuristic`` sees a seat that may be shooting (its
 :func:`~hsim.strategies.heuristic.moon_threat`), only ``heuristic``'s defences are
@@ -128,6 +128,17 @@ it. Measured against three ``shooter`` seats (200 games in each of the four seat
 conceded in 6.0% of its deals instead of 7.5%, its score 5.69 [5.53, 5.86]
 points per deal instead of 6.18 [6.00, 6.36] (paired over the games: -0.55
 [-0.72, -0.39]).
+
+``defend=2`` (the default) keeps those defences only when ``shooter`` explains the
+named seat's plays better than ``heuristic`` in one of 8 sampled worlds: outside
+opponents hold every point taken often without shooting, and each defence spent on them
+costs a trick. Paired with ``defend=1`` (``hsim gauntlet --candidates
+'pimc(defend=1),pimc(defend=2)' --panel shooter,heuristic,random --boards 60``, points per
+deal), seed 1 / seed 2: whole panel +0.222 [+0.094, +0.349] / +0.166 [+0.047, +0.285],
+moons conceded to ``shooter`` seats unchanged; against three
+``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards) +0.305 /
++0.356 (intervals include zero). ``defend=0`` leaves every card to the search: it gains
+less on the panel and concedes more moons to ``shooter`` seats (docs/bots.md).
 
 The pass is ``heuristic``'s (``passing=1``, moon passes included, consistent with the
 playouts, in which this seat's ``heuristic`` knows the pass it made); ``passing=0`` uses
@@ -1623,7 +1634,7 @@ STRATEGY = CompiledStrategy(
         "pass_infer": Param(1, float, 0, 1),
         "passing": Param(1, int, 0, 1),
         "play_infer": Param(0.2, float, 0, 1),
-        "defend": Param(1, int, 0, 2),
+        "defend": Param(2, int, 0, 2),
         "max_worlds": Param(0, int, 0, 100_000),
         "close": Param(1, float, 0, 26),
         "model_trust": Param(1, float, 0, 1),
@@ -1647,9 +1658,10 @@ STRATEGY = CompiledStrategy(
         "passing": "the pass: 1 heuristic's (moon passes included), 0 pimc's own table",
         "play_infer": "keep a world where the others played k cards heuristic would not "
         "have played there with probability play_infer**k (1: no inference)",
-        "defend": "1: take a trick with points from a seat heuristic sees shooting the moon, "
-        "and feed it no points, before searching; 2: only when shooter explains that "
-        "seat's plays better than heuristic in one of 8 worlds; 0: the search alone",
+        "defend": "2: take a trick with points from a seat heuristic sees shooting the moon, "
+        "and feed it no points, before searching, when shooter explains that seat's plays "
+        "better than heuristic in one of 8 worlds; 1: whenever heuristic sees it; "
+        "0: the search alone",
         "max_worlds": "on a close decision, sample worlds//2 more worlds at a time up to "
         "this many in all (the time budget: about max_worlds/worlds decisions; 0: off)",
         "close": "a decision is close while its two best cards' mean deal scores differ "

@@ -756,12 +756,12 @@ def test_mixed_surprises_tell_a_shooter_from_heuristic_on_the_true_deal(opponent
 
 def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
     """The seat holding every point leads the KH (tests/test_bots_duck_heuristic.py):
-    pimc takes it with the AH before any search (``defend``), and with ``defend=0``
+    pimc takes it with the AH before any search (``defend=1``), and with ``defend=0``
     leaves it to the search, whose heuristic playouts see no moon and duck."""
     from tests.test_bots_duck_heuristic import ALL_POINTS, MOON_DEFENCE, card, position
 
     pos = position(MOON_DEFENCE, ALL_POINTS + " KH")
-    assert card("pimc(worlds=4)", pos) == "AH"
+    assert card("pimc(worlds=4,defend=1)", pos) == "AH"
     assert card("pimc(worlds=4,defend=0)", pos) != "AH"
 
 
