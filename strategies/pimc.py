@@ -135,7 +135,8 @@ opponents hold every point taken often without shooting, and each defence spent 
 costs a trick. Paired with ``defend=1`` (``hsim gauntlet --candidates
 'pimc(defend=1),pimc(defend=2)' --panel shooter,heuristic,random --boards 60``, points per
 deal), seed 1 / seed 2: whole panel +0.222 [+0.094, +0.349] / +0.166 [+0.047, +0.285],
-moons conceded to ``shooter`` seats unchanged; against three
+moons conceded to ``shooter`` seats unchanged; on the ladder's 150 boards (seed 1, three
+``heuristic`` seats) +0.166 [+0.036, +0.296]; against three
 ``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards) +0.305 /
 +0.356 (intervals include zero). ``defend=0`` leaves every card to the search: it gains
 less on the panel and concedes more moons to ``shooter`` seats (docs/bots.md).

@@ -135,7 +135,7 @@ def test_panel_design_averages_the_paired_differences_over_the_opponents(tmp_pat
             assert set(deals.strategy) == {bot, opponent}
             assert deals.board.max() == one.boards - 1
             pd.testing.assert_frame_equal(
-                deals, pd.read_parquet(str(folder).replace("w1", "w2") + "/deals")
+                deals, pd.read_parquet(tmp_path / "w2" / f"{table}-{i}" / "deals")
             )
             mean.append(deals[deals.player == 0].groupby("board").deal_score.mean())
         per_opponent.append(mean[1] - mean[0])  # Hearts: lower is better
