@@ -763,6 +763,9 @@ def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
     pos = position(MOON_DEFENCE, ALL_POINTS + " KH")
     assert card("pimc(worlds=4,defend=1)", pos) == "AH"
     assert card("pimc(worlds=4,defend=0)", pos) != "AH"
+    # the default, defend=2: no play of that seat is shooter's rather than heuristic's
+    # here, so the search decides, as with defend=0
+    assert card("pimc(worlds=4)", pos) != "AH"
 
 
 # Seat 1 won tricks 2 to 4 (the QS fell under its AS; on its KS seat 0 shed the KH): it
@@ -807,6 +810,18 @@ def test_a_seat_marked_as_a_shooter_plays_the_playouts_as_shooter():
         bot = load(spec)
         for seed in (1, 2, 3):
             assert format_card(choose(bot, pos, seed=seed)) == expected, (spec, seed)
+
+
+def test_the_default_keeps_a_stopper_under_a_seat_playing_like_shooter():
+    """Seat 1 holds every point taken and leads the AH, having played as ``shooter`` does
+    (SHOOTER_LEADS_THE_AH): the default (``defend=2``) keeps the QH, the last heart out
+    above seat 1's TH, as ``defend=1`` does; the search alone (``defend=0``) sheds it."""
+    from tests.test_bots_duck_heuristic import card, position
+
+    pos = position(SHOOTER_LEADS_THE_AH, SHOOTER_LEADS_THE_AH_PLAYS)
+    assert card("pimc(worlds=20,defend=0)", pos) == "QH"
+    assert card("pimc(worlds=20)", pos) != "QH"
+    assert card("pimc(worlds=20,defend=1)", pos) != "QH"
 
 
 def test_defend_2_names_a_seat_playing_like_shooter_more_often_than_others():
