@@ -44,8 +44,13 @@ differences are paired over the same boards):
   (+0.419 [+0.218, +0.621] over the old);
 - and ``heuristic``'s pass (``passing=1``): +1.419 [+1.232, +1.606] (+0.244
   [+0.001, +0.486] over the line above);
-- and ``play_infer=0.2`` (the defaults): +2.248 [+2.055, +2.440] (+0.829 [+0.651,
-  +1.007] over the line above, +1.492 [+1.243, +1.740] over the old defaults).
+- and ``play_infer=0.2``: +2.248 [+2.055, +2.440] (+0.829 [+0.651, +1.007] over the
+  line above, +1.492 [+1.243, +1.740] over the old defaults);
+- and ``defend=2`` (the defaults, below): +2.509 [+2.321, +2.697], +0.166 [+0.036,
+  +0.296] over ``defend=1``, which scores +2.343 [+2.170, +2.516] on these boards.
+
+The settings compared with "the defaults" from here to ``defend=2`` were measured against
+``defend=1``: add ``defend=1`` to each ``pimc`` spec to repeat them.
 
 ``pass_infer=0.3`` on top of the defaults measured +0.038 [-0.139, +0.215] (paired, same
 150 boards): no effect that could be told apart, so it is off by default (1).
@@ -135,8 +140,7 @@ opponents hold every point taken often without shooting, and each defence spent 
 costs a trick. Paired with ``defend=1`` (``hsim gauntlet --candidates
 'pimc(defend=1),pimc(defend=2)' --panel shooter,heuristic,random --boards 60``, points per
 deal), seed 1 / seed 2: whole panel +0.222 [+0.094, +0.349] / +0.166 [+0.047, +0.285],
-moons conceded to ``shooter`` seats unchanged; on the ladder's 150 boards (seed 1, three
-``heuristic`` seats) +0.166 [+0.036, +0.296]; against three
+moons conceded to ``shooter`` seats unchanged; on the ladder (above) +0.166; against three
 ``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards) +0.305 /
 +0.356 (intervals include zero). ``defend=0`` leaves every card to the search: it gains
 less on the panel and concedes more moons to ``shooter`` seats (docs/bots.md).
