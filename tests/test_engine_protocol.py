@@ -724,3 +724,44 @@ def test_the_docs_name_every_kierki_deal_kind_a_request_sends():
     text = (ROOT / "docs" / "protocol.md").read_text()
     listed = text.split("the deal kind (", 1)[1].split(")", 1)[0]
     assert [name.strip(" `") for name in listed.split(",")] == list(KIND_NAMES)
+
+
+def test_resume_refuses_an_engine_whose_script_changed_since(tmp_path):
+    """run.json records a digest of the engine's program and of the files its command
+    names; a resume after the script changed is refused with nothing changed, and goes
+    on once the script is back."""
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT.read_text())
+    players = f"lowcard,{engine(script, 'lowcard')},lowcard,lowcard"
+    args = ["--players", players, "--games", "12", "--seed", "2", "--chunk-size", "3",
+            "--no-progress"]  # fmt: skip
+    for name in ("cut", "whole"):
+        made = CliRunner().invoke(main, ["tournament", *args, "--out", str(tmp_path / name)])
+        assert made.exit_code == 0, made.output
+    stop_all()
+    cut = tmp_path / "cut"
+    manifest = json.loads((cut / "run.json").read_text())
+    digest = manifest["players"][1]["program_sha256"]
+    assert len(digest) == 64 and "program_sha256" not in manifest["players"][0]
+    manifest["status"] = "interrupted"  # as a stopped run: its last part to play again
+    last = manifest["parts"].pop()
+    for dataset in ("deals", "games"):
+        (cut / last[dataset]["file"]).unlink()
+    (cut / "run.json").write_text(json.dumps(manifest))
+    (cut / "parts.jsonl").write_text("".join(json.dumps(e) + "\n" for e in manifest["parts"]))
+    script.write_text(CLIENT.read_text() + "\n# edited\n")
+    before = {p: p.read_bytes() for p in cut.rglob("*") if p.is_file()}
+    refused = CliRunner().invoke(main, ["resume", str(cut), "--trust", "--no-progress"])
+    assert refused.exit_code == 1
+    assert "another program for" in refused.output and "client.py" in refused.output
+    assert {p: p.read_bytes() for p in cut.rglob("*") if p.is_file()} == before
+    script.write_text(CLIENT.read_text())
+    resumed = CliRunner().invoke(main, ["resume", str(cut), "--trust", "--no-progress"])
+    assert resumed.exit_code == 0, resumed.output
+    stop_all()
+    import pandas as pd
+
+    for dataset in ("deals", "games"):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(cut / dataset), pd.read_parquet(tmp_path / "whole" / dataset)
+        )

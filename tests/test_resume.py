@@ -576,3 +576,44 @@ def test_a_run_after_a_stopped_one_still_reports_a_strategys_failure(tmp_path, p
     with pytest.raises(RunError, match=r"seat 1\).*in game \d+ of run seed 1"):
         run_tournament(config, tmp_path / "f", workers=1, progress=False)
     assert errors.noted_signal() is None
+
+
+def _folder_bytes(run_dir):
+    return {p: p.read_bytes() for p in sorted(Path(run_dir).rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("change", ["strategy file", "hsim version", "compiled source"])
+def test_resume_refuses_a_run_played_by_other_code_and_changes_nothing(tmp_path, change):
+    """The missing games of a run are played by the code that played its parts, or not at
+    all: a strategy file edited since, another hsim, or other built-in compiled code is
+    named and the folder left as it was; with the file put back the resume completes to
+    the records of a run never stopped."""
+    bot = tmp_path / "mybot.py"
+    bot.write_text(PY_BOTS.read_text())
+    players = ("random", f"{bot}:PyLowcard", "lowcard", "random")
+    config = RunConfig(Rules(), players, 12, 3, chunk_size=3)
+    run_tournament(config, tmp_path / "ref", workers=1, progress=False)
+    cut = tmp_path / "cut"
+    run_tournament(config, cut, workers=1, progress=False)
+    _interrupt_by_hand(cut, keep=1)
+    manifest = read_manifest(cut)
+    if change == "strategy file":
+        bot.write_text(PY_BOTS.read_text() + "\n# edited\n")
+        named = f"another strategy file {bot}"
+    elif change == "hsim version":
+        manifest["versions"]["hsim"] = "0.0.1"
+        named = "hsim 0.0.1, not"
+    else:
+        manifest["numba_cache"] = manifest["numba_cache"][:-16] + "0123456789abcdef"
+        named = "compiled code of source 0123456789abcdef, not"
+    (cut / "run.json").write_text(json.dumps(manifest))
+    before = _folder_bytes(cut)
+    with pytest.raises(RunError, match=re.escape(named)) as refused:
+        resume_run(cut, workers=1, progress=False)
+    assert "not be the same run" in str(refused.value)
+    assert _folder_bytes(cut) == before
+    if change != "strategy file":
+        return
+    bot.write_text(PY_BOTS.read_text())
+    assert resume_run(cut, workers=1, progress=False).status == "complete"
+    _assert_same(tmp_path / "ref", cut)

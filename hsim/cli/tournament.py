@@ -228,7 +228,9 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     RUN_DIR may be interrupted, failed (not by a strategy error) or running with a
     dead owner (its process was killed); its run.json gives the rules, players, seed
     and chunks. Parts left half-recorded or damaged are played again. The datasets
-    then equal those of a run that was never stopped.
+    then equal those of a run that was never stopped. A run whose missing games would
+    be played by other code (another hsim, edited built-in bots, a strategy file or an
+    engine: program changed since) is refused, naming it.
     \b
     A run started with --cluster may be resumed locally or on a cluster (give --cluster
     again), and the other way round: the datasets are the same.

@@ -15,18 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from hsim import __version__
 from hsim.analysis.scan import BATCH_ROWS, open_run
 from hsim.analysis.stats import Interval, mean_interval
-from hsim.engine import _numba
 from hsim.errors import ConfigError, RunError
 from hsim.model.rules import Rules, canonical
 from hsim.runner.config import MAX_CHUNK_SIZE, MAX_GAME_STOP, RunConfig, check_int, validate
@@ -38,10 +34,9 @@ from hsim.runner.lock import (
     replace_problem,
     run_folder_above,
 )
-from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest
+from hsim.runner.manifest import MANIFEST, ManifestError, code_changed, read_manifest
 from hsim.runner.resume import config_from_manifest, done_chunks, resume_run
 from hsim.runner.run import run_tournament
-from hsim.strategy.specs import read_strategy_file, spec_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.runner.config import RunConfig
@@ -393,31 +388,7 @@ def _settings_differ(
             elif isinstance(then, int) and not isinstance(then, bool):
                 then, now = f"{then:,}", f"{now:,}"
             return f"{what} {then}, not {now}"
-    played_by = (manifest.get("versions") or {}).get("hsim")
-    if played_by != __version__:
-        return f"hsim {played_by}, not {__version__}"
-    # the compile cache is named by the hash of the compiled source (unless the user named
-    # it with NUMBA_CACHE_DIR: then nothing can be told)
-    then = re.search(r"numba-([0-9a-f]+)$", str(manifest.get("numba_cache") or ""))
-    now = re.search(r"numba-([0-9a-f]+)$", str(_numba.CACHE_DIR))
-    if then and now and then.group(1) != now.group(1):
-        return (
-            f"the built-in bots' compiled code of source {then.group(1)}, not {now.group(1)} "
-            "(hsim's engine or bots changed since)"
-        )
-    if not files:
-        return None
-    for entry, spec in zip(manifest["players"], config.players, strict=False):
-        path = spec_file(spec)  # the file this command names, from where it runs
-        if path is None:
-            continue
-        try:
-            digest = hashlib.sha256(read_strategy_file(path)).hexdigest()
-        except (OSError, ValueError):
-            digest = None
-        if digest != entry.get("sha256"):
-            return f"another strategy file {path} (it has changed since)"
-    return None
+    return code_changed(manifest, config.players, files)
 
 
 class LadderStopped(Exception):

@@ -37,6 +37,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hsim.bridges.engine.strategies import program_digest
 from hsim.engine.layout import MAX_EXTRA
 from hsim.engine.rng import MAX_SEED, check_seed
 from hsim.errors import ConfigError, ManifestError
@@ -53,7 +54,7 @@ from hsim.model.rules import (
 from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS, RECORD_MODES, SCHEMA_VERSION
 from hsim.runner.manifest import check_settings, parse_record, read_record
 from hsim.strategy.loader import load_players
-from hsim.strategy.specs import recorded_spec
+from hsim.strategy.specs import ENGINE_PREFIX, recorded_spec
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.strategy.contract import LoadedStrategy
@@ -253,13 +254,17 @@ def recorded_players(
     file's path relative to ``run_dir`` (:func:`hsim.strategy.specs.recorded_spec`, used to find
     the file again) and, where it differs from that, ``label``: the seat's name in the
     datasets (``labels``, default each spec as loaded), which a resume writes into its
-    parts unchanged. A name or label naming the home directory is written with ``~`` (a
-    label with ``label_home: true``: a resume by the same user restores it).
+    parts unchanged; for an ``engine:`` spec, ``program_sha256``
+    (:func:`hsim.bridges.engine.strategies.program_digest`). A name or label naming the
+    home directory is written with ``~`` (a label with ``label_home: true``: a resume by
+    the same user restores it).
     """
 
     out = []
     for i, p in enumerate(players):
         entry = {**p.describe(), "spec": recorded_spec(p.spec, run_dir)}
+        if p.spec.startswith(ENGINE_PREFIX):  # so that a resume notices a changed engine
+            entry["program_sha256"] = program_digest(p.spec)
         entry["name"] = without_home(entry["name"])
         label = p.spec if labels is None else labels[i]
         if label != entry["spec"]:

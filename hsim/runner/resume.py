@@ -34,6 +34,7 @@ from hsim.runner.manifest import (
     MANIFEST,
     ManifestError,
     check_settings,
+    code_changed,
     now,
     read_journal,
     read_manifest,
@@ -279,6 +280,13 @@ def resume_run(
         if status == "complete" and missing == 0:
             removed = _remove_strays(run_dir, manifest, config, done, argv)
             return _nothing_to_do(run_dir, manifest, config, done, removed)
+        changed = code_changed(manifest, config.players)  # games to play: by the same code?
+        if changed:
+            raise RunError(
+                f"cannot resume {run_dir}: its games were played with {changed}, so the "
+                "rest would not be the same run. Resume it with what played it, or start "
+                "the run again in a new folder"
+            )
         if workers is None and cluster is None:
             workers = default_workers(missing * config.rotations)
         players = runner.check_config(config, workers or 1, None if cluster else pool)

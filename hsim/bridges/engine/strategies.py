@@ -9,6 +9,12 @@ asks it every decision of that seat over stdin/stdout. Parameters after the comm
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
+import stat
+from pathlib import Path
+
 from hsim import __version__
 from hsim.bridges.engine.process import START_TIMEOUT_S, EngineFailure, engine_for
 from hsim.bridges.engine.protocol import (
@@ -23,10 +29,54 @@ from hsim.bridges.engine.protocol import (
     hello,
     request,
 )
-from hsim.errors import EngineError
+from hsim.errors import EngineError, StrategySpecError
 from hsim.model.rules import Rules, canonical
 from hsim.strategy.contract import Param
-from hsim.strategy.specs import ENGINE_PREFIX, engine_command
+from hsim.strategy.specs import ENGINE_PREFIX, engine_command, parse_spec
+
+
+def program_digest(spec: str) -> str | None:
+    """Return the sha256 (hex) of what an ``engine:CMD ARGS`` spec runs: the program, found
+    as the engine is started (on PATH, or a path; links followed), then every word of the
+    command that names a regular file from the current directory (a script, a weights
+    file), in order. None when ``spec`` is no engine spec or names no such file.
+
+    A run records it (``program_sha256`` in run.json's players) so that a resume notices an
+    engine whose files changed since (docs/run-folders.md). An option that holds a file
+    name (``--model=net.bin``) is not looked into.
+    """
+    try:
+        argv = engine_command(parse_spec(spec)[0])
+    except StrategySpecError:
+        return None
+    if not argv:
+        return None
+    program = shutil.which(argv[0])
+    files = [Path(program).resolve()] if program else []
+    for word in argv[1:]:
+        path = Path(word).expanduser()
+        try:
+            if stat.S_ISREG(os.stat(path).st_mode):
+                files.append(path.resolve())
+        except (OSError, ValueError):  # no file here (a flag, a name too long, a NUL)
+            continue
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(_file_sha256(path).encode())
+    return digest.hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    """Return the sha256 (hex) of the file at ``path``, or ``"unreadable"``."""
+    try:
+        with open(path, "rb") as f:
+            if hasattr(hashlib, "file_digest"):  # Python 3.11: in blocks
+                return hashlib.file_digest(f, "sha256").hexdigest()
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return "unreadable"
 
 
 def strategy_class(command: str) -> type:
