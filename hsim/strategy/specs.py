@@ -68,9 +68,16 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip(), params
 
 
+#: The spec prefix of an outside program at the table (docs/protocol.md).
+ENGINE_PREFIX = "engine:"
+
+
 def is_file_target(target: str) -> bool:
     """Return whether the ``target`` of a ``target:attr`` spec names a file (it ends in
-    ``.py`` or holds a path separator), not a module."""
+    ``.py`` or holds a path separator), not a module, nor an engine command holding a
+    colon (``engine:./bot --addr=host:80``)."""
+    if target.startswith(ENGINE_PREFIX):
+        return False
     return target.endswith(".py") or "/" in target or "\\" in target
 
 
@@ -81,10 +88,6 @@ def split_file_spec(spec: str) -> tuple[str, str, str] | None:
     if colon and target and attr and is_file_target(target):
         return target, attr, paren + rest
     return None
-
-
-#: The spec prefix of an outside program at the table (docs/protocol.md).
-ENGINE_PREFIX = "engine:"
 
 
 def engine_command(name: str) -> list[str] | None:
