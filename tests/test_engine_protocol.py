@@ -1,6 +1,7 @@
 """The engine protocol (docs/protocol.md): outside programs at hsim's table
 (``engine:CMD``) and hsim's strategies served to other tables (``hsim serve``)."""
 
+import hashlib
 import json
 import os
 import shlex
@@ -22,6 +23,7 @@ from hsim.engine.layout import KIND_NAMES, P_N_PLAYS, P_PLAY_CARD, P_PLAY_SEAT, 
 from hsim.model.rules import parse_rules
 from hsim.play import games as games_module
 from hsim.play.games import PythonDriver, play_range
+from hsim.runner.config import without_home
 from hsim.strategy.contract import LoadedStrategy, StrategyError
 from hsim.strategy.loader import load_players
 
@@ -727,12 +729,15 @@ def test_the_docs_name_every_kierki_deal_kind_a_request_sends():
 
 
 def test_resume_refuses_an_engine_whose_script_changed_since(tmp_path):
-    """run.json records a digest of the engine's program and of the files its command
-    names; a resume after the script changed is refused with nothing changed, and goes
-    on once the script is back."""
-    script = tmp_path / "client.py"
+    """run.json records a sha256 of the engine's program and of the code among its
+    command's words (not of a log it writes); a resume after the script changed is
+    refused, naming it, with nothing changed, and goes on once the script is back. A
+    word holding a colon (``--addr=host:80``) leaves the spec an engine's."""
+    script, log = tmp_path / "client.py", tmp_path / "bot.log"
     script.write_text(CLIENT.read_text())
-    players = f"lowcard,{engine(script, 'lowcard')},lowcard,lowcard"
+    log.write_text("started\n")
+    spec = engine(script, "--addr=host:80", str(log))
+    players = f"lowcard,{spec},lowcard,lowcard"
     args = ["--players", players, "--games", "12", "--seed", "2", "--chunk-size", "3",
             "--no-progress"]  # fmt: skip
     for name in ("cut", "whole"):
@@ -741,19 +746,26 @@ def test_resume_refuses_an_engine_whose_script_changed_since(tmp_path):
     stop_all()
     cut = tmp_path / "cut"
     manifest = json.loads((cut / "run.json").read_text())
-    digest = manifest["players"][1]["program_sha256"]
-    assert len(digest) == 64 and "program_sha256" not in manifest["players"][0]
+    recorded = manifest["players"][1]
+    assert recorded["spec"] == spec and "sha256" not in recorded
+    python = Path(shutil.which(sys.executable)).resolve()
+    assert set(recorded["program_files"]) == {  # the home folder written ~ (run-folders.md)
+        without_home(str(python)),
+        without_home(str(script.resolve())),
+    }
+    assert "program_files" not in manifest["players"][0]
     manifest["status"] = "interrupted"  # as a stopped run: its last part to play again
     last = manifest["parts"].pop()
     for dataset in ("deals", "games"):
         (cut / last[dataset]["file"]).unlink()
     (cut / "run.json").write_text(json.dumps(manifest))
     (cut / "parts.jsonl").write_text("".join(json.dumps(e) + "\n" for e in manifest["parts"]))
+    log.write_text("started\nplayed\n")  # the engine's own output: not compared
     script.write_text(CLIENT.read_text() + "\n# edited\n")
     before = {p: p.read_bytes() for p in cut.rglob("*") if p.is_file()}
     refused = CliRunner().invoke(main, ["resume", str(cut), "--trust", "--no-progress"])
     assert refused.exit_code == 1
-    assert "another program for" in refused.output and "client.py" in refused.output
+    assert f"another {script.resolve()} (it has changed since)" in refused.output
     assert {p: p.read_bytes() for p in cut.rglob("*") if p.is_file()} == before
     script.write_text(CLIENT.read_text())
     resumed = CliRunner().invoke(main, ["resume", str(cut), "--trust", "--no-progress"])
@@ -765,3 +777,23 @@ def test_resume_refuses_an_engine_whose_script_changed_since(tmp_path):
         pd.testing.assert_frame_equal(
             pd.read_parquet(cut / dataset), pd.read_parquet(tmp_path / "whole" / dataset)
         )
+
+
+def test_program_files_are_the_program_and_the_code_among_the_words(tmp_path):
+    """Words that name no file, a folder, a FIFO, an unknown user's home or a file that
+    is neither executable nor code are left out; an executable and a script are in."""
+    from hsim.bridges.engine.strategies import program_files
+
+    script, weights, log, tool = (tmp_path / n for n in ("bot.py", "net.onnx", "out.log", "tool"))
+    for path in (script, weights, log, tool):
+        path.write_text("x")
+    tool.chmod(0o755)
+    os.mkfifo(tmp_path / "fifo")
+    words = [str(p) for p in (script, weights, log, tool, tmp_path, tmp_path / "fifo")]
+    spec = f"engine:{PY} {' '.join(words)} ~no-such-user-x --flag=a:b(timeout=5)"
+    found = program_files(spec)
+    assert list(found) == [str(Path(shutil.which(sys.executable)).resolve())] + [
+        str(p.resolve()) for p in (script, weights, tool)
+    ]
+    assert found[str(script.resolve())] == hashlib.sha256(b"x").hexdigest()
+    assert program_files("lowcard") == {} and program_files("engine:'unclosed") == {}

@@ -265,7 +265,9 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     except StopRequested as exc:
-        _stopped_before_start(exc)
+        from hsim.runner.resume import RESUME_UNSTARTED
+
+        _stopped_before_start(exc, RESUME_UNSTARTED)
     if result.status == "complete" and result.games_played == 0:
         if result.removed:
             shown = ", ".join(result.removed[:5])
@@ -315,11 +317,11 @@ def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
         )
 
 
-def _stopped_before_start(exc) -> None:
+def _stopped_before_start(exc, said: str = "interrupted before any game was written") -> None:
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.run import EXIT_CODES
 
-    click.echo("interrupted before any game was written", err=True)
+    click.echo(said, err=True)
     sys.exit(EXIT_CODES.get(exc.signum, 130))
 
 

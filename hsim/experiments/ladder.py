@@ -25,7 +25,14 @@ from hsim.analysis.scan import BATCH_ROWS, open_run
 from hsim.analysis.stats import Interval, mean_interval
 from hsim.errors import ConfigError, RunError
 from hsim.model.rules import Rules, canonical
-from hsim.runner.config import MAX_CHUNK_SIZE, MAX_GAME_STOP, RunConfig, check_int, validate
+from hsim.runner.config import (
+    MAX_CHUNK_SIZE,
+    MAX_GAME_STOP,
+    RunConfig,
+    check_int,
+    code_changed,
+    validate,
+)
 from hsim.runner.lock import (
     FolderError,
     claim,
@@ -34,7 +41,7 @@ from hsim.runner.lock import (
     replace_problem,
     run_folder_above,
 )
-from hsim.runner.manifest import MANIFEST, ManifestError, code_changed, read_manifest
+from hsim.runner.manifest import MANIFEST, ManifestError, read_manifest
 from hsim.runner.resume import config_from_manifest, done_chunks, resume_run
 from hsim.runner.run import run_tournament
 

@@ -31,16 +31,20 @@ The limits, and why:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import os
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hsim.bridges.engine.strategies import program_digest
+from hsim import __version__
+from hsim.bridges.engine.strategies import program_files
+from hsim.engine import _numba
 from hsim.engine.layout import MAX_EXTRA
 from hsim.engine.rng import MAX_SEED, check_seed
-from hsim.errors import ConfigError, ManifestError
+from hsim.errors import ConfigError, ManifestError, StrategySpecError
 from hsim.model.rules import (
     KIERKI_NO_SCORINGS,
     PRESETS,
@@ -54,7 +58,7 @@ from hsim.model.rules import (
 from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS, RECORD_MODES, SCHEMA_VERSION
 from hsim.runner.manifest import check_settings, parse_record, read_record
 from hsim.strategy.loader import load_players
-from hsim.strategy.specs import ENGINE_PREFIX, recorded_spec
+from hsim.strategy.specs import ENGINE_PREFIX, read_strategy_file, recorded_spec, spec_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from hsim.strategy.contract import LoadedStrategy
@@ -254,8 +258,8 @@ def recorded_players(
     file's path relative to ``run_dir`` (:func:`hsim.strategy.specs.recorded_spec`, used to find
     the file again) and, where it differs from that, ``label``: the seat's name in the
     datasets (``labels``, default each spec as loaded), which a resume writes into its
-    parts unchanged; for an ``engine:`` spec, ``program_sha256``
-    (:func:`hsim.bridges.engine.strategies.program_digest`). A name or label naming the
+    parts unchanged; for an ``engine:`` spec, ``program_files``
+    (:func:`recorded_program_files`). A name or label naming the
     home directory is written with ``~`` (a label with ``label_home: true``: a resume by
     the same user restores it).
     """
@@ -264,7 +268,7 @@ def recorded_players(
     for i, p in enumerate(players):
         entry = {**p.describe(), "spec": recorded_spec(p.spec, run_dir)}
         if p.spec.startswith(ENGINE_PREFIX):  # so that a resume notices a changed engine
-            entry["program_sha256"] = program_digest(p.spec)
+            entry["program_files"] = recorded_program_files(p.spec)
         entry["name"] = without_home(entry["name"])
         label = p.spec if labels is None else labels[i]
         if label != entry["spec"]:
@@ -273,6 +277,67 @@ def recorded_players(
                 entry["label_home"] = True
         out.append(entry)
     return out
+
+
+def recorded_program_files(spec: str) -> dict[str, str]:
+    """Return an ``engine:`` spec's :func:`~hsim.bridges.engine.strategies.program_files`
+    as a manifest records them: paths in the home directory written with ``~``."""
+    return {without_home(path): digest for path, digest in program_files(spec).items()}
+
+
+def code_changed(manifest: dict[str, Any], specs, files: bool = True) -> str | None:
+    """Name what would play a run's missing games differently from the code that played
+    its parts (``"hsim 0.1.0, not 0.2.0"``), or None when nothing did change.
+
+    Compared: hsim's version; the source hash of the built-in bots' compiled code (the
+    name of numba's cache folder, unless the user set ``NUMBA_CACHE_DIR``); and, when
+    ``files``, each strategy file's ``sha256`` and each engine's ``program_files``
+    (:func:`recorded_program_files`) that ``manifest``'s players record, with those of
+    ``specs``, the specs as they would be loaded now (one per recorded player). A run
+    recorded without them is not compared on them.
+    """
+    played_by = (manifest.get("versions") or {}).get("hsim")
+    if played_by != __version__:
+        return f"hsim {played_by}, not {__version__}"
+    then = re.search(r"numba-([0-9a-f]+)$", str(manifest.get("numba_cache") or ""))
+    now = re.search(r"numba-([0-9a-f]+)$", str(_numba.CACHE_DIR))
+    if then and now and then.group(1) != now.group(1):
+        return (
+            f"the built-in bots' compiled code of source {then.group(1)}, not {now.group(1)} "
+            "(hsim's engine or bots changed since)"
+        )
+    if not files:
+        return None
+    for entry, spec in zip(manifest.get("players") or (), specs, strict=False):
+        if not isinstance(entry, dict):
+            continue
+        path = spec_file(spec)  # the file this spec names, from where it runs
+        if path is not None and "sha256" in entry:
+            try:
+                digest = hashlib.sha256(read_strategy_file(path)).hexdigest()
+            except (OSError, StrategySpecError):
+                digest = None
+            if digest != entry["sha256"]:
+                return f"another strategy file {path} (it has changed since)"
+        elif isinstance(entry.get("program_files"), dict):
+            changed = _engine_changed(entry["program_files"], recorded_program_files(spec))
+            if changed:
+                return f"{changed}, in {spec!r}"
+    return None
+
+
+def _engine_changed(then: dict, now: dict[str, str]) -> str | None:
+    """Name the first difference between an engine's recorded files ``then`` and its
+    files ``now`` (path -> sha256), or None."""
+    for path, digest in then.items():
+        if path not in now:
+            return f"{path}, which is not found from here"
+        if now[path] != digest:
+            return f"another {path} (it has changed since)"
+    added = sorted(set(now) - set(then))
+    if added:  # the program on PATH is another file now, or a new file among the words
+        return f"other files: the engine would now also run {added[0]}"
+    return None
 
 
 # -- a run folder's manifest -------------------------------------------------------------------

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import stat
 import subprocess
 from datetime import datetime, timezone
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import hsim
-from hsim.errors import ManifestError, StrategySpecError
+from hsim.errors import ManifestError
 from hsim.runner.files import open_append, open_new
 
 MANIFEST = "run.json"
@@ -88,53 +87,6 @@ def check_settings(manifest: dict[str, Any], where: Path | str = MANIFEST, entri
             "parts could be read or continued as another run's. Restore it from a copy, or "
             "start the run again in a new folder"
         )
-
-
-def code_changed(manifest: dict[str, Any], specs, files: bool = True) -> str | None:
-    """Name what would play a run's missing games differently from the code that played
-    its parts (``"hsim 0.1.0, not 0.2.0"``), or None when nothing did change.
-
-    Compared: hsim's version; the source hash of the built-in bots' compiled code (the
-    name of numba's cache folder, unless the user set ``NUMBA_CACHE_DIR``); and, when
-    ``files``, each strategy file's ``sha256`` and each engine's ``program_sha256``
-    (:func:`hsim.bridges.engine.strategies.program_digest`) that ``manifest``'s players record, with
-    those of ``specs``, the specs as they would be loaded now (one per recorded player).
-    A run recorded without a digest is not compared on it.
-    """
-    # here, not at the top: reading or writing a manifest needs no numba
-    from hsim.bridges.engine.strategies import program_digest
-    from hsim.engine import _numba
-    from hsim.strategy.specs import read_strategy_file, spec_file
-
-    played_by = (manifest.get("versions") or {}).get("hsim")
-    if played_by != hsim.__version__:
-        return f"hsim {played_by}, not {hsim.__version__}"
-    then = re.search(r"numba-([0-9a-f]+)$", str(manifest.get("numba_cache") or ""))
-    now = re.search(r"numba-([0-9a-f]+)$", str(_numba.CACHE_DIR))
-    if then and now and then.group(1) != now.group(1):
-        return (
-            f"the built-in bots' compiled code of source {then.group(1)}, not {now.group(1)} "
-            "(hsim's engine or bots changed since)"
-        )
-    if not files:
-        return None
-    for entry, spec in zip(manifest.get("players") or (), specs, strict=False):
-        if not isinstance(entry, dict):
-            continue
-        path = spec_file(spec)  # the file this spec names, from where it runs
-        if path is not None and "sha256" in entry:
-            try:
-                digest = hashlib.sha256(read_strategy_file(path)).hexdigest()
-            except (OSError, StrategySpecError):
-                digest = None
-            if digest != entry["sha256"]:
-                return f"another strategy file {path} (it has changed since)"
-        elif entry.get("program_sha256") not in (None, program_digest(spec)):
-            return (
-                f"another program for {spec!r} (its program, or a file its command "
-                "names, has changed since or is not found from here)"
-            )
-    return None
 
 
 def versions() -> dict[str, Any]:

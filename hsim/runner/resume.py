@@ -26,7 +26,12 @@ from hsim.model.rules import Rules, RulesError, parse_rules
 from hsim.runner import run as runner
 from hsim.runner.cluster import absolute_specs
 from hsim.runner.columns import DEFAULT_RECORD, SCHEMA_VERSION
-from hsim.runner.config import DEFAULT_DECISION_TIMEOUT, RunConfig, default_workers
+from hsim.runner.config import (
+    DEFAULT_DECISION_TIMEOUT,
+    RunConfig,
+    code_changed,
+    default_workers,
+)
 from hsim.runner.files import open_new
 from hsim.runner.lock import FolderError, FolderLock, claim, refuse_unsafe
 from hsim.runner.manifest import (
@@ -34,7 +39,6 @@ from hsim.runner.manifest import (
     MANIFEST,
     ManifestError,
     check_settings,
-    code_changed,
     now,
     read_journal,
     read_manifest,
@@ -179,6 +183,10 @@ def done_chunks(run_dir: Path, manifest: dict[str, Any], config: RunConfig) -> d
     return out
 
 
+#: What a resume stopped before it played a game says (its run is as it was).
+RESUME_UNSTARTED = "interrupted before the resume played any game; the run is as it was"
+
+
 def resume_run(
     run_dir: Path,
     workers: int | None = None,
@@ -219,7 +227,7 @@ def resume_run(
             "stopped before it wrote anything; start it again with `hsim tournament --out "
             f"{run_dir}`"
         )
-    signals = StopSignals().install()
+    signals = StopSignals(RESUME_UNSTARTED).install()
     lock: FolderLock | None = None
     pool: list = []  # the process pool, started while this process plays the first game
     try:

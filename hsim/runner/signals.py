@@ -38,10 +38,12 @@ class StopSignals:
     hard_stop: called by the watcher thread when the main thread has not stopped within
     ``GRACE_S`` of a signal (it must record the stop; the process then exits). Its
     clean-up and the main thread's share :attr:`cleanup_lock`: whoever takes it first
-    cleans up, the other does not.
+    cleans up, the other does not. unstarted: the line printed when a hard stop comes
+    before ``hard_stop`` is set (nothing played yet).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, unstarted: str = "interrupted before any game was written") -> None:
+        self.unstarted = unstarted
         self.signum: int | None = None
         self.hard_stop: Callable[[int], None] | None = None
         self.cleanup_lock = threading.Lock()
@@ -135,7 +137,7 @@ class StopSignals:
             if self.hard_stop is not None:
                 self.hard_stop(self.signum or signum)
             else:
-                sys.stderr.write("interrupted before any game was written\n")
+                sys.stderr.write(self.unstarted + "\n")
         finally:
             sys.stderr.flush()
             os._exit(EXIT_CODES.get(self.signum or signum, 130))

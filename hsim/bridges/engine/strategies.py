@@ -9,6 +9,7 @@ asks it every decision of that seat over stdin/stdout. Parameters after the comm
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -34,42 +35,62 @@ from hsim.model.rules import Rules, canonical
 from hsim.strategy.contract import Param
 from hsim.strategy.specs import ENGINE_PREFIX, engine_command, parse_spec
 
+#: Suffixes of the files among an engine command's words that :func:`program_files`
+#: covers besides executables: code and model weights an engine reads, not the logs or
+#: state files it may write (``--log bot.log``), which change while it plays.
+_SUFFIXES = (
+    ".py .pyc .pyz .js .mjs .cjs .ts .rb .pl .pm .php .lua .tcl .r .jl .sh .bash "
+    ".jar .class .war .wasm .so .dll .dylib .exe .bin .onnx .pt .pth .pb .h5 .keras "
+    ".npz .npy .safetensors .ckpt .tflite .pkl .joblib"
+)
+PROGRAM_SUFFIXES = frozenset(_SUFFIXES.split())
 
-def program_digest(spec: str) -> str | None:
-    """Return the sha256 (hex) of what an ``engine:CMD ARGS`` spec runs: the program, found
-    as the engine is started (on PATH, or a path; links followed), then every word of the
-    command that names a regular file from the current directory (a script, a weights
-    file), in order. None when ``spec`` is no engine spec or names no such file.
 
-    A run records it (``program_sha256`` in run.json's players) so that a resume notices an
-    engine whose files changed since (docs/run-folders.md). An option that holds a file
-    name (``--model=net.bin``) is not looked into.
+def program_files(spec: str) -> dict[str, str]:
+    """Return {path: sha256 (hex)} of the files an ``engine:CMD ARGS`` spec runs: its
+    program, found as the engine is started (on PATH, or a path; links followed), and
+    each word of the command that names, from the current folder, a regular file that is
+    executable or has a suffix of :data:`PROGRAM_SUFFIXES` (a script, a jar, weights).
+    Paths are absolute; a file that cannot be read has ``"unreadable"``. {} for a spec
+    that is no engine command or names no such file.
+
+    A run records it (``program_files`` in run.json's players) so that a resume notices an
+    engine changed since (docs/protocol.md). An option that holds a file name
+    (``--model=net.bin``) is not looked into.
     """
     try:
         argv = engine_command(parse_spec(spec)[0])
     except StrategySpecError:
-        return None
-    if not argv:
-        return None
-    program = shutil.which(argv[0])
-    files = [Path(program).resolve()] if program else []
-    for word in argv[1:]:
-        path = Path(word).expanduser()
+        return {}
+    files = []
+    program = shutil.which(argv[0]) if argv else None
+    if program:
+        files.append(Path(program).resolve())
+    for word in (argv or [])[1:]:
         try:
-            if stat.S_ISREG(os.stat(path).st_mode):
-                files.append(path.resolve())
-        except (OSError, ValueError):  # no file here (a flag, a name too long, a NUL)
+            path = Path(word).expanduser()
+            info = os.stat(path)
+        except (OSError, ValueError, RuntimeError):  # no file (a flag, ~nosuchuser, a NUL)
             continue
-    if not files:
-        return None
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(_file_sha256(path).encode())
-    return digest.hexdigest()
+        program_like = info.st_mode & 0o111 or path.suffix.lower() in PROGRAM_SUFFIXES
+        if stat.S_ISREG(info.st_mode) and program_like:
+            files.append(path.resolve())
+    return {str(path): _file_sha256(path) for path in files}
 
 
 def _file_sha256(path: Path) -> str:
-    """Return the sha256 (hex) of the file at ``path``, or ``"unreadable"``."""
+    """Return the sha256 (hex) of the file at ``path``, or ``"unreadable"``; kept per
+    size and modification time, so that the seats of one run read a large file once."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "unreadable"
+    return _sha256_of(str(path), info.st_size, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
+    """:func:`_file_sha256` of ``path`` as it is at ``size`` bytes and ``mtime_ns``."""
     try:
         with open(path, "rb") as f:
             if hasattr(hashlib, "file_digest"):  # Python 3.11: in blocks
