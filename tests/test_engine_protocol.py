@@ -797,3 +797,23 @@ def test_program_files_are_the_program_and_the_code_among_the_words(tmp_path):
     ]
     assert found[str(script.resolve())] == hashlib.sha256(b"x").hexdigest()
     assert program_files("lowcard") == {} and program_files("engine:'unclosed") == {}
+
+
+@pytest.mark.parametrize(
+    ("now", "says"),
+    [
+        ({"/x/python": "1", "/x/bot.py": "2"}, None),
+        ({"/home/b/python": "1", "/home/b/bot.py": "2"}, None),  # same files, another home
+        ({"/x/python": "1", "/x/bot.py": "3"}, "another /x/bot.py (it has changed since)"),
+        ({"/usr/python": "4", "/x/bot.py": "2"}, "/x/python, where the engine would now run /usr/"),
+        ({"/x/python": "1"}, "/x/bot.py, which is not found from here"),
+        ({"/x/python": "1", "/x/bot.py": "2", "/x/w.pt": "5"}, "would now also run /x/w.pt"),
+    ],
+)  # fmt: skip
+def test_a_resume_names_how_an_engines_files_changed(now, says):
+    from hsim.runner.config import _engine_changed
+
+    then = {"/x/python": "1", "/x/bot.py": "2"}
+    changed = _engine_changed(then, now)
+    assert changed == says if says is None else says in changed
+    assert "damaged" in _engine_changed(["not", "a", "table"], now)

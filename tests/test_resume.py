@@ -582,7 +582,9 @@ def _folder_bytes(run_dir):
     return {p: p.read_bytes() for p in sorted(Path(run_dir).rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("change", ["strategy file", "hsim version", "compiled source"])
+@pytest.mark.parametrize(
+    "change", ["strategy file", "hsim version", "no hsim version", "compiled source"]
+)
 def test_resume_refuses_a_run_played_by_other_code_and_changes_nothing(tmp_path, change):
     """The missing games of a run are played by the code that played its parts, or not at
     all: a strategy file edited since, another hsim, or other built-in compiled code is
@@ -603,6 +605,9 @@ def test_resume_refuses_a_run_played_by_other_code_and_changes_nothing(tmp_path,
     elif change == "hsim version":
         manifest["versions"]["hsim"] = "0.0.1"
         named = "hsim 0.0.1, not"
+    elif change == "no hsim version":  # damaged: versions is not a table
+        manifest["versions"] = ["0.0.1"]
+        named = "hsim (no version recorded), not"
     else:
         manifest["numba_cache"] = manifest["numba_cache"][:-16] + "0123456789abcdef"
         named = "compiled code of source 0123456789abcdef, not"

@@ -296,9 +296,10 @@ def code_changed(manifest: dict[str, Any], specs, files: bool = True) -> str | N
     ``specs``, the specs as they would be loaded now (one per recorded player). A run
     recorded without them is not compared on them.
     """
-    played_by = (manifest.get("versions") or {}).get("hsim")
+    versions = manifest.get("versions")
+    played_by = versions.get("hsim") if isinstance(versions, dict) else None
     if played_by != __version__:
-        return f"hsim {played_by}, not {__version__}"
+        return f"hsim {played_by or '(no version recorded)'}, not {__version__}"
     then = re.search(r"numba-([0-9a-f]+)$", str(manifest.get("numba_cache") or ""))
     now = re.search(r"numba-([0-9a-f]+)$", str(_numba.CACHE_DIR))
     if then and now and then.group(1) != now.group(1):
@@ -319,25 +320,31 @@ def code_changed(manifest: dict[str, Any], specs, files: bool = True) -> str | N
                 digest = None
             if digest != entry["sha256"]:
                 return f"another strategy file {path} (it has changed since)"
-        elif isinstance(entry.get("program_files"), dict):
+        elif entry.get("program_files") is not None:
             changed = _engine_changed(entry["program_files"], recorded_program_files(spec))
             if changed:
                 return f"{changed}, in {spec!r}"
     return None
 
 
-def _engine_changed(then: dict, now: dict[str, str]) -> str | None:
-    """Name the first difference between an engine's recorded files ``then`` and its
-    files ``now`` (path -> sha256), or None."""
+def _engine_changed(then: Any, now: dict[str, str]) -> str | None:
+    """Name how an engine's files ``now`` (path -> sha256) differ from those recorded,
+    ``then``, or None when they hold the same contents (wherever they are now: another
+    home folder, a moved file)."""
+    if not isinstance(then, dict):
+        return "a damaged program_files record (restore run.json from a copy)"
+    if sorted(map(str, then.values())) == sorted(now.values()):
+        return None
     for path, digest in then.items():
-        if path not in now:
-            return f"{path}, which is not found from here"
-        if now[path] != digest:
+        if now.get(path, digest) != digest:
             return f"another {path} (it has changed since)"
-    added = sorted(set(now) - set(then))
-    if added:  # the program on PATH is another file now, or a new file among the words
-        return f"other files: the engine would now also run {added[0]}"
-    return None
+    gone = [path for path in then if path not in now]
+    new = sorted(set(now) - set(then))
+    if gone and new:  # the program on PATH, or a link, is another file now
+        return f"{gone[0]}, where the engine would now run {new[0]}"
+    if gone:
+        return f"{gone[0]}, which is not found from here"
+    return f"other files: the engine would now also run {new[0]}"
 
 
 # -- a run folder's manifest -------------------------------------------------------------------
