@@ -244,7 +244,7 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     started = time.perf_counter()
     check_environment()
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
-    from hsim.runner.resume import resume_run
+    from hsim.runner.resume import RESUME_UNSTARTED, resume_run
     from hsim.runner.run import RunError
     from hsim.strategy.contract import StrategyError
 
@@ -265,8 +265,6 @@ def resume(run_dir, workers, cluster_address, retries, decision_timeout, progres
     except (RunError, StrategyError) as exc:
         raise user_error(exc) from None
     except StopRequested as exc:
-        from hsim.runner.resume import RESUME_UNSTARTED
-
         _stopped_before_start(exc, RESUME_UNSTARTED)
     if result.status == "complete" and result.games_played == 0:
         if result.removed:
