@@ -622,3 +622,30 @@ def test_resume_refuses_a_run_played_by_other_code_and_changes_nothing(tmp_path,
     bot.write_text(PY_BOTS.read_text())
     assert resume_run(cut, workers=1, progress=False).status == "complete"
     _assert_same(tmp_path / "ref", cut)
+
+
+@pytest.mark.parametrize("command", ["tournament", "resume"])
+def test_a_stop_while_the_lock_is_taken_leaves_no_lock_file(tmp_path, monkeypatch, command):
+    """SIGINT arriving inside the lock's creation (after the file exists, before the lock
+    is handed back) stops the command and leaves no .hsim.lock behind."""
+    from hsim.runner import lock as lock_module
+    from hsim.errors import StopRequested
+
+    config = RunConfig(Rules(), tuple(PLAYERS.split(",")), 12, 3, chunk_size=3)
+    out = tmp_path / "run"
+    if command == "resume":
+        run_tournament(config, out, workers=1, progress=False)
+        _interrupt_by_hand(out, keep=1)
+    record = lock_module._owner_record
+
+    def record_then_stop():
+        os.kill(os.getpid(), signal.SIGINT)  # the handler runs at the next Python line
+        return record()
+
+    monkeypatch.setattr(lock_module, "_owner_record", record_then_stop)
+    with pytest.raises(StopRequested):
+        if command == "resume":
+            resume_run(out, workers=1, progress=False)
+        else:
+            run_tournament(config, out, workers=1, progress=False)
+    assert not (out / ".hsim.lock").exists()

@@ -232,7 +232,8 @@ def resume_run(
     pool: list = []  # the process pool, started while this process plays the first game
     try:
         try:
-            lock = claim(run_dir)
+            with signals.critical():  # a stop waits until `lock` holds what claim made
+                lock = claim(run_dir)
             refuse_unsafe(run_dir, "cannot resume", strays=False)  # links: before any read
         except FolderError as exc:
             raise RunError(

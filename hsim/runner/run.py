@@ -254,7 +254,8 @@ def run_tournament(
                 size = config.size_for(workers, CLUSTER_CHUNK)
                 config = dataclasses.replace(config, chunk_size=size)
         try:
-            lock = claim_new(run_dir, overwrite)
+            with signals.critical():  # a stop waits until `lock` holds what claim_new made
+                lock = claim_new(run_dir, overwrite)
         except FolderError as exc:
             raise RunError(str(exc)) from None
         hooks.pause("claimed")
