@@ -628,8 +628,8 @@ def test_resume_refuses_a_run_played_by_other_code_and_changes_nothing(tmp_path,
 def test_a_stop_while_the_lock_is_taken_leaves_no_lock_file(tmp_path, monkeypatch, command):
     """SIGINT arriving inside the lock's creation (after the file exists, before the lock
     is handed back) stops the command and leaves no .hsim.lock behind."""
-    from hsim.runner import lock as lock_module
     from hsim.errors import StopRequested
+    from hsim.runner import lock as lock_module
 
     config = RunConfig(Rules(), tuple(PLAYERS.split(",")), 12, 3, chunk_size=3)
     out = tmp_path / "run"
