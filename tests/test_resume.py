@@ -628,7 +628,7 @@ def test_resume_refuses_a_run_played_by_other_code_and_changes_nothing(tmp_path,
 def test_a_stop_while_the_lock_is_taken_leaves_no_lock_file(tmp_path, monkeypatch, command):
     """SIGINT arriving inside the lock's creation (after the file exists, before the lock
     is handed back) stops the command and leaves no .hsim.lock behind."""
-    from hsim.errors import StopRequested
+    from hsim.errors import StopRequested, clear_signal
     from hsim.runner import lock as lock_module
 
     config = RunConfig(Rules(), tuple(PLAYERS.split(",")), 12, 3, chunk_size=3)
@@ -643,9 +643,12 @@ def test_a_stop_while_the_lock_is_taken_leaves_no_lock_file(tmp_path, monkeypatc
         return record()
 
     monkeypatch.setattr(lock_module, "_owner_record", record_then_stop)
-    with pytest.raises(StopRequested):
-        if command == "resume":
-            resume_run(out, workers=1, progress=False)
-        else:
-            run_tournament(config, out, workers=1, progress=False)
+    try:
+        with pytest.raises(StopRequested):
+            if command == "resume":
+                resume_run(out, workers=1, progress=False)
+            else:
+                run_tournament(config, out, workers=1, progress=False)
+    finally:  # the stop stays noted in this process (its end, in a command): forget it
+        clear_signal()
     assert not (out / ".hsim.lock").exists()
