@@ -407,15 +407,15 @@ def play_chunks(
         )
 
     signals.hard_stop = hard_stop
-    task = ChunkTask.of(
-        config,
-        run_dir,
-        responsive=workers <= 1 and cluster is None,
-        schema_version=int(manifest.get("schema_version") or SCHEMA_VERSION),
-    )
-    ranges = config.ranges(size, done)
-    try:
-        signals.check()  # a stop while run.json was written
+    try:  # from here a stop is recorded (a stop while run.json was written: just below)
+        signals.check()
+        task = ChunkTask.of(
+            config,
+            run_dir,
+            responsive=workers <= 1 and cluster is None,
+            schema_version=int(manifest.get("schema_version") or SCHEMA_VERSION),
+        )
+        ranges = config.ranges(size, done)
         hooks.pause("manifest")
         bar = progress_bar(config.games * per, progress, done_before)
         fork = forks_workers(players)
