@@ -782,7 +782,8 @@ def test_resume_refuses_an_engine_whose_script_changed_since(tmp_path):
 def test_program_files_are_the_program_and_the_code_among_the_words(tmp_path):
     """Words that name no file, a folder, a FIFO, an unknown user's home or a file that
     is neither executable nor code are left out; an executable and a script are in."""
-    from hsim.bridges.engine.strategies import program_files
+    from hsim.bridges.engine.strategies import program_paths
+    from hsim.runner.config import recorded_program_files
 
     script, weights, log, tool = (tmp_path / n for n in ("bot.py", "net.onnx", "out.log", "tool"))
     for path in (script, weights, log, tool):
@@ -791,12 +792,15 @@ def test_program_files_are_the_program_and_the_code_among_the_words(tmp_path):
     os.mkfifo(tmp_path / "fifo")
     words = [str(p) for p in (script, weights, log, tool, tmp_path, tmp_path / "fifo")]
     spec = f"engine:{PY} {' '.join(words)} ~no-such-user-x --flag=a:b(timeout=5)"
-    found = program_files(spec)
-    assert list(found) == [str(Path(shutil.which(sys.executable)).resolve())] + [
-        str(p.resolve()) for p in (script, weights, tool)
+    found = program_paths(spec)
+    assert found == [Path(shutil.which(sys.executable)).resolve()] + [
+        p.resolve() for p in (script, weights, tool)
     ]
-    assert found[str(script.resolve())] == hashlib.sha256(b"x").hexdigest()
-    assert program_files("lowcard") == {} and program_files("engine:'unclosed") == {}
+    recorded = recorded_program_files(spec)
+    assert list(recorded) == [without_home(str(p)) for p in found]
+    assert recorded[without_home(str(script.resolve()))] == hashlib.sha256(b"x").hexdigest()
+    assert program_paths("lowcard") == [] and program_paths("engine:'unclosed") == []
+    assert recorded_program_files("lowcard") == {}
 
 
 @pytest.mark.parametrize(

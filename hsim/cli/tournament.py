@@ -315,11 +315,12 @@ def _finish(result, duplicate: bool, kierki: bool, score_also=()) -> None:
         )
 
 
-def _stopped_before_start(exc, said: str = "interrupted before any game was written") -> None:
+def _stopped_before_start(exc, said: str | None = None) -> None:
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.run import EXIT_CODES
+    from hsim.runner.signals import UNSTARTED
 
-    click.echo(said, err=True)
+    click.echo(said or UNSTARTED, err=True)
     sys.exit(EXIT_CODES.get(exc.signum, 130))
 
 

@@ -31,6 +31,7 @@ The limits, and why:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
 import os
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hsim import __version__
-from hsim.bridges.engine.strategies import program_files
+from hsim.bridges.engine.strategies import program_paths
 from hsim.engine import _numba
 from hsim.engine.layout import MAX_EXTRA
 from hsim.engine.rng import MAX_SEED, check_seed
@@ -57,6 +58,7 @@ from hsim.model.rules import (
 )
 from hsim.runner.columns import DEFAULT_RECORD, RECORD_DATASETS, RECORD_MODES, SCHEMA_VERSION
 from hsim.runner.manifest import check_settings, parse_record, read_record
+from hsim.runner.sink import file_sha256
 from hsim.strategy.loader import load_players
 from hsim.strategy.specs import ENGINE_PREFIX, read_strategy_file, recorded_spec, spec_file
 
@@ -280,9 +282,30 @@ def recorded_players(
 
 
 def recorded_program_files(spec: str) -> dict[str, str]:
-    """Return an ``engine:`` spec's :func:`~hsim.bridges.engine.strategies.program_files`
-    as a manifest records them: paths in the home directory written with ``~``."""
-    return {without_home(path): digest for path, digest in program_files(spec).items()}
+    """Return {path: sha256 (hex)} of the files an ``engine:`` spec runs
+    (:func:`~hsim.bridges.engine.strategies.program_paths`) as a manifest records them:
+    paths in the home directory written with ``~``; a file that cannot be read has
+    ``"unreadable"``. {} for any other spec."""
+    return {without_home(str(path)): _kept_sha256(path) for path in program_paths(spec)}
+
+
+def _kept_sha256(path: Path) -> str:
+    """:func:`hsim.runner.sink.file_sha256` of ``path``, or ``"unreadable"``; kept per
+    size and modification time, so that the seats of one run read a large file once."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "unreadable"
+    return _sha256_as_of(str(path), info.st_size, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256_as_of(path: str, size: int, mtime_ns: int) -> str:
+    """:func:`_kept_sha256` of ``path`` at ``size`` bytes and ``mtime_ns``."""
+    try:
+        return file_sha256(Path(path))
+    except OSError:
+        return "unreadable"
 
 
 def code_changed(manifest: dict[str, Any], specs, files: bool = True) -> str | None:

@@ -29,6 +29,10 @@ GRACE_S = 2.5
 _INSTALLED: list[StopSignals] = []
 
 
+#: What a run stopped before it wrote a game says.
+UNSTARTED = "interrupted before any game was written"
+
+
 class StopSignals:
     """SIGINT and SIGTERM handlers that stop a run: they raise :class:`StopRequested` in
     the main thread, except inside :meth:`critical` sections (recording a finished
@@ -42,7 +46,7 @@ class StopSignals:
     before ``hard_stop`` is set (nothing played yet).
     """
 
-    def __init__(self, unstarted: str = "interrupted before any game was written") -> None:
+    def __init__(self, unstarted: str = UNSTARTED) -> None:
         self.unstarted = unstarted
         self.signum: int | None = None
         self.hard_stop: Callable[[int], None] | None = None

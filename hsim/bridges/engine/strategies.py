@@ -9,8 +9,6 @@ asks it every decision of that seat over stdin/stdout. Parameters after the comm
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import shutil
 import stat
@@ -35,7 +33,7 @@ from hsim.model.rules import Rules, canonical
 from hsim.strategy.contract import Param
 from hsim.strategy.specs import ENGINE_PREFIX, engine_command, parse_spec
 
-#: Suffixes of the files among an engine command's words that :func:`program_files`
+#: Suffixes of the files among an engine command's words that :func:`program_paths`
 #: covers besides executables: code and model weights an engine reads, not the logs or
 #: state files it may write (``--log bot.log``), which change while it plays.
 _SUFFIXES = (
@@ -46,22 +44,22 @@ _SUFFIXES = (
 PROGRAM_SUFFIXES = frozenset(_SUFFIXES.split())
 
 
-def program_files(spec: str) -> dict[str, str]:
-    """Return {path: sha256 (hex)} of the files an ``engine:CMD ARGS`` spec runs: its
-    program, found as the engine is started (on PATH, or a path; links followed), and
-    each word of the command that names, from the current folder, a regular file that is
-    executable or has a suffix of :data:`PROGRAM_SUFFIXES` (a script, a jar, weights).
-    Paths are absolute; a file that cannot be read has ``"unreadable"``. {} for a spec
+def program_paths(spec: str) -> list[Path]:
+    """Return the files an ``engine:CMD ARGS`` spec runs, absolute: its program, found as
+    the engine is started (on PATH, or a path; links followed), then each word of the
+    command that names, from the current folder, a regular file that is executable or
+    has a suffix of :data:`PROGRAM_SUFFIXES` (a script, a jar, weights). [] for a spec
     that is no engine command or names no such file.
 
-    A run records it (``program_files`` in run.json's players) so that a resume notices an
-    engine changed since (docs/protocol.md). An option that holds a file name
+    A run records their sha256 (``program_files`` in run.json's players,
+    :func:`hsim.runner.config.recorded_program_files`) so that a resume notices an engine
+    changed since (docs/protocol.md). An option that holds a file name
     (``--model=net.bin``) is not looked into.
     """
     try:
         argv = engine_command(parse_spec(spec)[0])
     except StrategySpecError:
-        return {}
+        return []
     files = []
     program = shutil.which(argv[0]) if argv else None
     if program:
@@ -75,29 +73,7 @@ def program_files(spec: str) -> dict[str, str]:
         program_like = info.st_mode & 0o111 or path.suffix.lower() in PROGRAM_SUFFIXES
         if stat.S_ISREG(info.st_mode) and program_like:
             files.append(path.resolve())
-    return {str(path): _file_sha256(path) for path in files}
-
-
-def _file_sha256(path: Path) -> str:
-    """Return the sha256 (hex) of the file at ``path``, or ``"unreadable"``; kept per
-    size and modification time, so that the seats of one run read a large file once."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return "unreadable"
-    return _sha256_of(str(path), info.st_size, info.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=64)
-def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
-    """:func:`_file_sha256` of ``path`` as it is at ``size`` bytes and ``mtime_ns``."""
-    try:
-        with open(path, "rb") as f:
-            if hasattr(hashlib, "file_digest"):  # Python 3.11: in blocks
-                return hashlib.file_digest(f, "sha256").hexdigest()
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return "unreadable"
+    return files
 
 
 def strategy_class(command: str) -> type:
