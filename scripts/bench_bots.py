@@ -10,7 +10,8 @@ Each bot plays whole classic games (with the pass cycle) in all four seats throu
 timed runs of at least ``--seconds`` seconds, and is reported as a ratio to ``random``
 measured in the same run. ``pimc`` is too slow for whole games at this scale: it is
 measured in decisions per second (its ``play`` on positions reached by random play),
-with the spec given by ``--pimc``.
+with the spec given by ``--pimc``, and in CPU milliseconds per pass and per play decision
+(passes on fresh deals passing left; both timed in the same run).
 """
 
 from __future__ import annotations
@@ -57,6 +58,26 @@ def positions(n: int, seed: int = 1):
     return out
 
 
+def pass_positions(n: int, seed: int = 1) -> list[Position]:
+    """``n`` fresh deals passing left, before any pass."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        out.append(Position.from_hands([deck[13 * s : 13 * s + 13] for s in range(4)], "left"))
+    return out
+
+
+def cpu_ms_each(strategy, sample) -> float:
+    """CPU milliseconds per decision of ``strategy`` over the positions ``sample``."""
+    choose(strategy, sample[0])  # compile or load first
+    t0 = time.process_time()
+    for p in sample:
+        choose(strategy, p)
+    return (time.process_time() - t0) * 1000 / len(sample)
+
+
 def decisions_per_second(spec: str, n: int) -> float:
     strategy = load(spec)
     sample = positions(n)
@@ -87,6 +108,14 @@ def main() -> None:
         print(
             f"{args.pimc}: {rate:,.1f} decisions/s (one core, {args.decisions} positions "
             "from random play)"
+        )
+        strategy = load(args.pimc)
+        n = max(1, args.decisions // 4)
+        pass_ms = cpu_ms_each(strategy, pass_positions(n))
+        play_ms = cpu_ms_each(strategy, positions(n))
+        print(
+            f"{args.pimc}: {pass_ms:.2f} CPU-ms a pass ({n} deals), {play_ms:.2f} CPU-ms a "
+            f"play decision, {pass_ms / play_ms:.1f}x"
         )
 
 

@@ -46,11 +46,14 @@ differences are paired over the same boards):
   [+0.001, +0.486] over the line above);
 - and ``play_infer=0.2``: +2.248 [+2.055, +2.440] (+0.829 [+0.651, +1.007] over the
   line above, +1.492 [+1.243, +1.740] over the old defaults);
-- and ``defend=2`` (the defaults, below): +2.509 [+2.321, +2.697], +0.166 [+0.036,
-  +0.296] over ``defend=1``, which scores +2.343 [+2.170, +2.516] on these boards.
+- and ``defend=2`` (below): +2.509 [+2.321, +2.697], +0.166 [+0.036, +0.296] over
+  ``defend=1``, which scores +2.343 [+2.170, +2.516] on these boards;
+- and the searched pass (``passing=2``, the defaults, below): +2.765 [+2.589, +2.941]
+  (+0.256 [+0.038, +0.475] over the line above).
 
-The settings compared with "the defaults" from here to ``defend=2`` were measured against
-``defend=1``: add ``defend=1`` to each ``pimc`` spec to repeat them.
+The settings compared with "the defaults" from here to the searched pass were measured
+with ``heuristic``'s pass, and those before ``defend=2`` against ``defend=1``: add
+``passing=1`` (and ``defend=1``) to each ``pimc`` spec to repeat them.
 
 ``pass_infer=0.3`` on top of the defaults measured +0.038 [-0.139, +0.215] (paired, same
 150 boards): no effect that could be told apart, so it is off by default (1).
@@ -145,12 +148,21 @@ moons conceded to ``shooter`` seats unchanged; on the ladder (above) +0.166; aga
 +0.356 (intervals include zero). ``defend=0`` leaves every card to the search: it gains
 less on the panel and concedes more moons to ``shooter`` seats (docs/bots.md).
 
-The pass is ``heuristic``'s (``passing=1``, moon passes included, consistent with the
-playouts, in which this seat's ``heuristic`` knows the pass it made); ``passing=0`` uses
-pimc's own table (:func:`pass_cards`): QS when it is poorly guarded, AS/KS when the
-spades are short, high hearts, then the high cards of short side suits. The New Moon
-choice ends the game in the shooter's favour when it can, else keeps the margin to the
-best opponent largest (:func:`moon_choice`).
+The pass (``passing=2``, the default) is searched (:func:`searched_pass`): of the
+PASS_POOL cards ``heuristic`` most wants to pass (its own three among them), each set of
+three is scored over ``pass_worlds`` sampled deals of the other hands, every seat passing
+and playing as ``heuristic`` (:func:`pass_values`), and the lowest mean deal score
+passes; ties keep ``heuristic``'s pass. Paired with ``passing=1`` (``hsim gauntlet
+--candidates 'pimc(passing=1),pimc' --panel shooter,heuristic,random --boards 60 --seed
+1``, points per deal): ``shooter`` +0.732 [+0.377, +1.087], moons conceded 2.3 points of
+% fewer; ``heuristic`` +0.311 [-0.020, +0.641]; ``random`` +0.002 [-0.217, +0.222];
+whole panel +0.348 [+0.151, +0.546]; CPU per decision, the pass counted as one, 3.1-3.8
+ms against 1.9-3.0 ms in the same runs; more in docs/bots.md. ``passing=1`` is
+``heuristic``'s pass (moon passes included); ``passing=0`` pimc's own table
+(:func:`pass_cards`): QS when it is poorly guarded, AS/KS when the spades are short, high
+hearts, then the high cards of short side suits. The New Moon choice ends the game in the
+shooter's favour when it can, else keeps the margin to the best opponent largest
+(:func:`moon_choice`).
 """
 
 from __future__ import annotations
@@ -184,6 +196,7 @@ from hsim.engine.hearts import (
     reset_deal,
     score_deal,
     seats_of,
+    start_play,
     value_planes,
 )
 from hsim.engine.layout import (
@@ -652,6 +665,25 @@ def heuristic_playout(pub, priv, rules, rng, seat_noise, hparams, shooter_seats,
         else:
             c = heuristic_play(pub, priv[s], legal, rng, hparams)
         play_card(pub, priv, s, c)
+
+
+@njit(cache=True)
+def final_score(pub, rules, before, me, ds, ns):
+    """Return seat ``me``'s deal score (A2: moon, bonuses and options included; the rule's
+    default moon choice) once the deal in ``pub`` is played out, by the engine's
+    ``score_deal``. before: int64[4], the game scores before the deal; ds, ns: int64[4]
+    scratch (every seat's deal score and new score)."""
+    score_deal(
+        rules,
+        pub[P_POINTS : P_POINTS + 4],
+        pub[P_TRICKS_WON : P_TRICKS_WON + 4],
+        jack_taker_of(pub),
+        before,
+        MOON_DEFAULT,
+        ds,
+        ns,
+    )
+    return ds[me]
 
 
 # -- the exact search -----------------------------------------------------------------------
@@ -1208,17 +1240,7 @@ def pimc_values(
                     heuristic_playout(
                         pub, priv, rules, rng, seat_noise, hparams, shooter_seats, sparams
                     )
-                    score_deal(
-                        rules,
-                        pub[P_POINTS : P_POINTS + 4],
-                        pub[P_TRICKS_WON : P_TRICKS_WON + 4],
-                        jack_taker_of(pub),
-                        before,
-                        MOON_DEFAULT,
-                        ds,
-                        ns,
-                    )
-                    total[c] += ds[me]
+                    total[c] += final_score(pub, rules, before, me, ds, ns)
             else:
                 rng[0] = seed
                 for _k in range(playouts):
@@ -1541,12 +1563,151 @@ def card_means(public, private, legal, rng, params, means):
 
 
 # -- the pass and the moon choice -----------------------------------------------------------
+PASS_POOL = 6  # a searched pass picks 3 of this many cards: heuristic's 3, then the likeliest
+
+
+@njit(cache=True)
+def pass_pool(public, private, hparams):
+    """Return the mask of the PASS_POOL cards a searched pass chooses from: ``heuristic``'s
+    own pass, then the held cards ``heuristic`` most wants to pass (its ``pass_danger``
+    at the dealt hand; ties: the lower card). Fewer when the hand is smaller."""
+    hand = private[V_HAND]
+    pool = heuristic.pass_cards(public, private, np.zeros(1, np.uint64), hparams)
+    omnibus = public[P_RULES + R_OMNIBUS] != 0
+    bonus = deal_bonus_card(public)
+    while popcount(pool) < PASS_POOL and pool != hand:
+        best = -1
+        best_danger = -1e18
+        rest = hand & ~pool
+        while rest:
+            c = lowest_card(rest)
+            rest &= rest - 1
+            d = heuristic.pass_danger(hand, c, omnibus, hparams[2], bonus)
+            if d > best_danger:
+                best = c
+                best_danger = d
+        pool |= 1 << best
+    return pool
+
+
+@njit(cache=True)
+def pass_values(public, private, rng, worlds, passes, total):
+    """Write into ``total[k]`` this seat's deal score (A2, moon included; lower is better)
+    summed over ``worlds`` sampled deals after passing ``passes[k]`` (3-card masks of its
+    hand), for every ``k``.
+
+    Each world deals the cards this seat does not hold at random to the other seats; each
+    of them passes as ``heuristic``, and the deal is played out with ``heuristic`` in every
+    seat, each seeing its own hand and pass (:func:`heuristic_playout`). Every pass meets
+    the same worlds (common random numbers). 3 or 4 seats.
+    """
+    me = private[V_SEAT]
+    n = seats_of(public)
+    size = hand_size(n)
+    rules = public[P_RULES : P_RULES + RULES_LEN].copy()
+    before = public[P_SCORES : P_SCORES + 4].copy()
+    direction = public[P_PASS_DIR]
+    hparams = HEURISTIC_PARAMS.copy()
+    sparams = SHOOTER_PARAMS.copy()
+    no_noise = np.zeros(4, np.int64)
+    no_shooters = np.zeros(4, np.int64)
+    ds = np.zeros(4, np.int64)
+    ns = np.zeros(4, np.int64)
+    pub = public.copy()
+    dealt = np.zeros((4, PRIVATE_LEN), np.int64)
+    priv = np.zeros((4, PRIVATE_LEN), np.int64)
+    own = np.zeros(4, np.int64)  # each seat's pass in the world
+    unseen = deal_deck(public) & ~private[V_HAND]
+    deck = np.zeros(52, np.int64)
+    m = 0
+    while unseen:
+        deck[m] = lowest_card(unseen)
+        unseen &= unseen - 1
+        m += 1
+    total[:] = 0
+    for _w in range(worlds):
+        for i in range(m - 1, 0, -1):  # Fisher-Yates
+            j = below(rng, i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+        dealt[:, :] = 0
+        at = 0
+        for s in range(n):
+            dealt[s, V_SEAT] = s
+            hand = private[V_HAND]
+            if s != me:
+                hand = 0
+                for _k in range(size):
+                    hand |= 1 << deck[at]
+                    at += 1
+            dealt[s, V_HAND] = hand
+            dealt[s, V_DEALT] = hand
+        for s in range(n):
+            if s != me:
+                own[s] = heuristic.pass_cards(public, dealt[s], rng, hparams)
+        for k in range(passes.shape[0]):
+            own[me] = passes[k]
+            priv[:, :] = dealt
+            for s in range(n):
+                priv[s, V_HAND] &= ~own[s]
+                priv[s, V_PASSED] = own[s]
+            for s in range(n):
+                to = pass_target(s, direction, n)
+                priv[to, V_HAND] |= own[s]
+                priv[to, V_RECEIVED] = own[s]
+            pub[:] = public
+            start_play(pub, priv)
+            heuristic_playout(pub, priv, rules, rng, no_noise, hparams, no_shooters, sparams)
+            total[k] += final_score(pub, rules, before, me, ds, ns)
+
+
+@njit(cache=True)
+def searched_pass(public, private, rng, worlds):
+    """Return the pass (3-card mask) with the lowest summed deal score over ``worlds``
+    sampled deals (:func:`pass_values`) among the 3-card sets of :func:`pass_pool`;
+    ties and 5 or 6 seats: ``heuristic``'s pass."""
+    hparams = HEURISTIC_PARAMS.copy()
+    base = heuristic.pass_cards(public, private, rng, hparams)
+    if seats_of(public) > SEARCH_SEATS or worlds < 1:
+        return base
+    cards = np.zeros(PASS_POOL, np.int64)
+    rest = pass_pool(public, private, hparams)
+    n_cards = 0
+    while rest:
+        cards[n_cards] = lowest_card(rest)
+        rest &= rest - 1
+        n_cards += 1
+    passes = np.zeros(20, np.int64)  # C(PASS_POOL, 3)
+    k = 0
+    for a in range(n_cards):
+        for b in range(a + 1, n_cards):
+            for c in range(b + 1, n_cards):
+                passes[k] = (1 << cards[a]) | (1 << cards[b]) | (1 << cards[c])
+                k += 1
+    passes = passes[:k]
+    total = np.zeros(k, np.int64)
+    pass_values(public, private, rng, worlds, passes, total)
+    best = base
+    best_total = 1 << 62
+    for i in range(k):
+        if passes[i] == base:
+            best_total = total[i]
+    for i in range(k):
+        if total[i] < best_total:
+            best = passes[i]
+            best_total = total[i]
+    return best
+
+
 @njit(PASS_SIG, cache=True)
 def pass_cards(public, private, rng, params):
-    """Pass ``heuristic``'s three cards (``passing`` 1), else the three most dangerous
-    cards by pimc's own table (module doc); deterministic."""
+    """Pass ``heuristic``'s three cards (``passing`` 1); with ``passing`` 2 the 3 of
+    :func:`pass_pool` that score best over ``pass_worlds`` sampled deals
+    (:func:`searched_pass`); with 0 the three most dangerous cards by pimc's own table
+    (module doc)."""
     if params[8] == 1:
         return heuristic.pass_cards(public, private, rng, HEURISTIC_PARAMS.copy())
+    if params[8] == 2:
+        return searched_pass(public, private, rng, int(params[17]))
     hand = private[V_HAND]
     spades = hand & SPADES_MASK
     low_spades = popcount(spades & ((1 << QUEEN_SPADES) - 1))
@@ -1637,7 +1798,7 @@ STRATEGY = CompiledStrategy(
         "infer": Param(0.2, float, 0, 1),
         "rollout": Param(1, int, 0, 1),
         "pass_infer": Param(1, float, 0, 1),
-        "passing": Param(1, int, 0, 1),
+        "passing": Param(2, int, 0, 2),
         "play_infer": Param(0.2, float, 0, 1),
         "defend": Param(2, int, 0, 2),
         "max_worlds": Param(0, int, 0, 100_000),
@@ -1646,6 +1807,7 @@ STRATEGY = CompiledStrategy(
         "model_noise": Param(0, float, 0, 4),
         "shooters": Param(0, float, 0, 1),
         "shooter_infer": Param(0, int, 0, 1),
+        "pass_worlds": Param(200, int, 1, 100_000),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",
@@ -1660,7 +1822,9 @@ STRATEGY = CompiledStrategy(
         "0 the fast noisy policy (sees every hand)",
         "pass_infer": "keep a world where the seat that passed to this one kept k cards "
         "heuristic would have passed first with probability pass_infer**k (1: no inference)",
-        "passing": "the pass: 1 heuristic's (moon passes included), 0 pimc's own table",
+        "passing": "the pass: 2 searched (of the 6 cards heuristic most wants to pass, the 3 "
+        "that score best over pass_worlds sampled deals), 1 heuristic's (moon passes "
+        "included), 0 pimc's own table",
         "play_infer": "keep a world where the others played k cards heuristic would not "
         "have played there with probability play_infer**k (1: no inference)",
         "defend": "2: take a trick with points from a seat heuristic sees shooting the moon, "
@@ -1680,6 +1844,8 @@ STRATEGY = CompiledStrategy(
         "shooter_infer": "1: play_infer judges each other seat by heuristic or shooter, "
         "whichever explains its plays in the world; a seat shooter explains plays the "
         "playouts as shooter",
+        "pass_worlds": "passing=2: sampled deals, each played out by heuristic after every "
+        "candidate pass",
     },
     description="perfect-information Monte Carlo: sampled deals, playouts, exact endings",
 )

@@ -46,10 +46,10 @@ from hsim.strategy.loader import load, load_players
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
 # worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
-# defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer: every
-# parameter, in the order of the STRATEGY's params
+# defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer, pass_worlds:
+# every parameter, in the order of the STRATEGY's params
 SMALL = np.array(
-    [4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    [4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 4.0]
 )
 
 
@@ -271,7 +271,7 @@ def test_pimc_with_every_inference_plays_and_passes_legally():
         legal = p.legal()
         assert legal >> int(pimc.play(st.public, st.private[p.to_act], legal, rng, params)) & 1
         fresh = random_position(gen, rules, "left").state  # 13 cards each
-        params[8] = i % 2  # pimc's own pass, heuristic's
+        params[8] = i % 3  # pimc's own pass, heuristic's, the searched pass
         out = int(pimc.pass_cards(fresh.public, fresh.private[i % 4], rng, params))
         assert out.bit_count() == 3 and out & ~int(fresh.private[i % 4, V_HAND]) == 0
 
@@ -502,6 +502,71 @@ def test_pimc_passes_three_held_cards():
     hand = mask_of(parse_cards("QS 2S 3S 4S 5S 2C 3C 4C 5C 6C 2D 3D AD"))
     private = np.array([0, hand, hand, 0, 0, 0, 0, 0], np.int64)
     assert not pimc.pass_cards(st.public, private, rng, SMALL) >> C("QS") & 1
+
+
+def pass_position(hand, direction="left", rules=None):
+    """A deal before the pass: ``hand`` (card names) in seat 0, the rest dealt in order."""
+    mine = parse_cards(hand)
+    rest = [c for c in range(52) if c not in mine]
+    return Position.from_hands([mine, rest[:13], rest[13:26], rest[26:]], direction, rules)
+
+
+def test_a_searched_pass_scores_every_pass_on_the_same_worlds():
+    # Unguarded QS, AS and KS cost points kept; three low clubs cost none passed.
+    st = pass_position("QS AS KS 2C 3C 4C 5C 6C 7C 2D 3D 4D 5D").state
+    passes = np.array([mask_of(parse_cards(p)) for p in ("QS AS KS", "2C 3C 4C")], np.int64)
+    total = np.zeros(2, np.int64)
+    pimc.pass_values(st.public, st.private[0], np.array([5], np.uint64), 100, passes, total)
+    assert 0 < total[0] < total[1] - 100 * 2  # at least 2 points a deal better
+    again = np.zeros(2, np.int64)
+    pimc.pass_values(st.public, st.private[0], np.array([5], np.uint64), 100, passes, again)
+    assert list(again) == list(total)  # the worlds come from the seat's stream
+    # The same pass twice meets the same worlds: the same sum.
+    pimc.pass_values(
+        st.public, st.private[0], np.array([5], np.uint64), 50, passes[:1].repeat(2), again
+    )
+    assert again[0] == again[1]
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_a_searched_pass_is_three_cards_of_its_pool(seats):
+    gen = np.random.default_rng(8)
+    params = SMALL.copy()
+    params[8] = 2
+    rules = Rules(players=3) if seats == 3 else Rules()
+    hparams = pimc.HEURISTIC_PARAMS.copy()
+    changed = 0
+    for i in range(30):
+        deck = [int(c) for c in gen.permutation(52)]
+        if seats == 3:
+            deck.remove(C("2D"))
+        size = len(deck) // seats
+        p = Position.from_hands(
+            [deck[size * s : size * s + size] for s in range(seats)],
+            ("left", "right")[i % 2],
+            rules,
+        )
+        st = p.state
+        private = st.private[i % seats]
+        pool = int(pimc.pass_pool(st.public, private, hparams))
+        base = int(heuristic.pass_cards(st.public, private, np.zeros(1, np.uint64), hparams))
+        assert pool.bit_count() == pimc.PASS_POOL and base & ~pool == 0
+        out = int(pimc.pass_cards(st.public, private, np.array([i], np.uint64), params))
+        assert out.bit_count() == 3 and out & ~pool == 0
+        assert out == int(pimc.pass_cards(st.public, private, np.array([i], np.uint64), params))
+        changed += out != base
+    assert 0 < changed < 30  # the search keeps heuristic's pass unless another scores better
+
+
+def test_a_searched_pass_with_five_seats_is_heuristics():
+    rules = Rules(players=5)
+    deck = [c for c in range(52) if c not in (C("2D"), C("2C"))]
+    st = Position.from_hands([deck[10 * s : 10 * s + 10] for s in range(5)], "left", rules).state
+    params = SMALL.copy()
+    params[8] = 2
+    hparams = pimc.HEURISTIC_PARAMS.copy()
+    base = heuristic.pass_cards(st.public, st.private[1], np.zeros(1, np.uint64), hparams)
+    assert pimc.pass_cards(st.public, st.private[1], np.array([3], np.uint64), params) == base
 
 
 @pytest.mark.parametrize(
