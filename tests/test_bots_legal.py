@@ -48,7 +48,7 @@ from hsim.strategy.contract import StrategyError
 from hsim.strategy.loader import load
 
 BOTS = ["random", "lowcard", "duck", "heuristic", "shooter"]
-PIMC = "pimc(worlds=2,playouts=1)"
+PIMC = "pimc(worlds=2,playouts=1,pass_worlds=4)"  # few pass worlds: the searched pass runs, fast
 
 # Every switch on and every choice away from its default (passing stays "cycle" so that
 # pass decisions are asked); a second set keeps the trick-1 and queen restrictions on.
