@@ -178,6 +178,7 @@ from hsim.engine.hearts import (
     QUEEN_SPADES,
     SPADES_MASK,
     SUIT_MASK,
+    apply_passes,
     bonus_card,
     costly_mask_at,
     deal_bonus_card,
@@ -201,6 +202,8 @@ from hsim.engine.hearts import (
 )
 from hsim.engine.layout import (
     FIRST_TRICK_POINTS_FORBIDDEN,
+    H_PENDING_PASS,
+    HIDDEN_LEN,
     MOON_ADD,
     MOON_DEFAULT,
     MOON_SUBTRACT,
@@ -1567,12 +1570,13 @@ PASS_POOL = 6  # a searched pass picks 3 of this many cards: heuristic's 3, then
 
 
 @njit(cache=True)
-def pass_pool(public, private, hparams):
-    """Return the mask of the PASS_POOL cards a searched pass chooses from: ``heuristic``'s
-    own pass, then the held cards ``heuristic`` most wants to pass (its ``pass_danger``
-    at the dealt hand; ties: the lower card). Fewer when the hand is smaller."""
+def pass_pool(public, private, hparams, base):
+    """Return the mask of the PASS_POOL cards a searched pass chooses from: ``base``
+    (``heuristic``'s own pass, a 3-card mask), then the held cards ``heuristic`` most wants
+    to pass (its ``pass_danger`` at the dealt hand; ties: the lower card). Fewer when the
+    hand is smaller."""
     hand = private[V_HAND]
-    pool = heuristic.pass_cards(public, private, np.zeros(1, np.uint64), hparams)
+    pool = base
     omnibus = public[P_RULES + R_OMNIBUS] != 0
     bonus = deal_bonus_card(public)
     while popcount(pool) < PASS_POOL and pool != hand:
@@ -1606,7 +1610,6 @@ def pass_values(public, private, rng, worlds, passes, total):
     size = hand_size(n)
     rules = public[P_RULES : P_RULES + RULES_LEN].copy()
     before = public[P_SCORES : P_SCORES + 4].copy()
-    direction = public[P_PASS_DIR]
     hparams = HEURISTIC_PARAMS.copy()
     sparams = SHOOTER_PARAMS.copy()
     no_noise = np.zeros(4, np.int64)
@@ -1616,7 +1619,7 @@ def pass_values(public, private, rng, worlds, passes, total):
     pub = public.copy()
     dealt = np.zeros((4, PRIVATE_LEN), np.int64)
     priv = np.zeros((4, PRIVATE_LEN), np.int64)
-    own = np.zeros(4, np.int64)  # each seat's pass in the world
+    own = np.zeros(HIDDEN_LEN, np.int64)  # each seat's pass in the world, as the engine's
     unseen = deal_deck(public) & ~private[V_HAND]
     deck = np.zeros(52, np.int64)
     m = 0
@@ -1643,17 +1646,11 @@ def pass_values(public, private, rng, worlds, passes, total):
             dealt[s, V_DEALT] = hand
         for s in range(n):
             if s != me:
-                own[s] = heuristic.pass_cards(public, dealt[s], rng, hparams)
+                own[H_PENDING_PASS + s] = heuristic.pass_cards(public, dealt[s], rng, hparams)
         for k in range(passes.shape[0]):
-            own[me] = passes[k]
+            own[H_PENDING_PASS + me] = passes[k]
             priv[:, :] = dealt
-            for s in range(n):
-                priv[s, V_HAND] &= ~own[s]
-                priv[s, V_PASSED] = own[s]
-            for s in range(n):
-                to = pass_target(s, direction, n)
-                priv[to, V_HAND] |= own[s]
-                priv[to, V_RECEIVED] = own[s]
+            apply_passes(public, priv, own)
             pub[:] = public
             start_play(pub, priv)
             heuristic_playout(pub, priv, rules, rng, no_noise, hparams, no_shooters, sparams)
@@ -1670,7 +1667,7 @@ def searched_pass(public, private, rng, worlds):
     if seats_of(public) > SEARCH_SEATS or worlds < 1:
         return base
     cards = np.zeros(PASS_POOL, np.int64)
-    rest = pass_pool(public, private, hparams)
+    rest = pass_pool(public, private, hparams, base)
     n_cards = 0
     while rest:
         cards[n_cards] = lowest_card(rest)

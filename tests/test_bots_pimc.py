@@ -548,8 +548,9 @@ def test_a_searched_pass_is_three_cards_of_its_pool(seats):
         )
         st = p.state
         private = st.private[i % seats]
-        pool = int(pimc.pass_pool(st.public, private, hparams))
-        base = int(heuristic.pass_cards(st.public, private, np.zeros(1, np.uint64), hparams))
+        base = heuristic.pass_cards(st.public, private, np.zeros(1, np.uint64), hparams)
+        pool = int(pimc.pass_pool(st.public, private, hparams, base))
+        base = int(base)
         assert pool.bit_count() == pimc.PASS_POOL and base & ~pool == 0
         out = int(pimc.pass_cards(st.public, private, np.array([i], np.uint64), params))
         assert out.bit_count() == 3 and out & ~pool == 0
