@@ -555,3 +555,40 @@ def test_a_second_loop_call_looks_no_function_address_up(monkeypatch):
     again, _ = play_range(Rules(), players, 1, 0, 3)
     assert asked == []
     assert (again == before).all() and len(again) > 0
+
+
+def test_a_strategy_file_also_imported_under_its_own_name_loads_in_hsim(tmp_path):
+    # numba's cache entry imports, when loaded, the module its code was compiled in, by
+    # name: a file imported as `mybot` and by hsim (as hsim_user_...) must not share one.
+    import subprocess
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    bot = bots / "mybot.py"
+    bot.write_text(
+        "from numba import njit\n"
+        "@njit('int64(int64)', cache=True)\n"  # compiled (or loaded) while it is imported
+        "def twice(x):\n"
+        "    return 2 * x\n"
+    )
+    by_name = "import hsim.engine._numba, mybot\nprint(mybot.twice(21))\n"
+    by_hsim = f"from hsim.strategy.loader import find\nprint(find({str(bot)!r} + ':twice')(21))\n"
+    cold = (
+        "from pathlib import Path\nfrom hsim.strategy import notice\n"
+        f"print(len(notice.cold_sources([Path({str(bot)!r})])))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(script, cwd):
+        out = subprocess.run(
+            [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, env=env
+        )
+        return out.returncode, out.stdout.strip() or out.stderr.strip()[-300:]
+
+    assert run(by_name, bots) == (0, "42")  # compiled and cached as module mybot
+    assert run(cold, tmp_path) == (0, "1")  # hsim's import of the file is still cold
+    assert run(by_hsim, tmp_path) == (0, "42")  # mybot is not importable from here
+    assert run(cold, tmp_path) == (0, "0")
+    assert run(by_name, bots) == (0, "42")  # and each loads its own entry again
+    assert run(by_hsim, tmp_path) == (0, "42")
+    assert len(list((tmp_path / "cache").rglob("mybot.twice-*.nbi"))) == 2

@@ -445,6 +445,63 @@ def own_code(py_func) -> bool:
     return module == "hsim" or module.startswith("hsim.")
 
 
+#: The module name prefix of a strategy file that hsim imports (strategy/loader.py).
+STRATEGY_FILE_MODULE = "hsim_user_"
+#: The cache's folder for the compiled code of strategy files that hsim imports.
+STRATEGY_FILES_FOLDER = "strategy-files"
+
+
+def strategy_file_cache_folder(source: Path) -> Path:
+    """Return the folder where the compiled code of ``source``, a strategy file that hsim
+    imports (as ``hsim_user_...``), is cached: apart from numba's own folder for the same
+    file (:func:`_cache_strategy_files_apart`)."""
+    # deferred: numba's cache internals, loaded only to name a cache folder
+    from numba.core.caching import UserProvidedCacheLocator
+
+    sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+    return Path(numba.config.CACHE_DIR) / STRATEGY_FILES_FOLDER / sub
+
+
+def _cache_strategy_files_apart() -> None:
+    """Cache the compiled code of a strategy file that hsim imports in a folder of its own.
+
+    numba's cache entry remembers the module its code was compiled in and, when loaded,
+    imports that module by name; its index is keyed by the file only. A file imported
+    once as ``mybot`` (``import mybot``) and once by hsim as ``hsim_user_mybot_...``
+    would share entries, and the second import fails loading the first one's code
+    ("No module named 'mybot'"). hsim's imports go to :func:`strategy_file_cache_folder`
+    instead. Left as numba has it when the user names the cache locators
+    (``NUMBA_CACHE_LOCATOR_CLASSES``) or numba's cache class lacks its list of them.
+    """
+    if JIT_DISABLED or getattr(numba.config, "CACHE_LOCATOR_CLASSES", None):
+        return
+    # deferred: numba's cache internals, loaded only when this set-up step runs
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    base = getattr(caching, "UserProvidedCacheLocator", None)
+    locators = getattr(impl, "_locator_classes", None)
+    if base is None or not isinstance(locators, list):
+        return
+
+    class StrategyFileCacheLocator(base):
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            self._cache_path = str(strategy_file_cache_folder(Path(py_file)))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            module = getattr(py_func, "__module__", None) or ""
+            if not module.startswith(STRATEGY_FILE_MODULE):
+                return None
+            return super().from_function(py_func, py_file)
+
+    locators.insert(0, StrategyFileCacheLocator)
+
+
+_cache_strategy_files_apart()
+
+
 def _load_cached_code_without_refresh() -> None:
     """Load hsim's own compiled code from the cache without numba's registry refresh.
 

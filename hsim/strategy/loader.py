@@ -37,6 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hsim.engine._numba import STRATEGY_FILE_MODULE
 from hsim.engine.native import PASS_AT_SIG, PLAY_AT_SIG, native_address, native_enabled
 from hsim.errors import describe, strategy_failure
 from hsim.model.rules import Rules
@@ -253,7 +254,7 @@ def file_module_name(path: Path) -> str:
     path = Path(path).expanduser().resolve()
     stem = "".join(ch if ch.isalnum() else "_" for ch in path.stem)
     digest = hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()
-    return f"hsim_user_{stem}_{digest[:16]}"
+    return f"{STRATEGY_FILE_MODULE}{stem}_{digest[:16]}"
 
 
 def _from_file(path_text: str, attr: str) -> Any:

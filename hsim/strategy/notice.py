@@ -138,10 +138,23 @@ def cold_function(source: Path, function: str) -> bool:
     # deferred: numba's cache internals, loaded only to look up a cache entry
     from numba.core.caching import UserProvidedCacheLocator
 
-    sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
-    folder = Path(numba.config.CACHE_DIR) / sub
+    if _hsim_source(source):
+        folder = Path(numba.config.CACHE_DIR) / UserProvidedCacheLocator.get_suitable_cache_subpath(
+            str(source)
+        )
+    else:  # a strategy file, imported by hsim as hsim_user_...
+        folder = _numba.strategy_file_cache_folder(source)
     indexes = list(folder.glob(f"{source.stem}.{function}-*{_index_tag()}"))
     return not indexes or not all(_fresh_index(i, source) for i in indexes)
+
+
+def _hsim_source(source: Path) -> bool:
+    """Return whether ``source`` is a module of hsim or a built-in strategy (imported as
+    ``hsim.*``), not a strategy file."""
+    package = importlib.util.find_spec("hsim.strategies")
+    found = (package.submodule_search_locations or []) if package else []
+    folders = [PACKAGE_DIR, *(Path(f).resolve() for f in found)]
+    return any(source.is_relative_to(folder) for folder in folders)
 
 
 def strategy_source(spec: str) -> Path | None:
