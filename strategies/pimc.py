@@ -1619,7 +1619,7 @@ def pass_values(public, private, rng, worlds, passes, total):
     pub = public.copy()
     dealt = np.zeros((4, PRIVATE_LEN), np.int64)
     priv = np.zeros((4, PRIVATE_LEN), np.int64)
-    own = np.zeros(HIDDEN_LEN, np.int64)  # each seat's pass in the world, as the engine's
+    hidden = np.zeros(HIDDEN_LEN, np.int64)  # the world's passes, where the engine keeps them
     unseen = deal_deck(public) & ~private[V_HAND]
     deck = np.zeros(52, np.int64)
     m = 0
@@ -1646,11 +1646,11 @@ def pass_values(public, private, rng, worlds, passes, total):
             dealt[s, V_DEALT] = hand
         for s in range(n):
             if s != me:
-                own[H_PENDING_PASS + s] = heuristic.pass_cards(public, dealt[s], rng, hparams)
+                hidden[H_PENDING_PASS + s] = heuristic.pass_cards(public, dealt[s], rng, hparams)
         for k in range(passes.shape[0]):
-            own[H_PENDING_PASS + me] = passes[k]
+            hidden[H_PENDING_PASS + me] = passes[k]
             priv[:, :] = dealt
-            apply_passes(public, priv, own)
+            apply_passes(public, priv, hidden)
             pub[:] = public
             start_play(pub, priv)
             heuristic_playout(pub, priv, rules, rng, no_noise, hparams, no_shooters, sparams)
