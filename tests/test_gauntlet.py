@@ -327,6 +327,47 @@ def test_a_used_out_is_refused_kept_with_resume_and_played_again_with_overwrite(
     assert all(now[name][1] != written[name][1] for name in parts)  # played again
 
 
+@pytest.mark.parametrize("command", ["gauntlet", "ladder"])
+def test_resume_refuses_a_folder_another_run_plays_in_and_that_run_is_refused_inside_it(
+    tmp_path, command
+):
+    # A ladder resumed reads a finished rung's folder instead of playing it: another hsim
+    # run writing there then would put its games under the ladder's seed.
+    out = tmp_path / "g"
+    args = _folder_args(command, out, "lowcard", "random")
+    assert CliRunner().invoke(main, args).exit_code == 0
+    written = _files(out)
+    rung = next(p.parent for p in out.glob("*/run.json"))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
+         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(rung)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        _resume_refused(args, out, written, f"{rung}, the folder of", "in use by hsim process")
+    finally:
+        holder.kill()
+        holder.wait()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
+         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(out)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:  # the ladder (here its stand-in) holds --out: no run may write into its folders
+        assert holder.stdout.readline().strip() == "held"
+        result = CliRunner().invoke(main, [
+            "tournament", "--players", "duck,lowcard,lowcard,lowcard", "--games", "4",
+            "--overwrite", "--no-progress", "--out", str(rung)])  # fmt: skip
+        assert result.exit_code == 1, result.output
+        assert f"inside {out}, which is in use by hsim process {holder.pid}" in result.output
+        assert "Traceback" not in result.output
+        assert _files(out) == written
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [

@@ -265,6 +265,45 @@ def test_lock_names_its_owner_and_a_dead_owner_is_stale(tmp_path, lock_mode):
     claim(out).release()  # stale: taken at once
 
 
+def _holder(folder):
+    """Start a process that holds the lock of ``folder`` (as a ladder holds its --out)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
+         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(folder)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_run_inside_a_folder_another_process_holds_is_refused(tmp_path, lock_mode):
+    outer = tmp_path / "ladder"
+    (outer / "rung").mkdir(parents=True)
+    holder = _holder(outer)
+    try:
+        with pytest.raises(
+            FolderError, match=rf"inside {outer}, which is in use by hsim process {holder.pid}"
+        ):
+            claim_new(outer / "new", False)
+        assert not (outer / "new").exists()  # the folder it made is removed again
+        with pytest.raises(FolderError, match="inside"):
+            claim(outer / "rung")  # an existing folder: hsim resume, --overwrite
+        assert [p.name for p in (outer / "rung").iterdir() if p.name != ".hsim.lock"] == []
+    finally:
+        holder.kill()
+        holder.wait()
+    claim_new(outer / "new", False).release()  # the holder is gone: its lock is stale
+
+
+def test_a_process_may_claim_inside_a_folder_it_holds_itself(tmp_path, lock_mode):
+    outer = tmp_path / "sprt"
+    outer.mkdir()
+    lock = claim(outer)
+    inner = claim_new(outer / "candidate", False)  # as sprt, atlas and ladder do
+    inner.release()
+    lock.release()
+
+
 def _owner_file(out, **owner):
     out.mkdir(exist_ok=True)
     (out / ".hsim.owner").write_text(json.dumps(owner) + "\n")

@@ -38,6 +38,9 @@ from hsim.runner.lock import (
     claim,
     claim_new,
     is_fresh,
+    is_locked,
+    owner_text,
+    read_owner,
     replace_problem,
     run_folder_above,
 )
@@ -288,11 +291,11 @@ def plan_folder(folder: Path, config: RunConfig, mode: str | None, unit: str) ->
       killed, or failed by a lost worker, the disk or a timeout): ``hsim resume`` plays
       the rest.
 
-    :raises RunError: it is a link or a file; it holds a run and ``mode`` is None; it is
-        to be replaced and holds what hsim does not write; or :data:`RESUME` and its run
-        cannot be continued as this one: other settings (named), a strategy file or the
-        compiled bots changed since, another hsim version, or a ``run.json`` that cannot
-        be read.
+    :raises RunError: it is a link or a file; another hsim process plays in it; it holds a
+        run and ``mode`` is None; it is to be replaced and holds what hsim does not write;
+        or :data:`RESUME` and its run cannot be continued as this one: other settings
+        (named), a strategy file or the compiled bots changed since, another hsim
+        version, or a ``run.json`` that cannot be read.
     """
     if folder.is_symlink():
         raise RunError(
@@ -302,6 +305,11 @@ def plan_folder(folder: Path, config: RunConfig, mode: str | None, unit: str) ->
     if folder.exists() and not folder.is_dir():
         raise RunError(
             f"{folder}, the folder of {unit}, is a file; move it, or choose another --out"
+        )
+    if folder.is_dir() and is_locked(folder):  # an hsim run plays there now (lock.claim)
+        raise RunError(
+            f"{folder}, the folder of {unit}, is in use by {owner_text(read_owner(folder))}; "
+            "wait for it to finish or stop it, or choose another --out"
         )
     if not folder.exists() or is_fresh(folder):
         return "play"

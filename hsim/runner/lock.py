@@ -314,7 +314,9 @@ def claim(run_dir: Path) -> FolderLock:
         except OSError as exc:
             os.close(fd)
             if exc.errno in _NO_FLOCK:  # the owner file is the lock on this file system
-                return _claim_exclusive(run_dir)
+                lock = _claim_exclusive(run_dir)
+                _refuse_inside_held(run_dir, lock)
+                return lock
             raise
         try:  # the previous owner may have removed the file between our open and lock
             if os.stat(path).st_ino == os.fstat(fd).st_ino:
@@ -324,7 +326,40 @@ def claim(run_dir: Path) -> FolderLock:
         os.close(fd)
     os.ftruncate(fd, 0)
     os.pwrite(fd, _owner_record(), 0)
-    return FolderLock(path, fd)
+    lock = FolderLock(path, fd)
+    _refuse_inside_held(run_dir, lock)
+    return lock
+
+
+def held_above(run_dir: Path) -> tuple[Path, dict[str, Any] | None] | None:
+    """Return the closest folder above ``run_dir`` (not itself) whose lock another live
+    process holds, with what its lock file says of that owner; None when there is none.
+    A ladder, gauntlet, sprt or atlas holds its ``--out`` while it writes its runs there;
+    folders this process holds do not count."""
+    own = {lock.path.parent.resolve() for lock in _HELD}
+    for parent in Path(run_dir).resolve().parents:
+        if parent in own or not ((parent / LOCK).exists() or (parent / OWNER).exists()):
+            continue
+        if is_locked(parent):
+            return parent, read_owner(parent)
+    return None
+
+
+def _refuse_inside_held(run_dir: Path, lock: FolderLock) -> None:
+    """Release ``lock`` (just taken on ``run_dir``) and raise FolderError when a folder
+    above ``run_dir`` is held by another process (:func:`held_above`). Checked once the
+    lock is held: the holder above checks its folders' locks in turn (ladder.plan_folder),
+    so of two processes claiming at once one of them sees the other."""
+    above = held_above(run_dir)
+    if above is None:
+        return
+    lock.release()
+    folder, owner = above
+    raise FolderError(
+        f"{run_dir} is inside {folder}, which is in use by {owner_text(owner)} (a ladder, "
+        "gauntlet, sprt or atlas writes its runs there); wait for it to finish or stop it, "
+        "or choose another folder"
+    )
 
 
 def run_folder_above(path: Path) -> Path | None:
@@ -396,7 +431,15 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
         raise FolderError(
             f"cannot write --out {run_dir}: {exc.strerror or exc}; choose another --out"
         ) from None
-    lock = claim(run_dir)
+    try:
+        lock = claim(run_dir)
+    except FolderError:
+        if created:  # refused (a process holds a folder above): leave no empty folder
+            with contextlib.suppress(OSError):
+                (run_dir / LOCK).unlink()  # left by a file system without flock
+            with contextlib.suppress(OSError):
+                run_dir.rmdir()
+        raise
     try:
         if is_fresh(run_dir):
             return lock
