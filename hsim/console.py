@@ -8,7 +8,9 @@ would otherwise leave an exit status of success. The child says when it finished
 (:func:`hsim.errors.tell_finished`); when it ends without saying so, the supervisor
 says what happened and exits 1 (or the child's own non-zero status). The child dies with
 the supervisor (``PR_SET_PDEATHSIG``), and SIGTERM and SIGHUP sent to the supervisor are
-passed on. ``HSIM_NO_SUPERVISOR=1`` runs the command in this process.
+passed on; one that ends the child before its command handles it (in its first second,
+while it imports and compiles) is reported as ``interrupted``, as a Ctrl-C is.
+``HSIM_NO_SUPERVISOR=1`` runs the command in this process.
 """
 
 from __future__ import annotations
@@ -88,6 +90,13 @@ def _supervise() -> None:
                 "run folder it was writing is resumable (hsim resume)\n"
             )
         else:
+            if signum in (signal.SIGTERM, signal.SIGHUP):  # before the command handles it
+                name = signal.Signals(signum).name
+                sys.stderr.write(
+                    f"interrupted ({name}, while hsim was starting or between its runs); a "
+                    "run folder it was writing is resumable (hsim resume)\n"
+                )
+                sys.stderr.flush()
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
         os._exit(128 + signum)

@@ -158,6 +158,35 @@ def test_an_interrupted_atlas_says_so_in_its_file(tmp_path, monkeypatch):
     assert json.loads((out / ATLAS_FILE).read_text())["status"] == "interrupted"
 
 
+def test_sigterm_between_two_runs_stops_the_atlas_as_ctrl_c_does(tmp_path, monkeypatch):
+    # between two runs no run's stop handlers are installed: SIGTERM's default would end
+    # the process with atlas.json saying "running" and nothing said
+    import os
+    import signal
+
+    from hsim.experiments import atlas as at
+
+    played = []
+    play = at._play
+    handler = signal.getsignal(signal.SIGTERM)
+
+    def play_then_sigterm(*args, **kwargs):
+        play(*args, **kwargs)
+        played.append(args[1])
+        os.kill(os.getpid(), signal.SIGTERM)  # after the first run, before the second
+
+    monkeypatch.setattr(at, "_play", play_then_sigterm)
+    out = tmp_path / "a"
+    with pytest.raises(at.AtlasStopped, match="run the same command again") as info:
+        run_atlas(config(variants=("omnibus=true",), bots=("random",), games=20), out)
+    assert info.value.exit_code == 128 + signal.SIGTERM
+    assert len(played) == 1
+    assert json.loads((out / ATLAS_FILE).read_text())["status"] == "interrupted"
+    assert signal.getsignal(signal.SIGTERM) is handler  # put back
+    monkeypatch.setattr(at, "_play", play)
+    assert run_atlas(config(variants=("omnibus=true",), bots=("random",), games=20), out)
+
+
 def test_too_few_games_are_refused():
     with pytest.raises(ConfigError, match="at least 20 games"):
         config(games=19).validate()

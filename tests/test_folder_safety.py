@@ -279,6 +279,23 @@ def test_a_working_process_killed_with_sigkill_is_a_message(tmp_path):
     assert "killed (SIGKILL" in err and "hsim resume" in err
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor is Linux's")
+@pytest.mark.parametrize("delay", [0.15, 0.3])
+def test_sigterm_while_hsim_starts_says_interrupted(tmp_path, delay):
+    # before a command installs its stop handlers SIGTERM's default ends the process
+    proc = subprocess.Popen(
+        [str(HSIM), "tournament", "--players", PLAYERS, "--games", "100", "--no-progress",
+         "--out", str(tmp_path / "r")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(delay)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode in (-signal.SIGTERM, 128 + signal.SIGTERM), err
+    assert "Traceback" not in err
+    assert err.startswith("interrupted"), err
+
+
 def _reseal(run: Path, **fields) -> None:
     manifest = json.loads((run / "run.json").read_text())
     manifest.update(fields)

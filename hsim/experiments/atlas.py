@@ -41,7 +41,7 @@ import pandas as pd
 from hsim.analysis.frames import interval_dict
 from hsim.analysis.stats import mean_interval
 from hsim.engine.layout import G_DEALS
-from hsim.errors import ConfigError, HsimError
+from hsim.errors import ConfigError, HsimError, StopRequested
 from hsim.experiments.compare_rules import Variant, compare_and_report
 from hsim.experiments.ladder import slug
 from hsim.model.rules import (
@@ -57,6 +57,7 @@ from hsim.runner.lock import FolderError, claim
 from hsim.runner.manifest import MANIFEST
 from hsim.runner.resume import resume_run
 from hsim.runner.run import RunError, run_tournament
+from hsim.runner.signals import sigterm_as_stop
 from hsim.runner.verify import require_complete
 
 ATLAS_FILE = "atlas.json"
@@ -267,31 +268,38 @@ def run_atlas(
         raise AtlasError(str(exc)) from None
     status = "failed"
     try:
-        _write_json(out / ATLAS_FILE, {"settings": settings, "status": "running"})
-        cells = config.cells()
-        if overwrite:
-            _remove_other_runs(out, {name for _, name, _ in cells})
-        for k, (bot, name, run_config) in enumerate(cells, 1):
-            folder = out / name
+        with sigterm_as_stop():  # SIGTERM between two runs stops as Ctrl-C does
+            _write_json(out / ATLAS_FILE, {"settings": settings, "status": "running"})
+            cells = config.cells()
+            if overwrite:
+                _remove_other_runs(out, {name for _, name, _ in cells})
+            for k, (bot, name, run_config) in enumerate(cells, 1):
+                folder = out / name
+                if echo is not None:
+                    echo(f"run {k} of {len(cells)}: {bot} x {run_config.rules.players}, "
+                         f"{canonical(run_config.rules, config.preset)} -> {folder}")  # fmt: skip
+                _play(run_config, folder, workers, progress, cluster, argv, overwrite)
             if echo is not None:
-                echo(f"run {k} of {len(cells)}: {bot} x {run_config.rules.players}, "
-                     f"{canonical(run_config.rules, config.preset)} -> {folder}")  # fmt: skip
-            _play(run_config, folder, workers, progress, cluster, argv, overwrite)
-        if echo is not None:
-            echo(f"computing the figures of {len(cells)} runs")
-        try:
-            atlas = measure(config, out)
-        except KeyboardInterrupt:
-            raise AtlasStopped(
-                "interrupted while computing the figures (every run is complete); run the "
-                "same command again to compute them",
-                exit_code=130,
-            ) from None
-        atlas["status"] = status = "complete"
-        _write_json(out / ATLAS_FILE, atlas)
-        _write_table(out / TABLE_FILE, atlas)
-        _write_text(out / MARKDOWN_FILE, "\n".join(format_markdown(atlas)) + "\n")
-        return atlas
+                echo(f"computing the figures of {len(cells)} runs")
+            try:
+                atlas = measure(config, out)
+            except KeyboardInterrupt:
+                raise AtlasStopped(
+                    "interrupted while computing the figures (every run is complete); run the "
+                    "same command again to compute them",
+                    exit_code=130,
+                ) from None
+            atlas["status"] = status = "complete"
+            _write_json(out / ATLAS_FILE, atlas)
+            _write_table(out / TABLE_FILE, atlas)
+            _write_text(out / MARKDOWN_FILE, "\n".join(format_markdown(atlas)) + "\n")
+            return atlas
+    except StopRequested as exc:
+        status = "interrupted"
+        raise AtlasStopped(
+            "interrupted; run the same command again to resume the atlas",
+            exit_code=128 + exc.signum,
+        ) from None
     except (AtlasStopped, KeyboardInterrupt):
         status = "interrupted"
         raise
