@@ -11,6 +11,7 @@ import pytest
 
 from hsim.engine import _numba
 from hsim.strategy import notice
+from hsim.strategy.loader import file_module_name
 
 SOURCE = """
 from numba import njit
@@ -43,12 +44,13 @@ def test_cold_until_compiled_then_cold_again_when_the_source_changes(tmp_path, m
     source = tmp_path / "tiny_kernels.py"
     source.write_text(SOURCE)
     assert notice.cold_sources([source]) == [source]  # nothing cached yet
-    module = _import(source, "hsim_test_tiny_kernels")
+    name = file_module_name(source)  # as hsim imports a strategy file
+    module = _import(source, name)
     assert module.add_one(1) == 2  # compiled and written to the cache
     assert notice.cold_sources([source]) == []
     source.write_text(SOURCE + "# edited\n")  # numba would not use that cache any more
     assert notice.cold_sources([source]) == [source]
-    del sys.modules["hsim_test_tiny_kernels"]
+    del sys.modules[name]
 
 
 def test_the_engine_is_warm_once_loaded_and_cold_in_an_empty_cache(tmp_path, monkeypatch):
