@@ -94,7 +94,7 @@ def _supervise() -> None:
                 name = signal.Signals(signum).name
                 sys.stderr.write(
                     f"interrupted ({name}, while hsim was starting or between its runs); a "
-                    "run folder it was writing is resumable (hsim resume)\n"
+                    "run folder it was writing, if any, is resumable (hsim resume)\n"
                 )
                 sys.stderr.flush()
             signal.signal(signum, signal.SIG_DFL)

@@ -287,12 +287,46 @@ def test_a_run_inside_a_folder_another_process_holds_is_refused(tmp_path, lock_m
             claim_new(outer / "new", False)
         assert not (outer / "new").exists()  # the folder it made is removed again
         with pytest.raises(FolderError, match="inside"):
+            claim_new(outer / "a" / "b" / "c", True)
+        assert not (outer / "a").exists()  # refused before any folder is made
+        with pytest.raises(FolderError, match="inside"):
             claim(outer / "rung")  # an existing folder: hsim resume, --overwrite
         assert [p.name for p in (outer / "rung").iterdir() if p.name != ".hsim.lock"] == []
     finally:
         holder.kill()
         holder.wait()
     claim_new(outer / "new", False).release()  # the holder is gone: its lock is stale
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        (["sprt", "--candidate", "lowcard", "--baseline", "duck", "--bounds=-0.3,0"], 2),
+        (["atlas", "--variant", "omnibus=true", "--bots", "random", "--games", "20"], 1),
+        (["gauntlet", "--candidates", "lowcard", "--panel", "random", "--boards", "2"], 1),
+    ],
+)
+def test_sprt_atlas_and_gauntlet_inside_a_held_folder_are_refused_and_make_nothing(
+    tmp_path, command, code
+):
+    from click.testing import CliRunner
+
+    from hsim.cli import main
+
+    outer = tmp_path / "ladder"
+    outer.mkdir()
+    holder = _holder(outer)
+    try:
+        result = CliRunner().invoke(
+            main, [*command, "--no-progress", "--out", str(outer / "x" / "y")]
+        )
+        assert result.exit_code == code, result.output
+        assert f"inside {outer}, which is in use by hsim process {holder.pid}" in result.output
+        assert "Traceback" not in result.output
+        assert sorted(p.name for p in outer.iterdir()) == [".hsim.lock"]
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def test_a_process_may_claim_inside_a_folder_it_holds_itself(tmp_path, lock_mode):

@@ -53,7 +53,7 @@ from hsim.model.rules import (
     ineffective_options,
 )
 from hsim.runner.config import RunConfig, check_seed, validate
-from hsim.runner.lock import FolderError, claim
+from hsim.runner.lock import FolderError, check_not_inside_held, claim
 from hsim.runner.manifest import MANIFEST
 from hsim.runner.resume import resume_run
 from hsim.runner.run import RunError, run_tournament
@@ -261,8 +261,9 @@ def run_atlas(
     out = Path(out)
     settings = config.to_dict()
     _check_folder(out, settings, overwrite)
-    out.mkdir(parents=True, exist_ok=True)
     try:
+        check_not_inside_held(out)  # before anything is created there
+        out.mkdir(parents=True, exist_ok=True)
         lock = claim(out)
     except FolderError as exc:
         raise AtlasError(str(exc)) from None

@@ -67,7 +67,15 @@ from hsim.play.games import play_range
 from hsim.runner.chunk import ChunkTask
 from hsim.runner.cluster import ClusterError
 from hsim.runner.config import MAX_GAME_STOP, check_seed, recorded_players, without_home
-from hsim.runner.lock import LOCK, OWNER, RUN_ENTRIES, FolderError, claim, overwrite_problem
+from hsim.runner.lock import (
+    LOCK,
+    OWNER,
+    RUN_ENTRIES,
+    FolderError,
+    check_not_inside_held,
+    claim,
+    overwrite_problem,
+)
 from hsim.runner.manifest import MANIFEST, now, versions, write_manifest
 from hsim.runner.pool import DEFAULT_RETRIES, WorkerLost, play_ranges
 from hsim.runner.progress import progress_bar
@@ -297,8 +305,9 @@ def _claim(out: Path, overwrite: bool):
                     f"--overwrite refused: {out} is not an hsim sprt folder ({problem}), and "
                     "--overwrite deletes nothing else; choose another --out"
                 )
-    out.mkdir(parents=True, exist_ok=True)
     try:
+        check_not_inside_held(out)  # before anything is created there
+        out.mkdir(parents=True, exist_ok=True)
         lock = claim(out)
     except FolderError as exc:
         raise SprtError(str(exc)) from None

@@ -345,21 +345,31 @@ def held_above(run_dir: Path) -> tuple[Path, dict[str, Any] | None] | None:
     return None
 
 
+def check_not_inside_held(run_dir: Path) -> None:
+    """Raise FolderError when a folder above ``run_dir`` is held by another live process
+    (:func:`held_above`): a command checks this before it creates anything there, and
+    :func:`claim` again once it holds ``run_dir``'s lock."""
+    above = held_above(run_dir)
+    if above is not None:
+        folder, owner = above
+        raise FolderError(
+            f"{run_dir} is inside {folder}, which is in use by {owner_text(owner)} (a "
+            "ladder, gauntlet, sprt or atlas writes its runs there); wait for it to finish "
+            "or stop it, or choose another folder"
+        )
+
+
 def _refuse_inside_held(run_dir: Path, lock: FolderLock) -> None:
     """Release ``lock`` (just taken on ``run_dir``) and raise FolderError when a folder
-    above ``run_dir`` is held by another process (:func:`held_above`). Checked once the
-    lock is held: the holder above checks its folders' locks in turn (ladder.plan_folder),
-    so of two processes claiming at once one of them sees the other."""
-    above = held_above(run_dir)
-    if above is None:
-        return
-    lock.release()
-    folder, owner = above
-    raise FolderError(
-        f"{run_dir} is inside {folder}, which is in use by {owner_text(owner)} (a ladder, "
-        "gauntlet, sprt or atlas writes its runs there); wait for it to finish or stop it, "
-        "or choose another folder"
-    )
+    above ``run_dir`` is held by another process (:func:`check_not_inside_held`). Checked
+    once the lock is held: the holder above checks its folders' locks in turn
+    (ladder.plan_folder), so of two processes claiming at once one of them sees the
+    other."""
+    try:
+        check_not_inside_held(run_dir)
+    except FolderError:
+        lock.release()
+        raise
 
 
 def run_folder_above(path: Path) -> Path | None:
@@ -414,6 +424,7 @@ def claim_new(run_dir: Path, overwrite: bool) -> FolderLock:
                 f"--overwrite refused: {run_dir} is the current directory or holds it; "
                 "run from another directory"
             )
+    check_not_inside_held(run_dir)  # before anything is created there
     created = False
     try:
         run_dir.parent.mkdir(parents=True, exist_ok=True)
