@@ -15,6 +15,8 @@ host that is gone (its pid no longer runs, or runs a process started at another 
 one naming another host cannot be checked from here, so it is refused with its path to
 delete once that run is known to be gone.
 
+:func:`claim` refuses a folder inside one that another live process holds (a ladder's,
+gauntlet's, sprt's or atlas's ``--out`` while it plays: :func:`held_above`).
 :func:`claim_new` also checks where a new run may go (not inside another run folder,
 ``--overwrite`` not of the current directory or one of its parents) and, with
 ``overwrite``, empties the folder only after every check has passed.
