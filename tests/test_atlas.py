@@ -187,6 +187,21 @@ def test_sigterm_between_two_runs_stops_the_atlas_as_ctrl_c_does(tmp_path, monke
     assert run_atlas(config(variants=("omnibus=true",), bots=("random",), games=20), out)
 
 
+def test_a_stopped_atlas_says_interrupted_not_error(tmp_path, monkeypatch):
+    from hsim.experiments import atlas as at
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(at, "measure", stop)
+    result = CliRunner().invoke(main, [
+        "atlas", "--variant", "omnibus=true", "--bots", "random", "--games", "20",
+        "--no-progress", "--out", str(tmp_path / "a")])  # fmt: skip
+    assert result.exit_code == 130, result.output
+    assert result.output.splitlines()[-1].startswith("interrupted while computing the figures")
+    assert "Error" not in result.output
+
+
 def test_too_few_games_are_refused():
     with pytest.raises(ConfigError, match="at least 20 games"):
         config(games=19).validate()

@@ -147,11 +147,15 @@ def atlas(
     if out is None:
         out = default_out("atlas", seed)
     argv = ["hsim", *sys.argv[1:]]
-    with cluster_from_options(cluster_address, workers, default_workers(games)) as cluster:
-        result = at.run_atlas(
-            config, out, workers or default_workers(games), overwrite, progress, echo, cluster,
-            argv,
-        )  # fmt: skip
+    try:
+        with cluster_from_options(cluster_address, workers, default_workers(games)) as cluster:
+            result = at.run_atlas(
+                config, out, workers or default_workers(games), overwrite, progress, echo,
+                cluster, argv,
+            )  # fmt: skip
+    except at.AtlasStopped as exc:  # a stop, not an error: said as the other commands say it
+        click.echo(str(exc), err=True)
+        sys.exit(exc.exit_code)
     if as_json:
         click.echo(json.dumps(result, indent=1))
     else:
