@@ -1,3 +1,6 @@
+import contextlib
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -29,6 +32,24 @@ def pytest_sessionstart(session):
             result = run()
             say(f"hsim:   {step.what} compiled in {result.seconds:.0f} s")
     say(f"hsim: compiled in {time.monotonic() - started:.0f} s; collecting the tests")
+
+
+@contextlib.contextmanager
+def folder_held(folder):
+    """Hold the lock of ``folder`` in another process while the block runs (as a ladder
+    holds its --out, or a run its folder); yields that process, killed at the end (its
+    lock file stays behind, stale)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
+         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(folder)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from hsim.cli import main
 from hsim.experiments.gauntlet import DEFAULT_PANEL, default_panel, measure_pairing
 from hsim.model.rules import Rules, parse_rules
+from tests.conftest import folder_held
 
 
 def gauntlet(tmp_path, *args, name="g"):
@@ -338,24 +339,10 @@ def test_resume_refuses_a_folder_another_run_plays_in_and_that_run_is_refused_in
     assert CliRunner().invoke(main, args).exit_code == 0
     written = _files(out)
     rung = next(p.parent for p in out.glob("*/run.json"))
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
-         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(rung)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with folder_held(rung):
         _resume_refused(args, out, written, f"{rung}, the folder of", "in use by hsim process")
-    finally:
-        holder.kill()
-        holder.wait()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
-         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(out)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:  # the ladder (here its stand-in) holds --out: no run may write into its folders
-        assert holder.stdout.readline().strip() == "held"
+    # the ladder (here its stand-in) holds --out: no run may write into its folders
+    with folder_held(out) as holder:
         result = CliRunner().invoke(main, [
             "tournament", "--players", "duck,lowcard,lowcard,lowcard", "--games", "4",
             "--overwrite", "--no-progress", "--out", str(rung)])  # fmt: skip
@@ -363,9 +350,6 @@ def test_resume_refuses_a_folder_another_run_plays_in_and_that_run_is_refused_in
         assert f"inside {out}, which is in use by hsim process {holder.pid}" in result.output
         assert "Traceback" not in result.output
         assert _files(out) == written
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from hsim.runner.manifest import JOURNAL, read_manifest
 from hsim.runner.resume import resume_run
 from hsim.runner.run import RunError, run_tournament
 from hsim.runner.verify import verify_run
-from tests.conftest import PY_BOTS
+from tests.conftest import PY_BOTS, folder_held
 
 PLAYERS = "random,lowcard,random,lowcard"
 GAMES, CHUNK, SEED = 1200, 100, 11
@@ -249,38 +249,19 @@ def test_lock_names_its_owner_and_a_dead_owner_is_stale(tmp_path, lock_mode):
         claim_new(out, True)
     lock.release()
     # A process that held the lock and died (SIGKILL) leaves a stale lock file behind.
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
-         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(out)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert holder.stdout.readline().strip() == "held"
-    with pytest.raises(FolderError, match=str(holder.pid)):
-        claim(out)
-    assert is_locked(out)
-    holder.kill()
-    holder.wait()
+    with folder_held(out) as holder:
+        with pytest.raises(FolderError, match=str(holder.pid)):
+            claim(out)
+        assert is_locked(out)
     assert (out / (".hsim.lock" if lock_mode == "flock" else ".hsim.owner")).exists()
     assert not is_locked(out)
     claim(out).release()  # stale: taken at once
 
 
-def _holder(folder):
-    """Start a process that holds the lock of ``folder`` (as a ladder holds its --out)."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from hsim.runner.lock import claim; "
-         "claim(sys.argv[1]); print('held', flush=True); time.sleep(60)", str(folder)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert holder.stdout.readline().strip() == "held"
-    return holder
-
-
 def test_a_run_inside_a_folder_another_process_holds_is_refused(tmp_path, lock_mode):
     outer = tmp_path / "ladder"
     (outer / "rung").mkdir(parents=True)
-    holder = _holder(outer)
-    try:
+    with folder_held(outer) as holder:
         with pytest.raises(
             FolderError, match=rf"inside {outer}, which is in use by hsim process {holder.pid}"
         ):
@@ -292,9 +273,6 @@ def test_a_run_inside_a_folder_another_process_holds_is_refused(tmp_path, lock_m
         with pytest.raises(FolderError, match="inside"):
             claim(outer / "rung")  # an existing folder: hsim resume, --overwrite
         assert [p.name for p in (outer / "rung").iterdir() if p.name != ".hsim.lock"] == []
-    finally:
-        holder.kill()
-        holder.wait()
     claim_new(outer / "new", False).release()  # the holder is gone: its lock is stale
 
 
@@ -315,8 +293,7 @@ def test_sprt_atlas_and_gauntlet_inside_a_held_folder_are_refused_and_make_nothi
 
     outer = tmp_path / "ladder"
     outer.mkdir()
-    holder = _holder(outer)
-    try:
+    with folder_held(outer) as holder:
         result = CliRunner().invoke(
             main, [*command, "--no-progress", "--out", str(outer / "x" / "y")]
         )
@@ -324,9 +301,6 @@ def test_sprt_atlas_and_gauntlet_inside_a_held_folder_are_refused_and_make_nothi
         assert f"inside {outer}, which is in use by hsim process {holder.pid}" in result.output
         assert "Traceback" not in result.output
         assert sorted(p.name for p in outer.iterdir()) == [".hsim.lock"]
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_a_process_may_claim_inside_a_folder_it_holds_itself(tmp_path, lock_mode):
