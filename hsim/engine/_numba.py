@@ -36,14 +36,22 @@ _IMPORT = re.compile(
 )
 
 
+def strategies_folders() -> list[Path]:
+    """Return the folders of the built-in strategies (``hsim.strategies``) outside the
+    package folder: in an editable install the repository's ``strategies/``, mapped into
+    the package; [] when they are inside it. Located without importing them."""
+    if (PACKAGE_DIR / "strategies").exists():
+        return []
+    spec = importlib.util.find_spec("hsim.strategies")
+    return [Path(f).resolve() for f in ((spec.submodule_search_locations or []) if spec else [])]
+
+
 def _compiled_sources() -> list[tuple[str, Path]]:
     """Return (name, path) of every hsim and built-in strategy module, names relative to
     the package (``engine/game.py``, ``strategies/pimc.py``)."""
     files = [(str(p.relative_to(PACKAGE_DIR)), p) for p in PACKAGE_DIR.rglob("*.py")]
-    if not (PACKAGE_DIR / "strategies").exists():  # editable install: mapped from the repo
-        spec = importlib.util.find_spec("hsim.strategies")  # locates without importing
-        for folder in (spec.submodule_search_locations or []) if spec else []:
-            files += [("strategies/" + p.name, p) for p in Path(folder).rglob("*.py")]
+    for folder in strategies_folders():
+        files += [("strategies/" + p.name, p) for p in folder.rglob("*.py")]
     return sorted(files)
 
 
