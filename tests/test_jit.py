@@ -108,6 +108,32 @@ def test_an_estimate_measured_here_replaces_the_built_in_one(tmp_path, monkeypat
     assert notice.compile_plan(["pimc"]) == [("pimc", notice.COMPILE_SECONDS["pimc"])]
 
 
+def test_a_strategy_file_compiled_here_the_first_time_has_no_estimate(tmp_path, monkeypatch):
+    import io
+
+    monkeypatch.setattr(_numba, "CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(notice, "cold_sources", lambda sources: list(sources))
+    bot = tmp_path / "mybot.py"
+    bot.write_text("from numba import njit\n@njit(cache=True)\ndef f(x):\n    return x\n")
+    spec = f"{bot}:STRATEGY"
+    assert notice.compile_plan([spec + "(depth=3)"], engine=False) == [
+        (spec, notice.UNKNOWN_SECONDS)
+    ]
+    line = notice.compile_notice([spec], engine=False)
+    assert line.startswith(
+        f"compiling {spec} (first use of this file since it changed or hsim was upgraded; "
+        "time not known yet: hsim times a strategy file's first compile here, then cached in"
+    ), line
+    # with a bot whose time is known, that time is given and the file's said to be unknown
+    line = notice.compile_notice(["pimc", spec], engine=False)
+    assert f"(first use since install or upgrade; about 30 s estimated, plus {spec}: not" in line
+    out = io.StringIO()
+    notice.CompileTicker(notice.compile_plan([spec], engine=False), stream=out).stop()
+    assert "compiling: " in out.getvalue() and "about" not in out.getvalue()
+    notice.record_seconds(spec, 210.4)  # what the ticker keeps after the first compile
+    assert "; about 4 min as measured here, then" in notice.compile_notice([spec], engine=False)
+
+
 def test_the_ticker_shows_the_elapsed_time_and_records_it(tmp_path, monkeypatch):
     import io
 

@@ -96,6 +96,14 @@ def loop_name(bot: str) -> str:
 
 #: A cold strategy not in :data:`COMPILE_SECONDS` (``lowcard``, ``duck``: ~1 s).
 OTHER_COMPILE_SECONDS = 2
+#: The estimate of a strategy file not compiled here before: unknown (a file may compile in
+#: a second or, as a copy of ``pimc``, in minutes). Its first compile is timed.
+UNKNOWN_SECONDS = 0.0
+
+
+def _file_spec(what: str) -> bool:
+    """Return whether ``what``, a name of :func:`compile_plan`, is a strategy file."""
+    return is_file_target(what.rpartition(":")[0])
 
 
 def _index_tag() -> str:
@@ -151,9 +159,7 @@ def cold_function(source: Path, function: str) -> bool:
 def _hsim_source(source: Path) -> bool:
     """Return whether ``source`` is a module of hsim or a built-in strategy (imported as
     ``hsim.*``), not a strategy file."""
-    package = importlib.util.find_spec("hsim.strategies")
-    found = (package.submodule_search_locations or []) if package else []
-    folders = [PACKAGE_DIR, *(Path(f).resolve() for f in found)]
+    folders = [PACKAGE_DIR, *_numba.strategies_folders()]
     return any(source.is_relative_to(folder) for folder in folders)
 
 
@@ -200,7 +206,8 @@ def part_sources(part: str) -> tuple[tuple[Path, str], ...]:
 def compile_plan(
     specs: Iterable[str] = (), parts: Iterable[str] = (), engine: bool = True, loops: bool = True
 ) -> list[tuple[str, float]]:
-    """Return what a command is about to compile, as (what, rough seconds), in order:
+    """Return what a command is about to compile, as (what, rough seconds; a strategy file
+    never compiled here: :data:`UNKNOWN_SECONDS`), in order:
     ``engine`` (its entry points and the default decisions; unless ``engine`` is False),
     each of ``parts`` (names of :data:`PART_SOURCES` or :data:`PART_STRATEGIES`, found by
     :func:`part_sources`), then each strategy of ``specs`` (built-in names or strategy
@@ -229,7 +236,8 @@ def compile_plan(
         seen.add(source)
         name = spec.partition("(")[0].strip()
         if cold_sources([source]):
-            plan.append((name, seconds(name, COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS))))
+            default = COMPILE_SECONDS.get(name, OTHER_COMPILE_SECONDS)
+            plan.append((name, seconds(name, UNKNOWN_SECONDS if _file_spec(name) else default)))
         in_loop = loops and name in IN_LOOP and not _numba.JIT_DISABLED
         if in_loop and cold_function(ENGINE_SOURCES[0], loop_name(name)):
             loop = f"{name}'s game loop"
@@ -264,10 +272,11 @@ def compile_notice(
     if not plan:
         return None
     # Name what takes a while; a bot compiled in a second or two only adds its seconds.
+    unknown = [what for what, seconds in plan if seconds == UNKNOWN_SECONDS]
     names = [
         "the engine" if what == "engine" else what
         for what, seconds in plan
-        if seconds > OTHER_COMPILE_SECONDS or len(plan) == 1
+        if seconds > OTHER_COMPILE_SECONDS or what in unknown or len(plan) == 1
     ] or [plan[0][0]]
     what = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     seconds = sum(s for _, s in plan)
@@ -277,15 +286,23 @@ def compile_notice(
         about = f"{round(seconds, -1):.0f} s"
     else:
         about = f"{round(seconds / 60)} min"
-    when = (
-        "first run after install or upgrade"
-        if plan[0][0] == "engine"
-        else "first use since install or upgrade"
-    )
+    if plan[0][0] == "engine":
+        when = "first run after install or upgrade"
+    elif all(_file_spec(w) for w, _ in plan):  # new or changed, or hsim upgraded
+        when = "first use of this file since it changed or hsim was upgraded"
+        if len(plan) > 1:
+            when = "first use of these files since they changed or hsim was upgraded"
+    else:
+        when = "first use since install or upgrade"
     measured = measured_seconds()
     how = "as measured here" if all(w in measured for w, _ in plan) else "estimated"
+    time_said = f"about {about} {how}"
+    if unknown and len(unknown) == len(plan):
+        time_said = "time not known yet: hsim times a strategy file's first compile here"
+    elif unknown:
+        time_said = f"about {about} {how}, plus {', '.join(unknown)}: not known yet"
     return (
-        f"compiling {what} ({when}; about {about} {how}, then cached in {cache_home()}; "
+        f"compiling {what} ({when}; {time_said}, then cached in {cache_home()}; "
         "`hsim warm` compiles everything at once)..."
     )
 
@@ -357,13 +374,16 @@ class CompileTicker:
         tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.started = time.monotonic()
         total = max(1, round(sum(s for _, s in plan)))
+        # the estimate written in, not tqdm's {total}: tqdm drops a total the count
+        # passes, and an overrun compile showed "about None s"
+        estimate = " (about " + str(total) + " s)"
+        if any(s == UNKNOWN_SECONDS for _, s in plan):  # a strategy file's first compile
+            estimate = ""
         self.bar = tqdm(
             total=total,
             file=self.stream,
             desc="  compiling",
-            # the estimate written in, not tqdm's {total}: tqdm drops a total the count
-            # passes, and an overrun compile showed "about None s"
-            bar_format="{desc}: {elapsed} (about " + str(total) + " s){postfix}",
+            bar_format="{desc}: {elapsed}" + estimate + "{postfix}",
             mininterval=0.5 if tty else 15.0,
             dynamic_ncols=True,
             leave=True,
