@@ -122,7 +122,7 @@ def test_a_strategy_file_compiled_here_the_first_time_has_no_estimate(tmp_path, 
     line = notice.compile_notice([spec], engine=False)
     assert line.startswith(
         f"compiling {spec} (first use of this file since it changed or hsim was upgraded; "
-        "time not known yet: hsim times a strategy file's first compile here, then cached in"
+        "time not known yet, then cached in"
     ), line
     # with a bot whose time is known, that time is given and the file's said to be unknown
     line = notice.compile_notice(["pimc", spec], engine=False)
@@ -130,7 +130,7 @@ def test_a_strategy_file_compiled_here_the_first_time_has_no_estimate(tmp_path, 
     out = io.StringIO()
     notice.CompileTicker(notice.compile_plan([spec], engine=False), stream=out).stop()
     assert "compiling: " in out.getvalue() and "about" not in out.getvalue()
-    notice.record_seconds(spec, 210.4)  # what the ticker keeps after the first compile
+    notice.record_seconds(spec, 210.4)  # what a ticker on a terminal keeps after it
     assert "; about 4 min as measured here, then" in notice.compile_notice([spec], engine=False)
 
 

@@ -298,7 +298,7 @@ def compile_notice(
     how = "as measured here" if all(w in measured for w, _ in plan) else "estimated"
     time_said = f"about {about} {how}"
     if unknown and len(unknown) == len(plan):
-        time_said = "time not known yet: hsim times a strategy file's first compile here"
+        time_said = "time not known yet"
     elif unknown:
         time_said = f"about {about} {how}, plus {', '.join(unknown)}: not known yet"
     return (
