@@ -134,6 +134,41 @@ def test_a_strategy_file_compiled_here_the_first_time_has_no_estimate(tmp_path, 
     assert "; about 4 min as measured here, then" in notice.compile_notice([spec], engine=False)
 
 
+def test_a_run_off_a_terminal_keeps_its_compile_time_for_the_next_notice(tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from hsim.cli import common, main
+
+    tournament_cli = importlib.import_module("hsim.cli.tournament")  # not the command
+
+    monkeypatch.setattr(_numba, "CACHE_DIR", str(tmp_path / "cache"))
+    spec = "mybot.py:STRATEGY"
+    common.keep_compile_seconds([(spec, notice.UNKNOWN_SECONDS)], True, 210.4)
+    assert notice.measured_seconds() == {spec: 210.4}
+    assert "; about 4 min as measured here, then" in notice.compile_notice(
+        plan=[(spec, notice.measured_seconds()[spec])]
+    )
+    # one time is not split among several things; nothing cold or under 1 s: nothing kept
+    common.keep_compile_seconds([("engine", 60.0), (spec, 0.0)], True, 300.0)
+    common.keep_compile_seconds([("kierki", 12.0)], False, 5.0)
+    common.keep_compile_seconds([("kierki", 12.0)], True, 0.4)
+    assert notice.measured_seconds() == {spec: 210.4}
+    # a tournament hands over the plan it announced and its run's own compile time
+    kept = []
+    monkeypatch.setattr(tournament_cli, "announce_compile", lambda specs: [(specs[0], 0.0)])
+    monkeypatch.setattr(tournament_cli, "keep_compile_seconds", lambda *a: kept.append(a))
+    out = tmp_path / "run"
+    argv = ["tournament", "--players", "random,lowcard,random,random", "--games", "1"]
+    result = CliRunner().invoke(main, [*argv, "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    run_json = json.loads((out / "run.json").read_text())
+    [(plan, compiled, seconds)] = kept
+    assert plan == [("random", 0.0)] and compiled is False
+    assert seconds == pytest.approx(run_json["compile_s"], abs=1e-3)
+
+
 def test_the_ticker_shows_the_elapsed_time_and_records_it(tmp_path, monkeypatch):
     import io
 

@@ -516,7 +516,7 @@ def announce_compile(
     loops: bool = True,
     progress: bool = True,
     check_specs: bool = True,
-) -> None:
+) -> list[tuple[str, float]]:
     """Say on stderr, before the first compiled call, what is about to be compiled and
     about how long it takes, when it is not in the cache yet (the first run after an
     install or upgrade, or a strategy's first use): a cold compile takes a minute or
@@ -528,6 +528,7 @@ def announce_compile(
     On a terminal, and unless ``progress`` is False (``--no-progress``), the elapsed time
     then ticks on stderr (:class:`hsim.strategy.notice.CompileTicker`) until the compile
     ends: a run's first finished chunk, :func:`compile_done`, or the command's end.
+    Returns the plan (:func:`hsim.strategy.notice.compile_plan`; empty when all is cached).
     """
     check_environment()  # before numba reads HSIM_CACHE_DIR
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
@@ -542,6 +543,19 @@ def announce_compile(
         click.echo(line, err=True)
         if progress and sys.stderr.isatty():
             notice.start_ticker(plan)
+    return plan
+
+
+def keep_compile_seconds(plan: list[tuple[str, float]], compiled: bool, seconds: float) -> None:
+    """Keep ``seconds``, the compile time a run measured (``compiled``: some code was not
+    in the cache), as the next estimate for the one thing ``plan`` (:func:`announce_compile`'s)
+    named: off a terminal no ticker times it, and a strategy file's notice would say
+    "time not known yet" again after every change. A plan of several things is not split.
+    """
+    if compiled and len(plan) == 1 and seconds >= 1:  # under 1 s: nothing to estimate
+        from hsim.strategy import notice  # loaded already: the plan came from it
+
+        notice.record_seconds(plan[0][0], seconds)
 
 
 def _compile_stopped() -> None:

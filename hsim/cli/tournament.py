@@ -18,6 +18,7 @@ from hsim.cli.common import (
     cluster_from_options,
     cluster_option,
     default_out,
+    keep_compile_seconds,
     out_option,
     overwrite_option,
     player_option,
@@ -157,7 +158,7 @@ def tournament(
     if out is None:
         out = default_out("run", seed)
 
-    announce_compile(specs)
+    plan = announce_compile(specs)
     # deferred: `hsim --help` and `hsim rules` load no numba, scipy or pyarrow
     from hsim.runner.config import RunConfig, default_workers
     from hsim.runner.run import RunError, run_tournament
@@ -197,6 +198,7 @@ def tournament(
         raise user_error(exc) from None
     except StopRequested as exc:
         _stopped_before_start(exc)
+    keep_compile_seconds(plan, result.compiled, result.compile_s)
     _finish(result, duplicate, rules.is_kierki, config.scoring_names()[1:])
 
 
