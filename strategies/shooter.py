@@ -106,6 +106,20 @@ def shooting(public, private, hand: int, out: int, params) -> bool:
     return may_still_shoot(public, private[V_SEAT]) and shot_from_deal(private, params)
 
 
+@kernel
+def moon_card(public, private, legal: int, out: int) -> int:
+    """Return the card of a seat going for the moon, from the mask ``legal`` (at least one
+    card; ``out``: the cards still held by the other seats): ``heuristic``'s moon cards,
+    a sure winner led, the trick won when it can be, a low card discarded."""
+    n = public[P_TRICK_LEN]
+    if n == 0:
+        return lead_moon(public, private[V_SEAT], legal, out)
+    follow = legal & suit_bits(public[P_LED_SUIT])
+    if follow:
+        return follow_moon(follow, out, winning_card(public), n == seats_of(public) - 1)
+    return discard_moon(public, private[V_HAND], legal, out)
+
+
 @njit(PLAY_AT_SIG, cache=True, _nrt=False)
 def play_at(public, private, legal, rng, params):
     """Play a card (see the module docstring); the native entry the loops call."""
@@ -116,14 +130,7 @@ def play_at(public, private, legal, rng, params):
     if not shooting(public, private, hand, out, params):
         # heuristic's own moon test is stricter than ours (a subset): it does not shoot
         return heuristic.play_at(public, private, legal, rng, params)
-    n = public[P_TRICK_LEN]
-    me = private[V_SEAT]
-    if n == 0:
-        return lead_moon(public, me, legal, out)
-    follow = legal & suit_bits(public[P_LED_SUIT])
-    if follow:
-        return follow_moon(follow, out, winning_card(public), n == seats_of(public) - 1)
-    return discard_moon(public, hand, legal, out)
+    return moon_card(public, private, legal, out)
 
 
 @njit(PLAY_SIG, cache=True, _nrt=False)

@@ -46,10 +46,10 @@ from hsim.strategy.loader import load, load_players
 ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
 # worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
-# defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer, pass_worlds:
-# every parameter, in the order of the STRATEGY's params
+# defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer, pass_worlds,
+# moon_plan: every parameter, in the order of the STRATEGY's params
 SMALL = np.array(
-    [4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 4.0]
+    [4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 4.0, 1.0]
 )
 
 
@@ -86,14 +86,14 @@ def test_more_worlds_go_to_close_decisions_only():
 
 def values_as_the_bot(public, private, legal, total, max_worlds, close):
     """pimc.pimc_values of 8 worlds, playouts by heuristic, no inference, with every
-    argument of the types the bot's play passes (read-only observation, 20 arguments):
+    argument of the types the bot's play passes (read-only observation, 21 arguments):
     the compiled code the bot's own compile cached, so the test compiles nothing."""
     public, private = public.copy(), private.copy()
     public.flags.writeable = private.flags.writeable = False
     scale = pimc.NOISE_SCALE
     return pimc.pimc_values(
         public, private, legal, np.array([7], np.uint64), 8, 1, 0, 0, 1, scale, total,
-        1, scale, scale, max_worlds, close * scale, scale, 0, 0, 0,
+        1, scale, scale, max_worlds, close * scale, scale, 0, 0, 0, 0,
     )  # fmt: skip
 
 
@@ -936,3 +936,40 @@ def test_defend_2_plays_a_defence_when_the_named_seat_plays_like_shooter():
         assert (stops >> card) & 1, (format_card(card), stops)
         defended += stops != legal
     assert defended >= 5, defended
+
+
+def _means(spec: str, pos) -> np.ndarray:
+    """``pimc.card_means`` of the seat to act at ``pos`` with ``spec``'s parameters."""
+    st, me = pos.state, pos.to_act
+    means = np.full(52, np.nan)
+    rng = np.array([3], np.uint64)
+    pimc.card_means(st.public, st.private[me], int(pos.legal()), rng, load(spec).params, means)
+    return means
+
+
+def test_the_moon_plan_keeps_each_cards_better_plan_in_the_same_worlds():
+    """Seat 0 holds the top cards of every suit (3 hearts: ``heuristic``'s playouts do not
+    shoot) and no point is taken: each card's mean with ``moon_plan`` is its mean playing
+    on as ``heuristic`` or, lower, going for the moon, in the very same worlds; for some
+    cards (the low ones, which lose the lead) the moon plan is the lower."""
+    from tests.test_bots_duck_heuristic import position
+    from tests.test_bots_shooter import TOP_CARDS, TRICK_1
+
+    pos = position(TOP_CARDS, TRICK_1)
+    on = _means("pimc(worlds=24,moon_plan=1)", pos)
+    off = _means("pimc(worlds=24,moon_plan=0)", pos)
+    legal = ~np.isnan(off)
+    assert legal.sum() == 9 and np.array_equal(np.isnan(on), ~legal)
+    assert (on[legal] <= off[legal]).all(), (on[legal], off[legal])
+    assert (on[legal] < off[legal] - 1).any(), (on[legal], off[legal])
+
+
+def test_the_moon_plan_is_not_searched_once_another_seat_holds_a_point():
+    """Seat 2 took the TH: no moon is open to seat 0, so ``moon_plan`` changes nothing."""
+    from tests.test_bots_duck_heuristic import position
+    from tests.test_bots_shooter import TOP_CARDS, TRICK_1
+
+    pos = position(TOP_CARDS, TRICK_1 + " 2D 3D JD TH 5S JS")
+    on = _means("pimc(worlds=24,moon_plan=1)", pos)
+    off = _means("pimc(worlds=24,moon_plan=0)", pos)
+    assert np.array_equal(on, off, equal_nan=True) and (~np.isnan(on)).sum() > 1
