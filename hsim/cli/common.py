@@ -550,7 +550,8 @@ def keep_compile_seconds(plan: list[tuple[str, float]], compiled: bool, seconds:
     """Keep ``seconds``, the compile time a run measured (``compiled``: some code was not
     in the cache), as the next estimate for the one thing ``plan`` (:func:`announce_compile`'s)
     named: off a terminal no ticker times it, and a strategy file's notice would say
-    "time not known yet" again after every change. A plan of several things is not split.
+    "time not known yet" again after every change. On a terminal it replaces the ticker's
+    time, which runs on to the first chunk played. A plan of several things is not split.
     """
     if compiled and len(plan) == 1 and seconds >= 1:  # under 1 s: nothing to estimate
         from hsim.strategy import notice  # loaded already: the plan came from it
