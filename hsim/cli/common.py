@@ -554,7 +554,8 @@ def keep_compile_seconds(plan: list[tuple[str, float]], compiled: bool, seconds:
     time, which runs on to the first chunk played. A plan of several things is not split.
     """
     if compiled and len(plan) == 1 and seconds >= 1:  # under 1 s: nothing to estimate
-        from hsim.strategy import notice  # loaded already: the plan came from it
+        # deferred: `hsim --help` and `hsim rules` load no numba (the plan loaded it here)
+        from hsim.strategy import notice
 
         notice.record_seconds(plan[0][0], seconds)
 
