@@ -154,9 +154,10 @@ less on the panel and concedes more moons to ``shooter`` seats (docs/bots.md).
 
 ``moon_plan=1`` (the default) weighs the seat's own moon as a second plan. Its playouts
 play it as ``heuristic``, which goes for the moon only from a hand of its own moon shape,
-so the search alone seldom found a moon it could shoot. While a moon is still open to the
-seat (it holds every point taken, or none is taken) and it holds points or a hand of
-``shooter``'s moon shape (:func:`~hsim.strategies.shooter.moon_hand`), each card is
+so the search alone seldom sees a moon it could shoot. While a moon is still open to the
+seat (it holds every point taken, or none is taken, and under Omnibus the JD can still be
+its own: :func:`~hsim.strategies.heuristic.may_still_shoot`) and it holds points or a
+hand of ``shooter``'s moon shape (:func:`~hsim.strategies.shooter.moon_hand`), each card is
 scored twice in the same worlds: playing on as ``heuristic``, and going for the moon with
 ``shooter``'s moon cards (:func:`~hsim.strategies.shooter.moon_card`) until another seat
 takes a point. The card keeps the lower of its two sums. Paired with ``moon_plan=0``
@@ -1220,7 +1221,7 @@ def pimc_values(
         and heuristic.may_still_shoot(public, me)
         and (public[P_POINTS + me] > 0 or shooter.moon_hand(private[V_HAND], sparams))
     )
-    moon_total = np.zeros(52, np.int64)  # the sums with this seat going for the moon
+    moon_total = np.zeros(52 if own_moon else 0, np.int64)  # this seat going for the moon
     target = worlds
     done = 0
     while done < target:
