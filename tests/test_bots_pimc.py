@@ -93,7 +93,7 @@ def values_as_the_bot(public, private, legal, total, max_worlds, close):
     scale = pimc.NOISE_SCALE
     return pimc.pimc_values(
         public, private, legal, np.array([7], np.uint64), 8, 1, 0, 0, 1, scale, total,
-        1, scale, scale, max_worlds, close * scale, scale, 0, 0, 0, 0,
+        1, scale, scale, max_worlds, close * scale, scale, 0, 0, 0, 0, True,
     )  # fmt: skip
 
 
@@ -973,3 +973,33 @@ def test_the_moon_plan_is_not_searched_once_another_seat_holds_a_point():
     on = _means("pimc(worlds=24,moon_plan=1)", pos)
     off = _means("pimc(worlds=24,moon_plan=0)", pos)
     assert np.array_equal(on, off, equal_nan=True) and (~np.isnan(on)).sum() > 1
+
+
+@pytest.mark.parametrize("opponent", ["heuristic", "shooter", "random"])
+def test_stopping_the_count_of_surprises_early_changes_no_value(opponent):
+    """pimc_values stops counting a try's ``play_infer`` surprises once the try's weight
+    settles both its draw and the likeliest try so far: every card's total and the number
+    of worlds equal those of a full count, with ``shooter_infer`` and without, from the
+    same random stream; and the stream is left where a full count leaves it."""
+    scale = pimc.NOISE_SCALE
+    compared = 0
+    for public, private in _positions_against(opponent, n=8, window=(4, 40)):
+        public, private = public.copy(), private.copy()
+        public.flags.writeable = private.flags.writeable = False
+        rules = public[P_RULES : P_RULES + RULES_LEN]
+        legal = int(pimc.legal_plays(public, rules, int(private[V_HAND])))
+        if legal & (legal - 1) == 0:
+            continue
+        for shooter_infer in (0, 1):
+            runs = []
+            for stop_early in (True, False):
+                total = np.zeros(52, np.int64)
+                rng = np.array([11], np.uint64)
+                done = pimc.pimc_values(
+                    public, private, legal, rng, 12, 1, 8, 0, 1, scale // 5, total, 1,
+                    scale, scale // 5, 0, scale, scale, 0, 0, shooter_infer, 1, stop_early,
+                )  # fmt: skip
+                runs.append((done, total.tolist(), int(rng[0])))
+            assert runs[0] == runs[1], (opponent, shooter_infer)
+            compared += 1
+    assert compared >= 8
