@@ -7,8 +7,8 @@ Usage::
 
 With ``play_infer`` (on by default) every try of every sampled world replays the deal so
 far and counts the other seats' plays that ``heuristic`` would not have made there.
-``pimc_values`` stops that count once the try's fate is settled (kept or not, likeliest
-try or not); ``stop_early=False`` counts to the limit. Positions come from deals played
+``pimc.search_totals`` stops that count once the try's fate is settled (kept or not,
+likeliest try or not); ``stop_early=False`` counts to the limit. Positions come from deals played
 by four ``heuristic`` seats and by four ``random`` seats (a random seat surprises the
 model at almost every play), 4 to 44 cards in, the seat to act deciding. Each round times
 both ways over every position (CPU seconds of this process, alternating which goes
@@ -56,18 +56,14 @@ def positions(n: int, players: str, seed: int) -> list[tuple]:
     return out
 
 
-def decide_all(sample, settings, stop_early: bool) -> tuple[float, list]:
+def decide_all(sample, params, stop_early: bool) -> tuple[float, list]:
     """CPU seconds to score every position of ``sample``, and each one's totals."""
-    s = settings
     totals = []
     t0 = time.process_time()
     for public, private, legal in sample:
         total = np.zeros(52, np.int64)
         rng = np.array([7], np.uint64)
-        pimc.pimc_values(
-            public, private, legal, rng, s[0], s[1], s[2], s[3], s[4], s[5], total, s[6],
-            s[7], s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15], stop_early,
-        )  # fmt: skip
+        pimc.search_totals(public, private, legal, rng, params, total, stop_early)
         totals.append(total)
     return time.process_time() - t0, totals
 
@@ -78,20 +74,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--spec", default="pimc", help="a pimc spec (its play_infer on)")
     args = parser.parse_args()
-    settings = pimc._settings(load(args.spec).params)
+    params = load(args.spec).params
     print(f"{args.spec}: CPU ms a play decision, median of {args.rounds} rounds")
     print(f"{'deals played by':<16} {'early stop':>11} {'full count':>11} {'ratio':>7}  same")
     for players in ("heuristic", "random"):
         sample = positions(args.positions, players, seed=5)
-        decide_all(sample[:1], settings, True)  # compile or load first
-        decide_all(sample[:1], settings, False)
+        decide_all(sample[:1], params, True)  # compile or load first
+        decide_all(sample[:1], params, False)
         times = {True: [], False: []}
         same = True
         for r in range(args.rounds):
             order = (True, False) if r % 2 == 0 else (False, True)
             got = {}
             for stop_early in order:
-                seconds, got[stop_early] = decide_all(sample, settings, stop_early)
+                seconds, got[stop_early] = decide_all(sample, params, stop_early)
                 times[stop_early].append(seconds)
             same &= all(np.array_equal(a, b) for a, b in zip(got[True], got[False], strict=True))
         early = statistics.median(times[True]) * 1000 / len(sample)

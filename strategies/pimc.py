@@ -63,8 +63,8 @@ it to each ``pimc`` spec too.
 150 boards): no effect that could be told apart, so it is off by default (1).
 ``play_infer`` costs about 4x the time of a decision (the replay of the deal in every
 try); a try's count stops as soon as neither more surprises nor the draw can change
-whether it is kept or whether it is the likeliest so far, which leaves every result as
-a full count's and saves 5% to 12% of a decision (``python
+whether it is kept or whether it is the likeliest so far: every result is the one a full
+count gives, and a decision costs 5% to 12% less (``python
 scripts/bench_pimc_inference.py``). The earlier tuning with the noisy policy found that
 more worlds helped up to about 80 and that an exact search of the last four tricks
 played worse than the playouts (the max^n opponents know every card), so the exact
@@ -125,7 +125,11 @@ points, it scores ``worlds // 2`` more, up to ``max_worlds`` worlds in all; a de
 at most about ``max_worlds / worlds`` times an ordinary one (0, the default: off).
 ``pimc(worlds=40,max_worlds=160)`` against the defaults (80 worlds), three ``heuristic``
 seats: +0.049 [-0.060, +0.158] points per deal (240 boards, seed 11), at 1.1-1.4x the
-time per decision: no gain shown.
+time per decision: no gain shown. ``pimc(max_worlds=240)`` against three
+``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards, seeds 1, 5 and
+3), paired with runs of the defaults on the same boards: +0.176 [-0.169, +0.520] over the
+90 boards, at 1.5-1.8x the CPU per decision; against ``shooter``, ``heuristic`` and
+``random`` seats (60 boards, seed 1) +0.060 [-0.090, +0.210]: no gain shown.
 
 Two choices are made before any search (:func:`sure_choices`): the QS is dropped
 whenever it loses the trick (a discard, or a spade under an AS or KS already played),
@@ -1607,20 +1611,17 @@ def play(public, private, legal, rng, params):
 
 
 @njit(cache=True)
-def card_means(public, private, legal, rng, params, means):
-    """Write into ``means[c]``, for every card ``c`` of the mask ``legal``, the deciding
-    seat's mean deal score after playing ``c`` (points of docs/rules.md A2, moon and
-    options included; lower is better) over worlds sampled from this seat's observation
-    (``public`` and its own ``private`` row, never the hidden hands), as :func:`play`
-    searches them with ``params`` (STRATEGY.params order), but over every legal card:
-    no card is set aside first (:func:`sure_choices`, :func:`moon_stops`). Other entries
-    are NaN. Returns the number of worlds (0, every entry NaN, with 5 or 6 seats, where
-    the search does not run). means: float64[52]."""
+def search_totals(public, private, legal, rng, params, total, stop_early):
+    """Add into ``total[c]`` (int64[52]), for every card ``c`` of the mask ``legal``, the
+    deciding seat's deal scores summed over the worlds :func:`play` would sample with
+    ``params`` (STRATEGY.params order), every legal card searched (none set aside first).
+    ``stop_early``: False counts every try's surprises in full (:func:`pimc_values`; the
+    totals are the same). Returns ``(worlds, per)``: the worlds scored, and the scores
+    summed per card (``worlds`` x ``playouts``; ``worlds`` in an exact ending); ``(0, 0)``
+    with 5 or 6 seats, where the search does not run."""
     if seats_of(public) > SEARCH_SEATS:
-        means[:] = np.nan
-        return 0
+        return 0, 0
     s = _settings(params)
-    total = np.zeros(52, np.int64)
     worlds = pimc_values(
         public,
         private,
@@ -1643,10 +1644,27 @@ def card_means(public, private, legal, rng, params, means):
         s[13],
         s[14],
         s[15],
-        True,
+        stop_early,
     )
     exact = cards_left(public) <= s[2]
-    per = worlds * (1 if exact else s[1])  # an exact world counts once, a playout each
+    return worlds, worlds * (1 if exact else s[1])
+
+
+@njit(cache=True)
+def card_means(public, private, legal, rng, params, means):
+    """Write into ``means[c]``, for every card ``c`` of the mask ``legal``, the deciding
+    seat's mean deal score after playing ``c`` (points of docs/rules.md A2, moon and
+    options included; lower is better) over worlds sampled from this seat's observation
+    (``public`` and its own ``private`` row, never the hidden hands), as :func:`play`
+    searches them with ``params`` (STRATEGY.params order), but over every legal card:
+    no card is set aside first (:func:`sure_choices`, :func:`moon_stops`). Other entries
+    are NaN. Returns the number of worlds (0, every entry NaN, with 5 or 6 seats, where
+    the search does not run). means: float64[52]."""
+    if seats_of(public) > SEARCH_SEATS:
+        means[:] = np.nan
+        return 0
+    total = np.zeros(52, np.int64)
+    worlds, per = search_totals(public, private, legal, rng, params, total, True)
     for c in range(52):
         means[c] = total[c] / per if (legal >> c) & 1 else np.nan
     return worlds

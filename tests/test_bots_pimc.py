@@ -975,6 +975,41 @@ def test_the_moon_plan_is_not_searched_once_another_seat_holds_a_point():
     assert np.array_equal(on, off, equal_nan=True) and (~np.isnan(on)).sum() > 1
 
 
+@pytest.mark.parametrize(
+    "spec", ["pimc(worlds=10)", "pimc(worlds=6,playouts=3,rollout=0,noise=0.1,play_infer=1)"]
+)
+def test_search_totals_are_the_card_means_before_the_division(spec):
+    """``pimc.search_totals`` sums what ``card_means`` averages, from the same stream: the
+    means are the totals over ``per`` (worlds x playouts), with the early stop and
+    without; with 5 seats the search does not run and nothing is added."""
+    from tests.test_bots_duck_heuristic import position
+    from tests.test_bots_shooter import TOP_CARDS, TRICK_1
+
+    pos = position(TOP_CARDS, TRICK_1)
+    st, me, legal = pos.state, pos.to_act, int(pos.legal())
+    params = load(spec).params
+    means = _means(spec, pos)
+    for stop_early in (True, False):
+        total = np.zeros(52, np.int64)
+        rng = np.array([3], np.uint64)
+        worlds, per = pimc.search_totals(
+            st.public, st.private[me], legal, rng, params, total, stop_early
+        )
+        assert worlds == params[0] and per == worlds * params[1]
+        held = ~np.isnan(means)
+        assert np.array_equal(total[held] / per, means[held]) and (total[~held] == 0).all()
+    deck = [c for c in range(52) if c not in (C("2D"), C("2C"))]
+    five = Position.from_hands(
+        [deck[10 * s : 10 * s + 10] for s in range(5)], "hold", Rules(players=5)
+    )
+    total = np.zeros(52, np.int64)
+    got = pimc.search_totals(
+        five.state.public, five.state.private[five.to_act], int(five.legal()),
+        np.array([3], np.uint64), params, total, True,
+    )  # fmt: skip
+    assert got == (0, 0) and not total.any()
+
+
 @pytest.mark.parametrize("opponent", ["heuristic", "shooter", "random"])
 def test_stopping_the_count_of_surprises_early_changes_no_value(opponent):
     """pimc_values stops counting a try's ``play_infer`` surprises once the try's weight
