@@ -8,12 +8,12 @@ Usage::
 With ``play_infer`` (on by default) every try of every sampled world replays the deal so
 far and counts the other seats' plays that ``heuristic`` would not have made there.
 ``pimc.search_totals`` stops that count once the try's fate is settled (kept or not,
-likeliest try or not); ``stop_early=False`` counts to the limit. Positions come from deals played
-by four ``heuristic`` seats and by four ``random`` seats (a random seat surprises the
-model at almost every play), 4 to 44 cards in, the seat to act deciding. Each round times
-both ways over every position (CPU seconds of this process, alternating which goes
-first); the figure is the median round, in CPU milliseconds a decision, and the ratio of
-the two. It also checks that both give every card the same total.
+likeliest try or not); ``stop_early=False`` counts to the limit. Positions come from
+deals played by four ``heuristic`` seats and by four ``random`` seats (a random seat
+surprises the model at almost every play), 4 to 44 cards in, the seat to act deciding.
+Each round times both ways over every position (CPU seconds of this process, alternating
+which goes first); the figure is the median round, in CPU milliseconds a decision, and
+the ratio of the two. It also checks that both give every card the same total.
 """
 
 from __future__ import annotations

@@ -1612,13 +1612,13 @@ def play(public, private, legal, rng, params):
 
 @njit(cache=True)
 def search_totals(public, private, legal, rng, params, total, stop_early):
-    """Add into ``total[c]`` (int64[52]), for every card ``c`` of the mask ``legal``, the
+    """Write into ``total[c]`` (int64[52]), for every card ``c`` of the mask ``legal``, the
     deciding seat's deal scores summed over the worlds :func:`play` would sample with
     ``params`` (STRATEGY.params order), every legal card searched (none set aside first).
     ``stop_early``: False counts every try's surprises in full (:func:`pimc_values`; the
     totals are the same). Returns ``(worlds, per)``: the worlds scored, and the scores
-    summed per card (``worlds`` x ``playouts``; ``worlds`` in an exact ending); ``(0, 0)``
-    with 5 or 6 seats, where the search does not run."""
+    summed per card (``worlds`` x ``playouts``; ``worlds`` in an exact ending); ``(0, 0)``,
+    ``total`` untouched, with 5 or 6 seats, where the search does not run."""
     if seats_of(public) > SEARCH_SEATS:
         return 0, 0
     s = _settings(params)

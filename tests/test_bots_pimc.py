@@ -981,7 +981,7 @@ def test_the_moon_plan_is_not_searched_once_another_seat_holds_a_point():
 def test_search_totals_are_the_card_means_before_the_division(spec):
     """``pimc.search_totals`` sums what ``card_means`` averages, from the same stream: the
     means are the totals over ``per`` (worlds x playouts), with the early stop and
-    without; with 5 seats the search does not run and nothing is added."""
+    without; with 5 seats the search does not run and ``total`` is untouched."""
     from tests.test_bots_duck_heuristic import position
     from tests.test_bots_shooter import TOP_CARDS, TRICK_1
 
