@@ -559,10 +559,15 @@ def test_a_searched_pass_is_three_cards_of_its_pool(seats):
     assert 0 < changed < 30  # the search keeps heuristic's pass unless another scores better
 
 
-def test_a_searched_pass_with_five_seats_is_heuristics():
-    rules = Rules(players=5)
+def _five_seats(direction: str) -> Position:
+    """A 5-seat deal of the deck without the 2D and 2C, 10 cards a seat in deck order."""
     deck = [c for c in range(52) if c not in (C("2D"), C("2C"))]
-    st = Position.from_hands([deck[10 * s : 10 * s + 10] for s in range(5)], "left", rules).state
+    hands = [deck[10 * s : 10 * s + 10] for s in range(5)]
+    return Position.from_hands(hands, direction, Rules(players=5))
+
+
+def test_a_searched_pass_with_five_seats_is_heuristics():
+    st = _five_seats("left").state
     params = SMALL.copy()
     params[8] = 2
     hparams = pimc.HEURISTIC_PARAMS.copy()
@@ -998,10 +1003,7 @@ def test_search_totals_are_the_card_means_before_the_division(spec):
         assert worlds == params[0] and per == worlds * params[1]
         held = ~np.isnan(means)
         assert np.array_equal(total[held] / per, means[held]) and (total[~held] == 0).all()
-    deck = [c for c in range(52) if c not in (C("2D"), C("2C"))]
-    five = Position.from_hands(
-        [deck[10 * s : 10 * s + 10] for s in range(5)], "hold", Rules(players=5)
-    )
+    five = _five_seats("hold")
     total = np.zeros(52, np.int64)
     got = pimc.search_totals(
         five.state.public, five.state.private[five.to_act], int(five.legal()),
