@@ -1660,13 +1660,10 @@ def card_means(public, private, legal, rng, params, means):
     no card is set aside first (:func:`sure_choices`, :func:`moon_stops`). Other entries
     are NaN. Returns the number of worlds (0, every entry NaN, with 5 or 6 seats, where
     the search does not run). means: float64[52]."""
-    if seats_of(public) > SEARCH_SEATS:
-        means[:] = np.nan
-        return 0
     total = np.zeros(52, np.int64)
     worlds, per = search_totals(public, private, legal, rng, params, total, True)
     for c in range(52):
-        means[c] = total[c] / per if (legal >> c) & 1 else np.nan
+        means[c] = total[c] / per if per > 0 and (legal >> c) & 1 else np.nan
     return worlds
 
 

@@ -986,7 +986,8 @@ def test_the_moon_plan_is_not_searched_once_another_seat_holds_a_point():
 def test_search_totals_are_the_card_means_before_the_division(spec):
     """``pimc.search_totals`` sums what ``card_means`` averages, from the same stream: the
     means are the totals over ``per`` (worlds x playouts), with the early stop and
-    without; with 5 seats the search does not run and ``total`` is untouched."""
+    without; with 5 seats the search does not run, ``total`` is untouched and every
+    mean is NaN."""
     from tests.test_bots_duck_heuristic import position
     from tests.test_bots_shooter import TOP_CARDS, TRICK_1
 
@@ -1010,6 +1011,11 @@ def test_search_totals_are_the_card_means_before_the_division(spec):
         np.array([3], np.uint64), params, total, True,
     )  # fmt: skip
     assert got == (0, 0) and not total.any()
+    means = np.zeros(52)
+    assert pimc.card_means(
+        five.state.public, five.state.private[five.to_act], int(five.legal()),
+        np.array([3], np.uint64), params, means,
+    ) == 0 and np.isnan(means).all()  # fmt: skip
 
 
 @pytest.mark.parametrize("opponent", ["heuristic", "shooter", "random"])
