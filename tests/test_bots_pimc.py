@@ -1005,17 +1005,13 @@ def test_search_totals_are_the_card_means_before_the_division(spec):
         held = ~np.isnan(means)
         assert np.array_equal(total[held] / per, means[held]) and (total[~held] == 0).all()
     five = _five_seats("hold")
+    seat = (five.state.public, five.state.private[five.to_act], int(five.legal()))
     total = np.zeros(52, np.int64)
-    got = pimc.search_totals(
-        five.state.public, five.state.private[five.to_act], int(five.legal()),
-        np.array([3], np.uint64), params, total, True,
-    )  # fmt: skip
+    got = pimc.search_totals(*seat, np.array([3], np.uint64), params, total, True)
     assert got == (0, 0) and not total.any()
     means = np.zeros(52)
-    assert pimc.card_means(
-        five.state.public, five.state.private[five.to_act], int(five.legal()),
-        np.array([3], np.uint64), params, means,
-    ) == 0 and np.isnan(means).all()  # fmt: skip
+    assert pimc.card_means(*seat, np.array([3], np.uint64), params, means) == 0
+    assert np.isnan(means).all()
 
 
 @pytest.mark.parametrize("opponent", ["heuristic", "shooter", "random"])
