@@ -1056,6 +1056,10 @@ def mixed_surprises(
 #: Worlds drawn, unweighted, to judge whether a seat plays like ``heuristic``.
 TRUST_WORLDS = 8
 
+#: Points taken, all by one seat, from which ``no_feed`` discards no point card to it:
+#: half the deal's 26, a moon well under way.
+NO_FEED_POINTS = 13
+
 
 @njit(cache=True)
 def surprise_shares(public, private, rng, hparams, pub, priv, best, chances):
@@ -1523,6 +1527,26 @@ def moon_stops(public, private, legal):
 
 
 @njit(cache=True)
+def no_feed(public, legal):
+    """Return the cards of ``legal`` other than point cards when this seat is void in the
+    led suit and the trick's winner so far holds every point taken, at least
+    :data:`NO_FEED_POINTS` (a moon under way: each point card discarded to it brings the
+    moon closer); else ``legal``, also when every legal card carries points."""
+    if public[P_TRICK_LEN] == 0:
+        return legal
+    if legal & (SUIT_MASK << (13 * public[P_LED_SUIT])):
+        return legal
+    winner = heuristic.seat_of(public, heuristic.winning_card(public))
+    total = 0
+    for s in range(seats_of(public)):
+        total += public[P_POINTS + s]
+    if total < NO_FEED_POINTS or public[P_POINTS + winner] != total:
+        return legal
+    safe = legal & ~penalty_mask_at(public, P_RULES)
+    return safe if safe else legal
+
+
+@njit(cache=True)
 def shooter_like(public, private, rng):
     """Return whether the seat ``heuristic``'s :func:`~hsim.strategies.heuristic.moon_threat`
     names (its default parameters) plays like ``shooter``: in one of :data:`TRUST_WORLDS`
@@ -1585,6 +1609,8 @@ def play(public, private, legal, rng, params):
     legal = sure_choices(public, legal)
     if params[10] == 1 or (params[10] == 2 and shooter_like(public, private, rng)):
         legal = moon_stops(public, private, legal)
+    if params[19]:
+        legal = no_feed(public, legal)
     s = _settings(params)
     return decide(
         public,
@@ -1908,6 +1934,7 @@ STRATEGY = CompiledStrategy(
         "shooter_infer": Param(0, int, 0, 1),
         "pass_worlds": Param(200, int, 1, 100_000),
         "moon_plan": Param(1, int, 0, 1),
+        "no_feed": Param(0, int, 0, 1),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",
@@ -1949,6 +1976,8 @@ STRATEGY = CompiledStrategy(
         "moon_plan": "1: while a moon is open to this seat and it holds points or a moon "
         "hand, each card is also scored going for the moon in the playouts and keeps the "
         "better plan (0: off)",
+        "no_feed": "1: void in the led suit, discard no point card to the trick's winner "
+        "so far when it holds every point taken, 13 at least (0: the search decides)",
     },
     description="perfect-information Monte Carlo: sampled deals, playouts, exact endings",
 )

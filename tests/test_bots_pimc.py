@@ -900,6 +900,44 @@ def test_the_default_keeps_a_stopper_under_a_seat_playing_like_shooter():
     assert card("pimc(worlds=20,defend=1)", pos) != "QH"
 
 
+# Seat 1 wins trick 1 with the AC and trick 2 with the AS, seat 2 dropping the QS under
+# it: seat 1 holds every point taken (13). It leads the KS; seat 0, void in spades, holds
+# low clubs and diamonds and the three top hearts.
+FED_SHOOTER = [
+    "2C 3C 4C 2D 3D 4D 5D 6D 2H 3H QH KH AH",
+    "AC AS KS JS TS 9S 7D 8D 9D TD JD QD KD",
+    "QS 2S 3S 5C 6C 7C 8C 7H 8H 9H TH JH AD",
+    "9C TC JC QC KC 4S 5S 6S 7S 8S 4H 5H 6H",
+]
+FED_SHOOTER_PLAYS = "2C AC 5C 9C AS QS 4S 2D KS 2S 5S"
+
+
+def test_no_feed_discards_no_point_card_to_a_seat_holding_13_points_or_more():
+    """Void in the led suit under a trick won so far by the seat holding every point
+    taken (13): ``no_feed=1`` discards a card without points; the search alone
+    (``defend=0``), whose ``heuristic`` playouts see no moon, mostly sheds the AH. With a point
+    taken by another seat, or fewer than 13 taken, the rule leaves ``legal`` as it is."""
+    from tests.test_bots_duck_heuristic import position
+
+    pos = position(FED_SHOOTER, FED_SHOOTER_PLAYS)
+    assert pos.to_act == 0
+    hearts = set(parse_cards("2H 3H QH KH AH"))
+    search, rule = load("pimc(worlds=20,defend=0)"), load("pimc(worlds=20,defend=0,no_feed=1)")
+    seeds = range(1, 7)
+    assert sum(choose(search, pos, seed=seed) in hearts for seed in seeds) >= 4
+    for seed in seeds:
+        shed = choose(rule, pos, seed=seed)
+        assert shed not in hearts, (seed, format_card(shed))
+    public = pos.state.public
+    legal = mask_of(parse_cards("3C 4C 3D 4D 5D 6D 2H 3H QH KH AH"))
+    assert pimc.no_feed(public, legal) == mask_of(parse_cards("3C 4C 3D 4D 5D 6D"))
+    assert pimc.no_feed(public, mask_of(parse_cards("2H 3H"))) == mask_of(parse_cards("2H 3H"))
+    for seat, points in ((2, 1), (1, -1)):  # a point elsewhere; 12 taken in all
+        changed = public.copy()
+        changed[P_POINTS + seat] += points
+        assert pimc.no_feed(changed, legal) == legal, (seat, points)
+
+
 def test_defend_2_names_a_seat_playing_like_shooter_more_often_than_others():
     """``defend=2`` keeps only the defences when the seat ``moon_threat`` names plays like
     ``shooter`` (:func:`shooter_like`): of the positions where a seat is named, most
