@@ -108,16 +108,17 @@ default (0).
 of ``heuristic`` and ``shooter`` explains more of its plays (:func:`mixed_surprises`): a
 seat that leads its masters early, as a shooter does, is then explained by worlds that
 give it a moon hand rather than by worlds in which ``heuristic`` would have led those
-cards, and in such a world it plays the playouts as ``shooter``. Paired with the defaults
-(``hsim gauntlet --candidates 'pimc,pimc(shooter_infer=1)' --panel
+cards, and in such a world it plays the playouts as ``shooter``. Alone, paired with
+``shooter_infer=0,no_feed=0`` (``hsim gauntlet --candidates
+'pimc(shooter_infer=0,no_feed=0),pimc(shooter_infer=1,no_feed=0)' --panel
 shooter,heuristic,random --boards 100``, points per deal; moons conceded in points of %),
 seed 1 / seed 2: ``shooter`` +0.317 [+0.067, +0.567] / +0.217 [-0.020, +0.454], moons
 conceded 5.7% to 4.9% / 5.9% to 4.3%; ``heuristic`` +0.204 [+0.005, +0.403] / -0.079
 [-0.318, +0.161]; ``random`` +0.010 [-0.131, +0.151] / -0.033 [-0.188, +0.121]; whole
 panel +0.177 [+0.060, +0.294] / +0.035 [-0.104, +0.174]. Against three
 ``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards, seeds 1 and 5),
-paired with runs of the defaults on the same boards: -0.187 [-0.579, +0.204]. Fewer moons
-conceded to the bot it models, no gain shown against ISMCTS: off by default (0).
+paired with runs of ``shooter_infer=0`` on the same boards: -0.187 [-0.579, +0.204]. With
+``no_feed=1`` (below) it is the default (1).
 
 ``max_worlds`` spends more time where it may change the card: once ``worlds`` worlds are
 scored, while the two best cards' mean deal scores differ, but by less than ``close``
@@ -160,6 +161,22 @@ moons conceded to ``shooter`` seats unchanged; on the ladder (above) +0.166; aga
 ``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards) +0.305 /
 +0.356 (intervals include zero). ``defend=0`` leaves every card to the search: it gains
 less on the panel and concedes more moons to ``shooter`` seats (docs/bots.md).
+
+``no_feed=1`` (the default): void in the led suit, the seat discards no point card onto a
+trick whose winner so far holds every point taken, :data:`NO_FEED_POINTS` (13) at least
+(:func:`no_feed`), whatever ``defend`` decides: a point card given to a seat on its way to
+a moon brings the moon closer, and the ``heuristic`` playouts rarely see one. With
+``shooter_infer=1`` (the defaults), paired with ``shooter_infer=0,no_feed=0`` (``hsim
+gauntlet --candidates 'pimc(shooter_infer=0,no_feed=0),pimc' --panel
+shooter,heuristic,random --boards 100 --seed S``), seed 1 / seed 2, points per deal:
+``shooter`` +0.301 [+0.043, +0.559] / +0.257 [+0.009, +0.504], moons conceded 5.7% to
+4.4% / 5.9% to 4.0%; ``heuristic`` +0.027 [-0.182, +0.237] / -0.070 [-0.320, +0.179];
+``random`` -0.062 [-0.198, +0.074] / -0.086 [-0.247, +0.075]; whole panel +0.089 [-0.023,
++0.201] / +0.033 [-0.109, +0.176]. Against three
+``openspiel:ismcts(simulations=1000)`` (``--rules openspiel``, 30 boards, seeds 1 and 5,
+both bots in one gauntlet): +0.188 [-0.275, +0.651] and +0.264 [-0.365, +0.893], +0.226
+[-0.153, +0.605] over the 60 boards. Elsewhere in this docstring, "the defaults" that a
+setting is paired with are ``shooter_infer=0,no_feed=0`` with the rest of the defaults.
 
 ``moon_plan=1`` (the default) weighs the seat's own moon as a second plan. Its playouts
 play it as ``heuristic``, which goes for the moon only from a hand of its own moon shape,
@@ -1931,10 +1948,10 @@ STRATEGY = CompiledStrategy(
         "model_trust": Param(1, float, 0, 1),
         "model_noise": Param(0, float, 0, 4),
         "shooters": Param(0, float, 0, 1),
-        "shooter_infer": Param(0, int, 0, 1),
+        "shooter_infer": Param(1, int, 0, 1),
         "pass_worlds": Param(200, int, 1, 100_000),
         "moon_plan": Param(1, int, 0, 1),
-        "no_feed": Param(0, int, 0, 1),
+        "no_feed": Param(1, int, 0, 1),
     },
     param_help={
         "worlds": "hidden deals sampled per decision",

@@ -879,7 +879,7 @@ def test_a_seat_marked_as_a_shooter_plays_the_playouts_as_shooter():
     assert as_shooter.tolist() == [0, 1, 0, 0]
     specs = {
         "pimc(worlds=20,defend=0,shooter_infer=1)": "6H",
-        "pimc(worlds=20,defend=0)": "QH",
+        "pimc(worlds=20,defend=0,shooter_infer=0)": "QH",
         "pimc(worlds=20,defend=0,shooter_infer=1,play_infer=1)": "QH",
     }
     for spec, expected in specs.items():
@@ -891,12 +891,14 @@ def test_a_seat_marked_as_a_shooter_plays_the_playouts_as_shooter():
 def test_the_default_keeps_a_stopper_under_a_seat_playing_like_shooter():
     """Seat 1 holds every point taken and leads the AH, having played as ``shooter`` does
     (SHOOTER_LEADS_THE_AH): the default (``defend=2``) keeps the QH, the last heart out
-    above seat 1's TH, as ``defend=1`` does; the search alone (``defend=0``) sheds it."""
+    above seat 1's TH, as ``defend=1`` does, with ``shooter_infer`` 1 (the default) or 0;
+    the search alone (``defend=0,shooter_infer=0``) sheds it."""
     from tests.test_bots_duck_heuristic import card, position
 
     pos = position(SHOOTER_LEADS_THE_AH, SHOOTER_LEADS_THE_AH_PLAYS)
-    assert card("pimc(worlds=20,defend=0)", pos) == "QH"
+    assert card("pimc(worlds=20,defend=0,shooter_infer=0)", pos) == "QH"
     assert card("pimc(worlds=20)", pos) != "QH"
+    assert card("pimc(worlds=20,shooter_infer=0)", pos) != "QH"
     assert card("pimc(worlds=20,defend=1)", pos) != "QH"
 
 
@@ -914,7 +916,7 @@ FED_SHOOTER_PLAYS = "2C AC 5C 9C AS QS 4S 2D KS 2S 5S"
 
 def test_no_feed_discards_no_point_card_to_a_seat_holding_13_points_or_more():
     """Void in the led suit under a trick won so far by the seat holding every point
-    taken (13): ``no_feed=1`` discards a card without points; the search alone
+    taken (13): ``no_feed=1`` (the default) discards a card without points; the search alone
     (``defend=0``), whose ``heuristic`` playouts see no moon, mostly sheds the AH. With a point
     taken by another seat, or fewer than 13 taken, the rule leaves ``legal`` as it is."""
     from tests.test_bots_duck_heuristic import position
@@ -922,7 +924,8 @@ def test_no_feed_discards_no_point_card_to_a_seat_holding_13_points_or_more():
     pos = position(FED_SHOOTER, FED_SHOOTER_PLAYS)
     assert pos.to_act == 0
     hearts = set(parse_cards("2H 3H QH KH AH"))
-    search, rule = load("pimc(worlds=20,defend=0)"), load("pimc(worlds=20,defend=0,no_feed=1)")
+    search = load("pimc(worlds=20,defend=0,no_feed=0)")
+    rule = load("pimc(worlds=20,defend=0)")  # no_feed=1, the default
     seeds = range(1, 7)
     assert sum(choose(search, pos, seed=seed) in hearts for seed in seeds) >= 4
     for seed in seeds:
