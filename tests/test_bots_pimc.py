@@ -49,7 +49,28 @@ SUIT = (1 << 13) - 1
 # defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer, pass_worlds,
 # moon_plan: every parameter, in the order of the STRATEGY's params
 SMALL = np.array(
-    [4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 4.0, 1.0]
+    [
+        4.0,
+        2.0,
+        16.0,
+        0.1,
+        1.0,
+        0.2,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        0.0,
+        1.0,
+        1.0,
+        0.0,
+        0.0,
+        0.0,
+        4.0,
+        1.0,
+        0.0,
+    ]
 )
 
 
@@ -832,13 +853,14 @@ def test_mixed_surprises_tell_a_shooter_from_heuristic_on_the_true_deal(opponent
 
 def test_pimc_takes_a_high_heart_lead_from_a_seat_holding_every_point():
     """The seat holding every point leads the KH (tests/test_bots_duck_heuristic.py):
-    pimc takes it with the AH before any search (``defend=1``), and with ``defend=0``
-    leaves it to the search, whose heuristic playouts see no moon and duck."""
+    pimc takes it with the AH before any search (``defend=1``), and with
+    ``defend=0,shooter_infer=0`` leaves it to the search, whose heuristic playouts see no
+    moon and duck."""
     from tests.test_bots_duck_heuristic import ALL_POINTS, MOON_DEFENCE, card, position
 
     pos = position(MOON_DEFENCE, ALL_POINTS + " KH")
     assert card("pimc(worlds=4,defend=1)", pos) == "AH"
-    assert card("pimc(worlds=4,defend=0)", pos) != "AH"
+    assert card("pimc(worlds=4,defend=0,shooter_infer=0)", pos) != "AH"
     # the default, defend=2: no play of that seat is shooter's rather than heuristic's
     # here, so the search decides, as with defend=0
     assert card("pimc(worlds=4)", pos) != "AH"
