@@ -47,7 +47,7 @@ ALL = (1 << 52) - 1
 SUIT = (1 << 13) - 1
 # worlds, playouts, exact_cards, noise, tie, infer, rollout, pass_infer, passing, play_infer,
 # defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer, pass_worlds,
-# moon_plan: every parameter, in the order of the STRATEGY's params
+# moon_plan, no_feed: every parameter, in the order of the STRATEGY's params
 SMALL = np.array(
     [
         4.0,
