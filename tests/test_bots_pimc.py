@@ -49,29 +49,9 @@ SUIT = (1 << 13) - 1
 # defend, max_worlds, close, model_trust, model_noise, shooters, shooter_infer, pass_worlds,
 # moon_plan, no_feed: every parameter, in the order of the STRATEGY's params
 SMALL = np.array(
-    [
-        4.0,
-        2.0,
-        16.0,
-        0.1,
-        1.0,
-        0.2,
-        1.0,
-        1.0,
-        1.0,
-        1.0,
-        1.0,
-        0.0,
-        1.0,
-        1.0,
-        0.0,
-        0.0,
-        0.0,
-        4.0,
-        1.0,
-        0.0,
-    ]
-)
+    [4.0, 2.0, 16.0, 0.1, 1.0, 0.2, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 4.0,
+     1.0, 0.0]
+)  # fmt: skip
 
 
 def test_small_holds_every_parameter():
@@ -938,9 +918,10 @@ FED_SHOOTER_PLAYS = "2C AC 5C 9C AS QS 4S 2D KS 2S 5S"
 
 def test_no_feed_discards_no_point_card_to_a_seat_holding_13_points_or_more():
     """Void in the led suit under a trick won so far by the seat holding every point
-    taken (13): ``no_feed=1`` (the default) discards a card without points; the search alone
-    (``defend=0``), whose ``heuristic`` playouts see no moon, mostly sheds the AH. With a point
-    taken by another seat, or fewer than 13 taken, the rule leaves ``legal`` as it is."""
+    taken (13): ``no_feed=1`` (the default) discards a card without points; the search
+    alone (``defend=0,no_feed=0``), whose ``heuristic`` playouts see no moon, mostly sheds
+    the AH. With a point taken by another seat, or fewer than 13 taken, the rule leaves
+    ``legal`` as it is."""
     from tests.test_bots_duck_heuristic import position
 
     pos = position(FED_SHOOTER, FED_SHOOTER_PLAYS)
